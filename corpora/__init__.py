@@ -1,0 +1,1 @@
+"""Shipped TypedMemEval corpora (package data; one JSON file and one sidecar per corpus)."""

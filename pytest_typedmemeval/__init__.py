@@ -1,0 +1,1 @@
+"""TypedMemEval as a pytest plugin."""

@@ -1,0 +1,32 @@
+"""The corpora shipped inside the package (installed as package data from ``corpora/``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from .loading import Corpus, load_corpus
+
+SHIPPED_PACKAGE = "pytest_typedmemeval.corpora"
+
+
+def shipped_corpus_paths() -> tuple[Path, ...]:
+    """Paths of every shipped corpus file, sorted by name so every xdist worker collects alike."""
+    root = resources.files(SHIPPED_PACKAGE)
+    paths = [
+        Path(str(entry))
+        for entry in root.iterdir()
+        if entry.name.endswith(".json") and not entry.name.endswith(".sidecar.json")
+    ]
+    return tuple(sorted(paths, key=lambda p: p.name))
+
+
+@lru_cache(maxsize=1)
+def shipped_corpora() -> tuple[Corpus, ...]:
+    return tuple(load_corpus(path) for path in shipped_corpus_paths())
+
+
+def shipped_sha256s() -> frozenset[str]:
+    """Hashes of shipped revisions: only these may be cited under the TypedMemEval family name."""
+    return frozenset(corpus.sha256 for corpus in shipped_corpora())

@@ -1,0 +1,1 @@
+"""Generators: one template machinery and one module per vertical (later issue)."""

@@ -1,0 +1,1 @@
+"""pytest glue for TypedMemEval (being written)."""
