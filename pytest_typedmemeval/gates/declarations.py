@@ -1,0 +1,47 @@
+"""Per-vertical declarations the gates honour: exemptions and carve-outs, each with its reason.
+
+These are code constants on purpose. A sidecar can record which exemptions were applied, but it can
+never add one or relax a threshold: the gate would then be certifying against the data it checks.
+An exemption that no longer fires is reported as stale and must be deleted here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declaration: which feature/rule (and shapes) it covers, and why a sceptic should accept it."""
+
+    name: str
+    reason: str
+    shapes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VerticalDeclarations:
+    separability_exemptions: tuple[Declared, ...] = ()
+    """V7: ``name`` is the feature name exempted."""
+    gold_position_carve_out: Declared | None = None
+    """Structure: the gold-position shuffle check does not apply (the design fixes position)."""
+    calibration_ceiling_exemptions: tuple[Declared, ...] = ()
+    """Calibration: shapes allowed above the 0.90 saturation ceiling; ``name`` is the shape."""
+    probe_exemptions: tuple[Declared, ...] = ()
+    """Probes: e.g. ``ScoredOnTheReader`` for a shape held to V8 - chance >= 0.30 instead."""
+
+
+DECLARATIONS: dict[str, VerticalDeclarations] = {
+    "workingmemory": VerticalDeclarations(
+        gold_position_carve_out=Declared(
+            name="gold_position",
+            reason="The rung fixes the gold position (index 64 - d, Appendix A): position is the "
+            "independent variable, so a shuffle test would refuse the design itself. Position is "
+            "still measured by V7 like every other feature.",
+        ),
+    ),
+}
+
+
+def declarations_for(vertical: str | None) -> VerticalDeclarations:
+    return DECLARATIONS.get((vertical or "").lower(), VerticalDeclarations())

@@ -1,0 +1,68 @@
+"""What the adapter receives for one question — the single definition shared by the runner and the
+leak guards, so the guard checks exactly what a system under test would see.
+
+Session ids are replaced by opaque ones: a public benchmark's evidence ids begin with ``answer_``
+and give gold away, so corpus ids never cross the boundary. The opaque id is a hash of the corpus
+session id and the question id, which names neither and does not follow haystack order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from .agent import Session, Turn
+from .corpus.models import QuestionRecord
+
+DEFAULT_INSTRUCTION = (
+    "Answer from what was said in our conversations. Be brief. If the conversations do not say, "
+    "say that you don't know."
+)
+
+
+@dataclass(frozen=True)
+class AdapterView:
+    """Everything the adapter is given for one question, and nothing else."""
+
+    sessions: tuple[Session, ...]
+    question: str
+    query_time: datetime
+    instruction: str
+
+    def texts(self) -> list[str]:
+        """Every string the adapter can read (leak guards scan these)."""
+        out = [self.question, self.instruction, self.query_time.isoformat()]
+        for session in self.sessions:
+            out.append(session.session_id)
+            out.append(session.timestamp.isoformat())
+            out.extend(turn.content for turn in session.turns)
+            out.extend(turn.role for turn in session.turns)
+        return out
+
+
+def opaque_session_id(record: QuestionRecord, index: int) -> str:
+    digest = hashlib.sha256(
+        f"{record.question_id}\x00{record.haystack_session_ids[index]}".encode()
+    ).hexdigest()
+    return f"s{digest[:12]}"
+
+
+def adapter_view(record: QuestionRecord) -> AdapterView:
+    times = record.session_times
+    sessions = tuple(
+        Session(
+            session_id=opaque_session_id(record, index),
+            timestamp=times[index],
+            turns=tuple(Turn(role=turn.role, content=turn.content) for turn in turns),
+        )
+        for index, turns in enumerate(record.haystack_sessions)
+    )
+    instruction = record.typedmemeval.instruction or DEFAULT_INSTRUCTION
+    return AdapterView(sessions=sessions, question=record.question, query_time=record.query_time,
+                       instruction=instruction)
+
+
+def opaque_to_index(record: QuestionRecord) -> dict[str, int]:
+    """Map opaque ids back to haystack positions, to read a system's reported evidence."""
+    return {opaque_session_id(record, index): index for index in range(len(record.haystack_sessions))}
