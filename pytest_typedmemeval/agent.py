@@ -71,7 +71,7 @@ class MemoryAgent(Protocol):
 
 
 REFERENCE_AGENT_ALIAS = "reference"
-REFERENCE_AGENT_SPEC = "pytest_typedmemeval.reference_agent:LexicalMemoryAgent"
+REFERENCE_AGENT_SPEC = "pytest_typedmemeval.reference_agent:make_agent"
 
 
 class AgentSpecError(ValueError):

@@ -1,1 +1,385 @@
-"""pytest glue for TypedMemEval (being written)."""
+"""pytest glue for TypedMemEval: options, markers, collection, fixtures, merging, summary.
+
+Hooks here are thin: run state lives in :class:`~pytest_typedmemeval._session.TypedMemEvalSession`
+on the config stash, and the work is done by modules that know nothing about pytest (corpus, run,
+judge, report). Importing this module must stay cheap: no numpy, rank_bm25 or openai.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Generator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from . import hookspecs
+from ._session import (
+    BASELINE_KEY,
+    RESULT_KEY,
+    SESSION_KEY,
+    QuestionCase,
+    TypedMemEvalSession,
+    error_result,
+    marker_name,
+    tme_session,
+)
+from .corpus.loading import Corpus, CorpusError, load_corpus
+from .corpus.registry import shipped_corpora, shipped_sha256s
+from .results import QuestionResult
+
+RESULT_ATTRIBUTE = "typedmemeval_result"
+BASELINE_ATTRIBUTE = "typedmemeval_baseline"
+WORKER_PAYLOAD_KEY = "typedmemeval"
+WORKER_PAYLOAD_VERSION = 1
+KNOWN_VERTICALS = ("prospective", "episodic", "arithmetic", "workingmemory", "forgetting", "semantic",
+                   "temporal", "bitemporal", "conjunction", "procedural")
+GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
+                "tme_gate_probes", "tme_gate_baseline")
+NO_ADAPTER_MESSAGE = (
+    "TypedMemEval needs a memory adapter to run questions: override the `typedmemeval_agent` fixture "
+    "in the conftest.py at your rootdir, or pass --tme-agent module:factory (use --tme-agent "
+    "reference for the built-in lexical baseline)."
+)
+
+
+def _parse_fail_under(text: str) -> tuple[str, float]:
+    vertical, sep, bound = text.rpartition("=")
+    key = marker_name(vertical) if sep else "*"
+    try:
+        value = float(bound)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected RATE or VERTICAL=RATE with RATE in [0, 1]") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the rate must lie in [0, 1]")
+    return key, value
+
+
+def _parse_timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds as a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be positive")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("typedmemeval", "TypedMemEval memory benchmark")
+    group.addoption("--typedmemeval", action="store_true", default=None,
+                    help="collect every question of every shipped TypedMemEval corpus")
+    group.addoption("--tme-corpus", action="append", default=[], metavar="PATH",
+                    help="collect the questions of this corpus file (repeatable); alone, only these")
+    group.addoption("--tme-agent", default=None, metavar="MODULE:FACTORY",
+                    help="adapter factory to call (or 'reference' for the built-in lexical baseline); "
+                    "overrides the typedmemeval_agent fixture")
+    group.addoption("--tme-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+                    help="per adapter call; a timeout gives outcome 'error' for that question")
+    group.addoption("--tme-report", default=None, metavar="PATH", help="write the JSON report here")
+    group.addoption("--tme-baseline", action="store_true", default=False,
+                    help="pass an item iff its outcome equals the syrupy snapshot (--snapshot-update "
+                    "re-records)")
+    group.addoption("--tme-fail-under", action="append", type=_parse_fail_under, default=[],
+                    metavar="[VERTICAL=]RATE",
+                    help="threshold mode: items do not fail one by one; the session fails when a "
+                    "vertical's correct rate is below RATE (repeatable, per vertical)")
+    group.addoption("--tme-gates", action="store_true", default=False,
+                    help="collect the certification gate items (also implied by -m naming a tme_gate_ marker)")
+    group.addoption("--tme-require-probes", action="store_true", default=False,
+                    help="a shape without probe records fails tme_gate_probes instead of skipping")
+    parser.addini("typedmemeval", "collect the shipped TypedMemEval corpora", type="bool", default=False)
+    parser.addini("typedmemeval_corpus", "corpus files to collect", type="paths", default=[])
+    parser.addini("typedmemeval_agent", "adapter factory as module:factory", default="")
+    parser.addini("typedmemeval_timeout", "per adapter call timeout in seconds", default="")
+    parser.addini("typedmemeval_report", "path of the JSON report", default="")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def _load_corpora(config: pytest.Config) -> list[Corpus]:
+    use_shipped = config.getoption("typedmemeval") or config.getini("typedmemeval")
+    paths = [Path(config.invocation_params.dir, p) for p in config.getoption("tme_corpus")]
+    paths += [Path(p) for p in config.getini("typedmemeval_corpus")]
+    corpora: list[Corpus] = list(shipped_corpora()) if use_shipped else []
+    try:
+        corpora += [load_corpus(path) for path in paths]
+    except CorpusError as error:
+        raise pytest.UsageError(f"TypedMemEval corpus error: {error}") from None
+    seen: dict[str, Path] = {}
+    for corpus in corpora:
+        if corpus.corpus_id in seen and seen[corpus.corpus_id] != corpus.path:
+            raise pytest.UsageError(f"TypedMemEval: two corpora share the id {corpus.corpus_id!r} "
+                                    f"({seen[corpus.corpus_id]} and {corpus.path}); rename one file")
+        seen[corpus.corpus_id] = corpus.path
+    unique = {corpus.corpus_id: corpus for corpus in corpora}
+    return [unique[key] for key in sorted(unique)]
+
+
+def _wants_gates(config: pytest.Config) -> bool:
+    return bool(config.getoption("tme_gates")) or "tme_gate" in (config.getoption("markexpr") or "")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "typedmemeval: a TypedMemEval corpus question or gate")
+    config.addinivalue_line("markers", "pair: one arm of a TypedMemEval question pair")
+    for gate in GATE_MARKERS:
+        config.addinivalue_line("markers", f"{gate}: TypedMemEval certification gate ({gate[9:]})")
+    labels = set(KNOWN_VERTICALS)
+    session = TypedMemEvalSession(config=config)
+    config.stash[SESSION_KEY] = session
+    session.corpora = _load_corpora(config)
+    for corpus in session.corpora:
+        for record in corpus.records:
+            labels.update((record.vertical, record.shape))
+    for label in sorted({marker_name(label) for label in labels}):
+        config.addinivalue_line("markers", f"{label}: TypedMemEval vertical or shape {label}")
+    if not session.enabled:
+        return
+    ini_timeout = config.getini("typedmemeval_timeout")
+    session.timeout = config.getoption("tme_timeout") or (_parse_timeout(ini_timeout) if ini_timeout else None)
+    session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
+    report = config.getoption("tme_report") or config.getini("typedmemeval_report")
+    session.report_path = Path(config.invocation_params.dir, report) if report else None
+    session.baseline = bool(config.getoption("tme_baseline"))
+    session.fail_under = dict(config.getoption("tme_fail_under"))
+    session.require_probes = bool(config.getoption("tme_require_probes"))
+    session.collect_gates = _wants_gates(config)
+    if session.baseline and session.threshold_mode:
+        raise pytest.UsageError("--tme-baseline and --tme-fail-under are exclusive: exact baselines are for "
+                                "deterministic systems, thresholds for systems that flap")
+    if session.agent_spec:
+        from .agent import AgentSpecError, load_agent_factory
+
+        try:
+            load_agent_factory(session.agent_spec)
+        except AgentSpecError as error:
+            raise pytest.UsageError(str(error)) from None
+    if not _is_worker(config):
+        config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
+    if _is_xdist_controller(config):
+        config.pluginmanager.register(XdistControllerHooks(session), "typedmemeval-xdist")
+        if not session.agent_spec and not config.option.collectonly and not _only_gates(config):
+            if not _conftest_defines_agent(config):
+                # The controller collects nothing under xdist, so it checks what it can see: the
+                # rootdir conftest, which is the only place an override reaches our items from.
+                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+
+
+def _only_gates(config: pytest.Config) -> bool:
+    expression = config.getoption("markexpr") or ""
+    return "tme_gate" in expression and " or " not in expression and "not " not in expression
+
+
+def _conftest_defines_agent(config: pytest.Config) -> bool:
+    own = config.pluginmanager.get_plugin("typedmemeval")
+    for plugin in config.pluginmanager.get_plugins():
+        if plugin is own or not isinstance(plugin, ModuleType):
+            continue
+        if getattr(plugin, "typedmemeval_agent", None) is not None:
+            return True
+    return False
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return (config.pluginmanager.hasplugin("xdist") and not _is_worker(config)
+            and bool(getattr(config.option, "numprocesses", None)))
+
+
+class QuestionModule(pytest.Module):
+    """One corpus as a collector. Its path is ``<rootdir>/typedmemeval/<corpus id>`` (not a real
+    file), which gives readable node ids, lets ``--lf`` find the items again, and puts baseline
+    snapshots in ``<rootdir>/typedmemeval/__snapshots__/<corpus id>.ambr``."""
+
+    tme_corpus: Corpus
+    items_module = "pytest_typedmemeval._question_items"
+    function_name = "question"
+
+    def _getobj(self) -> ModuleType:
+        return importlib.import_module(self.items_module)
+
+    def istestfunction(self, obj: object, name: str) -> bool:
+        return name == self.function_name
+
+    def istestclass(self, obj: object, name: str) -> bool:
+        return False
+
+
+class GateModule(QuestionModule):
+    items_module = "pytest_typedmemeval._gate_items"
+    function_name = "gate"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    tme = tme_session(config)
+    for corpus in tme.corpora:
+        module = QuestionModule.from_parent(session, path=config.rootpath / "typedmemeval" / corpus.corpus_id)
+        module.tme_corpus = corpus
+        items.extend(item for item in session.genitems(module) if isinstance(item, pytest.Item))
+    if tme.collect_gates:
+        for corpus in tme.corpora:
+            path = config.rootpath / "typedmemeval" / "gates" / corpus.corpus_id
+            module = GateModule.from_parent(session, path=path)
+            module.tme_corpus = corpus
+            items.extend(item for item in session.genitems(module) if isinstance(item, pytest.Item))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuse a run without an adapter once, before any question runs (not 500 failures)."""
+    config = session.config
+    tme = tme_session(config)
+    if not tme.enabled or config.option.collectonly or tme.agent_spec:
+        return
+    for item in session.items:
+        if isinstance(getattr(item, "parent", None), QuestionModule) and not isinstance(item.parent, GateModule):
+            fixturedefs = item._fixtureinfo.name2fixturedefs.get("typedmemeval_agent", ())  # type: ignore[attr-defined]
+            if fixturedefs and fixturedefs[-1].func is _default_agent_function():
+                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+            return
+
+
+def _default_agent_function() -> Any:
+    return getattr(typedmemeval_agent, "_get_wrapped_function", lambda: typedmemeval_agent)()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.definition.parent
+    if not isinstance(module, QuestionModule):
+        return
+    corpus = module.tme_corpus
+    if isinstance(module, GateModule):
+        from ._gate_items import gate_params
+
+        metafunc.parametrize("tme_gate", gate_params(corpus, marker_name))
+        return
+    params = []
+    for record in corpus.records:
+        block = record.typedmemeval
+        marks = [pytest.mark.typedmemeval, getattr(pytest.mark, marker_name(block.vertical)),
+                 getattr(pytest.mark, marker_name(block.shape))]
+        if block.pair_id:
+            marks.append(pytest.mark.pair)
+        params.append(pytest.param(QuestionCase(corpus, record), id=record.question_id, marks=marks))
+    metafunc.parametrize("tme_case", params)
+
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent(request: pytest.FixtureRequest) -> Any:
+    """The memory system under test. Override this fixture in your rootdir ``conftest.py``, or pass
+    ``--tme-agent module:factory``. It is reset before every question."""
+    from .agent import check_agent, load_agent_factory
+
+    spec = tme_session(request.config).agent_spec
+    if not spec:
+        raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+    agent = load_agent_factory(spec)()
+    check_agent(agent, f"--tme-agent {spec}")
+    return agent
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    result = item.stash.get(RESULT_KEY, None)
+    if result is None and report.when == "setup" and report.failed:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("tme_case")  # type: ignore[attr-defined]
+        if isinstance(case, QuestionCase):
+            message = str(call.excinfo.value).splitlines()[0] if call.excinfo else "setup failed"
+            result = error_result(case, tme_session(item.config).judge(), f"setup failed: {message}")
+            item.stash[RESULT_KEY] = result
+    # One report per question carries the result: the call report, or the failed setup report
+    # when the question never ran. The attribute is plain data, so xdist ships it to the controller.
+    if result is not None and (report.when == "call" or (report.when == "setup" and report.failed)):
+        setattr(report, RESULT_ATTRIBUTE, result.model_dump(mode="json"))
+        tme_session(item.config).produced_keys.add(result.key)
+        baseline = item.stash.get(BASELINE_KEY, None)
+        if baseline is not None:
+            setattr(report, BASELINE_ATTRIBUTE, baseline)
+    return report
+
+
+class ResultCollector:
+    """Receives every question's report in the process that aggregates (controller or only one).
+
+    A registered object rather than a module-level hook because ``pytest_runtest_logreport`` is not
+    given the config, and run state must not live in module globals.
+    """
+
+    def __init__(self, session: TypedMemEvalSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = getattr(report, RESULT_ATTRIBUTE, None)
+        if payload is None:
+            return
+        self.session.add_result(QuestionResult.model_validate(payload))
+        baseline = getattr(report, BASELINE_ATTRIBUTE, None)
+        if baseline is not None:
+            self.session.baseline_changes.append(baseline)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    tme = tme_session(config)
+    if _is_worker(config):
+        config.workeroutput[WORKER_PAYLOAD_KEY] = {  # type: ignore[attr-defined]
+            "version": WORKER_PAYLOAD_VERSION,
+            "result_keys": sorted(f"{c}::{q}" for c, q in tme.produced_keys),
+        }
+        return
+    if not tme.results:
+        return
+    from ._finish import finish_session
+
+    if finish_session(tme) and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _is_worker(config):
+        return
+    tme = config.stash.get(SESSION_KEY, None)
+    if tme is None or not tme.results:
+        return
+    from ._finish import summary_lines
+
+    terminalreporter.write_sep("=", "TypedMemEval")
+    for line in summary_lines(tme, shipped_sha256s()):
+        terminalreporter.write_line(line)
+
+
+class XdistControllerHooks:
+    """Registered on the xdist controller only, so xdist-only hooks never reach a plain run."""
+
+    def __init__(self, session: TypedMemEvalSession) -> None:
+        self.session = session
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get(WORKER_PAYLOAD_KEY)
+        if payload is None or payload.get("version") != WORKER_PAYLOAD_VERSION:
+            # A crashed worker sends nothing: say so instead of treating it as "no results".
+            self.session.workers_without_payload.append(str(getattr(node, "gateway", node).id
+                                                            if hasattr(node, "gateway") else node))
+            return
+        for key in payload["result_keys"]:
+            corpus_id, _, question_id = key.partition("::")
+            self.session.expected_from_workers.add((corpus_id, question_id))

@@ -1,0 +1,52 @@
+"""Hooks that other plugins and ``conftest.py`` files may implement.
+
+Register an implementation as you would any pytest hook (a function of this name in a conftest or
+plugin). None of these hooks is required.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .results import QuestionResult
+    from .run import Judge
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_typedmemeval_make_judge(config: pytest.Config) -> Judge | None:
+    """Return the judge that grades every answer, or ``None`` to keep the mechanical judge.
+
+    :param config: the pytest config.
+
+    Runs once per process (the controller and every xdist worker), at the first question. The judge
+    must be deterministic across processes if you want ``-n 0`` and ``-n 4`` to agree; its
+    ``fingerprint`` is recorded on every result so runs graded by different rules never pool.
+
+    Use in conftest plugins: return an object with ``name``, ``fingerprint`` and
+    ``judge(answer, key, surfaced_items=None) -> Verdict``.
+    """
+
+
+def pytest_typedmemeval_result(result: QuestionResult, item: pytest.Item) -> None:
+    """Called after one question has been run and judged, in the process that ran it.
+
+    :param result: the plain-data result (it will also reach the controller's report).
+    :param item: the pytest item of the question.
+
+    Under xdist this fires on the worker. Use it to log answers or stream them somewhere; do not
+    mutate the result (it is frozen).
+    """
+
+
+def pytest_typedmemeval_report(report: dict[str, Any], config: pytest.Config) -> None:
+    """Called on the controller (or the only process) with the JSON report before it is written.
+
+    :param report: the report dict; add keys to extend it (existing keys are the stable schema).
+    :param config: the pytest config.
+
+    Fires only when at least one question produced a result, whether or not ``--tme-report`` is
+    set, so a conftest can forward the report elsewhere.
+    """

@@ -1,0 +1,1 @@
+"""Aggregation into typed vectors and rendering (terminal, JSON)."""

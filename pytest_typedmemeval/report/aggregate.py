@@ -1,0 +1,122 @@
+"""Aggregation of QuestionResults into typed vectors per corpus × vertical × shape.
+
+There is deliberately no composite score: a number pooled over verticals would average mechanisms
+that fail for different reasons. Every figure carries its n; rates carry Wilson 95% intervals;
+coverage means are over defined values only, with the count of nulls beside them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..judge.outcomes import ALL_OUTCOMES, SUBCOUNTS
+from ..results import QuestionResult
+from .intervals import wilson_interval
+
+REPORT_SCHEMA_VERSION = 1
+ATTRIBUTIONS = ("present", "partial", "absent", "unobserved", "not_applicable")
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float | None]:
+    if not values:
+        return {"mean": None, "min": None, "q1": None, "median": None, "q3": None, "max": None}
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        q1 = median = q3 = ordered[0]
+    else:
+        q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return {"mean": round(statistics.fmean(ordered), 6), "min": ordered[0], "q1": round(q1, 6),
+            "median": round(median, 6), "q3": round(q3, 6), "max": ordered[-1]}
+
+
+def outcome_vector(results: Sequence[QuestionResult]) -> dict[str, Any]:
+    """Counts, rates and Wilson intervals for every outcome, attribution and coverage figures."""
+    n = len(results)
+    counts = {outcome.value: 0 for outcome in ALL_OUTCOMES}
+    for result in results:
+        counts[result.outcome] = counts.get(result.outcome, 0) + 1
+    outcomes = {
+        name: {"count": count, "rate": round(count / n, 6) if n else None,
+               "ci95": list(interval) if (interval := wilson_interval(count, n)) else None}
+        for name, count in counts.items()
+    }
+    attribution = {name: 0 for name in ATTRIBUTIONS}
+    for result in results:
+        attribution[result.attribution] += 1
+    applicable = n - attribution["not_applicable"]
+    observed = applicable - attribution["unobserved"]
+    coverage_values = [r.coverage for r in results if r.coverage is not None]
+    subcounts = {name: sum(1 for r in results if name in r.subcounts) for name in SUBCOUNTS}
+    return {
+        "n": n,
+        "outcomes": outcomes,
+        "attribution": {**attribution,
+                        "observed_share": round(observed / applicable, 6) if applicable else None},
+        "coverage": {"n_defined": len(coverage_values), "n_null": n - len(coverage_values),
+                     **_quantiles(coverage_values)},
+        "subcounts": subcounts,
+    }
+
+
+def _pair_consistency(results: Sequence[QuestionResult]) -> dict[str, Any] | None:
+    """Prospective pair counts (§5.7). "Same answer" compares what the system *said*, never labels."""
+    by_pair: dict[str, dict[str, QuestionResult]] = defaultdict(dict)
+    for result in results:
+        if result.pair_id and result.arm:
+            by_pair[result.pair_id][result.arm] = result
+    complete = {pid: arms for pid, arms in by_pair.items() if {"before", "after"} <= arms.keys()}
+    if not by_pair:
+        return None
+
+    def said(result: QuestionResult) -> str:
+        return " ".join((result.answer or "").casefold().split())
+
+    return {
+        "pairs": len(complete),
+        "pairs_incomplete": sorted(set(by_pair) - set(complete)),
+        "both_correct": sum(1 for a in complete.values()
+                            if a["before"].outcome == a["after"].outcome == "correct"),
+        "premature": sum(1 for a in complete.values() if a["before"].outcome == "premature"),
+        "missed_after": sum(1 for a in complete.values() if a["after"].outcome == "missed"),
+        "same_answer_both_arms": sum(1 for a in complete.values() if said(a["before"]) == said(a["after"])),
+    }
+
+
+def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
+    """Group results into per-vertical and per-shape vectors, per corpus (never across corpora)."""
+    ordered = sorted(results, key=lambda r: r.key)
+    by_corpus: dict[str, list[QuestionResult]] = defaultdict(list)
+    for result in ordered:
+        by_corpus[result.corpus_id].append(result)
+    corpora: list[dict[str, Any]] = []
+    for corpus_id, corpus_results in sorted(by_corpus.items()):
+        verticals: dict[str, list[QuestionResult]] = defaultdict(list)
+        for result in corpus_results:
+            verticals[result.vertical].append(result)
+        vertical_rows = []
+        for vertical, vertical_results in sorted(verticals.items()):
+            shapes: dict[str, list[QuestionResult]] = defaultdict(list)
+            for result in vertical_results:
+                shapes[result.shape].append(result)
+            row: dict[str, Any] = {
+                "vertical": vertical,
+                **outcome_vector(vertical_results),
+                "shapes": [{"shape": shape, **outcome_vector(rs)} for shape, rs in sorted(shapes.items())],
+            }
+            pairs = _pair_consistency(vertical_results)
+            if pairs is not None:
+                row["pair_consistency"] = pairs
+            distances = sorted({r.distance_sessions for r in vertical_results if r.distance_sessions is not None})
+            if distances:
+                row["outcome_by_distance"] = [
+                    {"distance_sessions": d,
+                     **outcome_vector([r for r in vertical_results if r.distance_sessions == d])}
+                    for d in distances
+                ]
+            vertical_rows.append(row)
+        corpora.append({"corpus_id": corpus_id, "corpus_sha256": corpus_results[0].corpus_sha256,
+                        "n": len(corpus_results), "verticals": vertical_rows})
+    return {"corpora": corpora}

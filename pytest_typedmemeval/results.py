@@ -1,0 +1,49 @@
+"""The result of one question: plain, versioned data that crosses xdist process boundaries.
+
+Everything the aggregator needs is here, so the controller can rebuild the report from report
+attributes alone; nothing here is a live object.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+RESULT_SCHEMA_VERSION = 1
+
+Attribution = Literal["present", "partial", "absent", "unobserved", "not_applicable"]
+"""Evidence attribution (VERTICALS.md §5.8). ``partial``: some but not all gold sessions surfaced;
+``not_applicable``: the question has no gold (G = 0), so presence means nothing."""
+
+
+class QuestionResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = RESULT_SCHEMA_VERSION
+    corpus_id: str
+    corpus_sha256: str
+    question_id: str
+    vertical: str
+    shape: str
+    pair_id: str | None = None
+    arm: str | None = None
+    distance_sessions: int | None = None
+    outcome: str
+    reason: str
+    subcounts: tuple[str, ...] = ()
+    question: str
+    gold: str
+    answer: str | None = None
+    coverage: float | None = None
+    coverage_source: Literal["context", "retrieved"] | None = None
+    attribution: Attribution = "unobserved"
+    unknown_evidence_ids: int = 0
+    judge: str
+    judge_fingerprint: str
+    duration_seconds: float = 0.0
+    """Wall time of the question; excluded from comparisons (it is the only non-deterministic field)."""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.corpus_id, self.question_id)
