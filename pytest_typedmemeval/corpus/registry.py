@@ -13,9 +13,14 @@ SHIPPED_PACKAGE = "pytest_typedmemeval.corpora"
 
 def shipped_corpus_paths() -> tuple[Path, ...]:
     """Paths of every shipped corpus file, sorted by name so every xdist worker collects alike."""
-    root = resources.files(SHIPPED_PACKAGE)
+    try:
+        root = Path(str(resources.files(SHIPPED_PACKAGE)))
+    except ModuleNotFoundError:
+        # Importing the package straight from a source checkout (``python -m pytest`` puts the
+        # checkout first on sys.path): the package data then sits at the checkout's top level.
+        root = Path(__file__).resolve().parents[2] / "corpora"
     paths = [
-        Path(str(entry))
+        entry
         for entry in root.iterdir()
         if entry.name.endswith(".json") and not entry.name.endswith(".sidecar.json")
     ]

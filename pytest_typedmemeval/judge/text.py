@@ -1,0 +1,102 @@
+"""Answer-text normalisation and token-bounded phrase matching for the mechanical judge.
+
+Every cue, value and number the judge looks for is searched in the *normalised* answer, so the
+normalisation itself is part of the judge's rules and is covered by its fingerprint
+(:data:`NORMALISATION_RULES`, VERTICALS.md §5.6 "the parsing rules belong to the judge template").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Typographic characters that NFKC leaves alone but that answers use interchangeably with their
+# ASCII forms: a model writing "don’t" must trip the same cue as one writing "don't", and a
+# U+2212 minus sign must still make a number negative.
+CHARACTER_MAP: tuple[tuple[str, str], ...] = (
+    ("\u2018", "'"),  # left single quotation mark
+    ("\u2019", "'"),  # right single quotation mark (the usual curly apostrophe)
+    ("\u02bc", "'"),  # modifier letter apostrophe
+    ("\u2032", "'"),  # prime
+    ("\u201c", '"'),  # left double quotation mark
+    ("\u201d", '"'),  # right double quotation mark
+    ("\u2212", "-"),  # minus sign
+)
+
+NORMALISATION_RULES: dict[str, object] = {
+    "unicode": "NFKC",
+    "case": "casefold",
+    "whitespace": "collapse runs to one space",
+    "edges": "strip Unicode punctuation (categories P*) from both ends; keep a leading '-' before a digit",
+    "character_map": [list(pair) for pair in CHARACTER_MAP],
+    "phrase_boundary": "no word character either side; a digit phrase may not continue as a decimal",
+}
+"""A plain-data description of this module's rules, folded into the judge fingerprint."""
+
+_TRANSLATION = str.maketrans(dict(CHARACTER_MAP))
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _is_edge_punctuation(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char).startswith("P")
+
+
+def normalize(text: str) -> str:
+    """Normalise answer text: NFKC, typographic quotes mapped, casefolded, whitespace collapsed,
+    punctuation stripped from both ends.
+
+    Only *edge* punctuation goes: inner punctuation carries meaning the judge needs ("1,250",
+    "128.75", "don't"). A leading hyphen before a digit is a sign, not punctuation, so "-5" keeps
+    it. Currency symbols are Unicode symbols (Sc), not punctuation, and survive too. The function
+    is idempotent, so callers may normalise twice without changing positions.
+    """
+    folded = unicodedata.normalize("NFKC", text).translate(_TRANSLATION).casefold()
+    collapsed = _WHITESPACE.sub(" ", folded).strip()
+    start, end = 0, len(collapsed)
+    while start < end and _is_edge_punctuation(collapsed[start]):
+        if collapsed[start] == "-" and start + 1 < end and collapsed[start + 1].isdigit():
+            break
+        start += 1
+    while end > start and _is_edge_punctuation(collapsed[end - 1]):
+        end -= 1
+    return collapsed[start:end]
+
+
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase_norm: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(part) for part in phrase_norm.split(" "))
+    # Word boundaries only where the phrase itself begins/ends with a word character, so cues such
+    # as "=" or "~" still match glued to a number. The decimal guards stop the value "5" matching
+    # inside "5.5" or "1,5": a digit phrase must not be part of a longer numeral.
+    left = r"(?<!\w)(?<!\d[.,])" if re.match(r"\w", phrase_norm) else ""
+    right = r"(?!\w)(?![.,]\d)" if re.search(r"\w$", phrase_norm) else ""
+    return re.compile(left + body + right)
+
+
+def phrase_spans(haystack_norm: str, phrase: str) -> list[tuple[int, int]]:
+    """Every ``(start, end)`` where ``phrase`` occurs token-bounded in ``haystack_norm``.
+
+    ``haystack_norm`` must already be :func:`normalize`-d (positions refer to it); ``phrase`` is
+    normalised here. An empty phrase matches nowhere rather than everywhere.
+    """
+    phrase_norm = normalize(phrase)
+    if not phrase_norm:
+        return []
+    return [match.span() for match in _phrase_pattern(phrase_norm).finditer(haystack_norm)]
+
+
+def contains_phrase(haystack_norm: str, phrase: str) -> bool:
+    """Whether ``phrase`` occurs in ``haystack_norm`` at word boundaries.
+
+    "Ann" does not match inside "Annabel" and "5" does not match inside "15" or "5.5"; multiword
+    phrases match across any run of whitespace. Token-bounded matching is what makes naming a
+    value mean naming *that* value (§5.5) rather than a longer name that happens to contain it.
+    """
+    return bool(phrase_spans(haystack_norm, phrase))
+
+
+def find_phrase(haystack_norm: str, phrase: str) -> int | None:
+    """Start offset of the first token-bounded occurrence of ``phrase``, or ``None``."""
+    spans = phrase_spans(haystack_norm, phrase)
+    return spans[0][0] if spans else None

@@ -1,0 +1,73 @@
+"""Helpers shared by the plugin's own tests (importable as ``_support``: tests/ is on sys.path)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURE_CORPUS_DIR = REPO / "fixtures" / "corpus"
+MALFORMED_DIR = REPO / "fixtures" / "malformed"
+
+
+def fixture_corpus_files() -> list[Path]:
+    return sorted(p for p in FIXTURE_CORPUS_DIR.glob("*.json") if not p.name.endswith(".sidecar.json"))
+
+
+ORACLE_CONFTEST = '''
+import json, os
+from pathlib import Path
+import pytest
+from pytest_typedmemeval import Answer, Evidence
+
+GOLD = {}
+for path in Path(__file__).parent.glob("corpus_*.json"):
+    for record in json.loads(path.read_text()):
+        GOLD[record["question"]] = record["answer"]
+
+
+class ScriptedAgent:
+    """Test double: answers from a table keyed by question text (reads the corpus, which a real
+    adapter never may). MODE env var switches behaviour so one conftest serves several tests."""
+
+    def __init__(self):
+        self.resets = 0
+        self.sessions = []
+
+    def reset(self):
+        self.resets += 1
+        self.sessions = []
+
+    def ingest(self, session):
+        self.sessions.append(session)
+
+    def answer(self, question, *, query_time, instruction):
+        mode = os.environ.get("TME_TEST_MODE", "oracle")
+        ids = tuple(s.session_id for s in self.sessions)
+        if mode == "raise" and "spent" in question.lower():
+            raise RuntimeError("adapter exploded")
+        if mode == "dunno":
+            return "I don't know."
+        if mode == "reserved":
+            return "LongMemEval would say " + GOLD[question]
+        return Answer(GOLD[question], Evidence(retrieved=ids, context=ids))
+
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent():
+    return ScriptedAgent()
+'''
+
+
+def corpus_args(pytester: pytest.Pytester) -> list[str]:
+    args: list[str] = []
+    for path in sorted(pytester.path.glob("corpus_*.json")):
+        args += ["--tme-corpus", path.name]
+    return args
+
+
+def total_questions(paths: list[Path]) -> int:
+    return sum(len(json.loads(p.read_text(encoding="utf-8"))) for p in paths)

@@ -1,0 +1,18 @@
+"""Fixtures shared by the plugin's own tests."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from _support import ORACLE_CONFTEST, fixture_corpus_files
+
+
+@pytest.fixture
+def consumer(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A consumer project: the fixture corpora copied in as user corpora and a scripted adapter."""
+    for path in fixture_corpus_files():
+        shutil.copy(path, pytester.path / f"corpus_{path.name}")
+    pytester.makeconftest(ORACLE_CONFTEST)
+    return pytester

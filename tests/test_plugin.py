@@ -1,0 +1,353 @@
+"""Plugin behaviour as a pytest user sees it (pytester)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_typedmemeval import load_corpus, shipped_corpora
+
+from _support import MALFORMED_DIR, corpus_args, fixture_corpus_files, total_questions
+
+
+def _collected_ids(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if "::question[" in line or "::gate[" in line]
+
+
+def test_typedmemeval_collects_every_shipped_question(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--typedmemeval", "--co", "-q")
+    expected = sum(len(c.records) for c in shipped_corpora())
+    assert expected > 0
+    assert len(_collected_ids(result)) == expected
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_tme_corpus_alone_collects_only_that_file(consumer: pytest.Pytester) -> None:
+    name = sorted(consumer.path.glob("corpus_*.json"))[0].name
+    result = consumer.runpytest("--tme-corpus", name, "--co", "-q")
+    ids = _collected_ids(result)
+    assert len(ids) == total_questions([consumer.path / name])
+    assert all(i.startswith(f"typedmemeval/{name[:-5]}::question[tme-") for i in ids)
+
+
+def test_shipped_and_user_corpora_together(consumer: pytest.Pytester) -> None:
+    result = consumer.runpytest("--typedmemeval", *corpus_args(consumer), "--co", "-q")
+    shipped = sum(len(c.records) for c in shipped_corpora())
+    assert len(_collected_ids(result)) == shipped + total_questions(fixture_corpus_files())
+
+
+def test_collection_order_is_stable_and_sorted_by_corpus(consumer: pytest.Pytester) -> None:
+    first = _collected_ids(consumer.runpytest(*corpus_args(consumer), "--co", "-q"))
+    second = _collected_ids(consumer.runpytest(*reversed(corpus_args(consumer)), "--co", "-q"))
+    assert first == second
+
+
+@pytest.mark.parametrize("vertical", ["arithmetic", "forgetting", "prospective", "episodic"])
+def test_vertical_marker_selects_only_that_vertical(consumer: pytest.Pytester, vertical: str) -> None:
+    result = consumer.runpytest(*corpus_args(consumer), "--co", "-q", "-m", vertical, "--strict-markers")
+    ids = _collected_ids(result)
+    assert ids and all(f"-{vertical}-" in i for i in ids)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_shape_and_pair_markers_pass_strict_markers(consumer: pytest.Pytester) -> None:
+    result = consumer.runpytest(*corpus_args(consumer), "--co", "-q", "--strict-markers", "-m", "pair")
+    ids = _collected_ids(result)
+    assert len(ids) >= 2 and all("prospective" in i or "forgetting" in i for i in ids)
+    shapes = consumer.runpytest(*corpus_args(consumer), "--co", "-q", "--strict-markers", "-m", "never_known")
+    assert [i for i in _collected_ids(shapes) if i.endswith("_abs]")] == _collected_ids(shapes) != []
+
+
+def test_k_selects_by_question_id(consumer: pytest.Pytester) -> None:
+    result = consumer.runpytest(*corpus_args(consumer), "--co", "-q", "-k", "tme-ari-001")
+    assert len(_collected_ids(result)) == 1
+
+
+def test_missing_adapter_fails_once_before_any_question(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--typedmemeval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = result.stderr.str()
+    assert text.count("override the `typedmemeval_agent` fixture") == 1
+    assert "--tme-agent" in text
+    result.stdout.no_fnmatch_line("*passed*")
+    result.stdout.no_fnmatch_line("*failed*")
+
+
+def test_missing_adapter_under_xdist_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--typedmemeval", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.str().count("override the `typedmemeval_agent` fixture") == 1
+
+
+def test_collect_only_needs_no_adapter(pytester: pytest.Pytester) -> None:
+    assert pytester.runpytest("--typedmemeval", "--co", "-q").ret == pytest.ExitCode.OK
+
+
+def test_tme_agent_pointing_at_nothing_names_what_was_tried(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--typedmemeval", "--tme-agent", "no_such_module:make")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no_such_module:make*cannot import module 'no_such_module'*"])
+    attribute = pytester.runpytest("--typedmemeval", "--tme-agent", "pytest_typedmemeval:no_such_factory")
+    attribute.stderr.fnmatch_lines(["*has no attribute 'no_such_factory'*"])
+
+
+@pytest.mark.parametrize(
+    ("name", "fragments"),
+    [
+        ("invalid_json.json", ["invalid_json.json", "invalid JSON"]),
+        ("schema_violation.json", ["schema_violation.json", "question tme-ari-002", "typedmemeval.answer_key"]),
+        ("duplicate_ids.json", ["duplicate_ids.json", "field question_id", "duplicate"]),
+        ("dates_out_of_order.json", ["dates_out_of_order.json", "field haystack_dates["]),
+        ("dangling_answer_session.json", ["dangling_answer_session.json", "field answer_session_ids[0]"]),
+    ],
+)
+def test_malformed_corpus_is_one_line_naming_file_question_and_field(
+    pytester: pytest.Pytester, name: str, fragments: list[str]
+) -> None:
+    result = pytester.runpytest("--tme-corpus", str(MALFORMED_DIR / name), "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error_lines = [line for line in result.stderr.lines if "TypedMemEval corpus error" in line]
+    assert len(error_lines) == 1
+    for fragment in fragments:
+        assert fragment in error_lines[0]
+    assert "Traceback" not in result.stderr.str()
+
+
+def _report(pytester: pytest.Pytester, *args: str, subprocess_run: bool = False) -> tuple[pytest.RunResult, dict]:
+    path = pytester.path / "report.json"
+    run = pytester.runpytest_subprocess if subprocess_run else pytester.runpytest
+    result = run(*args, "--tme-report", str(path), "-p", "no:cacheprovider")
+    return result, json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_oracle_adapter_passes_and_report_has_typed_vectors(consumer: pytest.Pytester) -> None:
+    result, report = _report(consumer, *corpus_args(consumer))
+    outcomes = {q["question_id"]: q["outcome"] for q in report["questions"]}
+    assert set(outcomes.values()) == {"correct"}, outcomes
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*TypedMemEval*", "*n=*C *", "Cite as: user corpus corpus_typedmemeval-fixture-*sha256*"])
+    corpus = report["corpora"][0]
+    vertical = corpus["verticals"][0]
+    assert {"n", "outcomes", "attribution", "coverage", "shapes", "subcounts"} <= vertical.keys()
+    assert vertical["outcomes"]["correct"]["ci95"][1] <= 1.0
+    assert report["judge"]["fingerprint"] and len(report["judge"]["fingerprint"]) == 64
+    assert all(q["judge_fingerprint"] == report["judge"]["fingerprint"] for q in report["questions"])
+    with_gold = [q for q in report["questions"] if not q["question_id"].endswith("_abs")]
+    assert all(q["coverage"] == 1.0 and q["attribution"] == "present" for q in with_gold)
+
+
+def test_adapter_that_raises_gives_error_for_that_question_only(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "raise")
+    result, report = _report(consumer, *corpus_args(consumer))
+    errors = [q for q in report["questions"] if q["outcome"] == "error"]
+    assert errors and all("adapter exploded" in q["reason"] for q in errors)
+    assert any(q["outcome"] == "correct" for q in report["questions"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_abstaining_adapter_is_reported_as_abstained_not_wrong(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    _, report = _report(consumer, *corpus_args(consumer))
+    by_id = {q["question_id"]: q for q in report["questions"]}
+    never_known = [q for qid, q in by_id.items() if qid.endswith("_abs")]
+    assert never_known and all(q["outcome"] == "correct" for q in never_known)
+    assert by_id["tme-ari-001"]["outcome"] == "abstained"
+    assert all(q["attribution"] == "unobserved" and q["coverage"] is None for q in report["questions"])
+
+
+def test_report_never_contains_the_reserved_benchmark_token(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "reserved")
+    consumer.runpytest(*corpus_args(consumer), "--tme-report", "r.json")
+    assert "longmemeval" not in (consumer.path / "r.json").read_text(encoding="utf-8").lower()
+
+
+def test_json_report_identical_under_xdist(pytester: pytest.Pytester) -> None:
+    args = ("--typedmemeval", "--tme-agent", "reference", "--tme-fail-under", "0")
+    _, serial = _report(pytester, *args, "-n", "0", subprocess_run=True)
+    _, parallel = _report(pytester, *args, "-n", "2", subprocess_run=True)
+    serial.pop("timing"), parallel.pop("timing")
+    assert serial["questions"] and serial == parallel
+    assert parallel["missing_results"] == [] and parallel["workers_without_payload"] == []
+
+
+def test_reset_before_every_question_and_adapter_sees_no_labels(pytester: pytest.Pytester) -> None:
+    for path in fixture_corpus_files():
+        pytester.path.joinpath(f"c_{path.name}").write_bytes(path.read_bytes())
+    pytester.makeconftest(
+        """
+        import json, pytest
+        from pathlib import Path
+        LOG = []
+        class Recorder:
+            def reset(self): LOG.append(("reset",))
+            def ingest(self, session): LOG.append(("ingest", session))
+            def answer(self, question, *, query_time, instruction):
+                LOG.append(("answer", question, query_time, instruction)); return "I don't know."
+        @pytest.fixture(scope="session")
+        def typedmemeval_agent(): return Recorder()
+        def pytest_sessionfinish(session):
+            ids = [q["question_id"] for p in Path(".").glob("c_*.json") for q in json.loads(p.read_text())]
+            text = repr(LOG)
+            Path("leak.txt").write_text(json.dumps({
+                "resets": sum(1 for e in LOG if e[0] == "reset"),
+                "answers": sum(1 for e in LOG if e[0] == "answer"),
+                "has_answer": "has_answer" in text, "typedmemeval": "typedmemeval" in text,
+                "answer_key": "answer_key" in text,
+                "ids_leaked": [i for i in ids if i in text],
+                "answer_prefix": any(e[1].session_id.startswith("answer") for e in LOG if e[0] == "ingest"),
+                "reset_first": all(LOG[i - 1][0] == "answer" for i, e in enumerate(LOG) if e[0] == "reset" and i),
+            }))
+        """
+    )
+    args = [a for p in sorted(pytester.path.glob("c_*.json")) for a in ("--tme-corpus", p.name)]
+    pytester.runpytest(*args)
+    seen = json.loads((pytester.path / "leak.txt").read_text())
+    n = total_questions(fixture_corpus_files())
+    assert seen["resets"] == seen["answers"] == n
+    assert seen["reset_first"]
+    assert not seen["has_answer"] and not seen["typedmemeval"] and not seen["answer_key"]
+    assert seen["ids_leaked"] == [] and not seen["answer_prefix"]
+
+
+def test_timeout_gives_error_and_the_run_continues(pytester: pytest.Pytester) -> None:
+    corpus = fixture_corpus_files()[0]
+    pytester.path.joinpath("c.json").write_bytes(corpus.read_bytes())
+    pytester.makeconftest(
+        """
+        import time, pytest
+        class Slow:
+            def reset(self): pass
+            def ingest(self, session): pass
+            def answer(self, question, *, query_time, instruction):
+                time.sleep(1.0); return "late"
+        @pytest.fixture(scope="session")
+        def typedmemeval_agent(): return Slow()
+        """
+    )
+    result, report = _report(pytester, "--tme-corpus", "c.json", "--tme-timeout", "0.05")
+    assert {q["outcome"] for q in report["questions"]} == {"error"}
+    assert all("--tme-timeout" in q["reason"] for q in report["questions"])
+    assert len(report["questions"]) == len(load_corpus(corpus).records)
+
+
+def test_async_adapter_is_awaited(pytester: pytest.Pytester) -> None:
+    corpus = fixture_corpus_files()[0]
+    pytester.path.joinpath("c.json").write_bytes(corpus.read_bytes())
+    pytester.makeconftest(
+        """
+        import asyncio, pytest
+        class AsyncAgent:
+            def __init__(self): self.n = 0
+            async def reset(self): self.n = 0
+            async def ingest(self, session): await asyncio.sleep(0); self.n += 1
+            async def answer(self, question, *, query_time, instruction):
+                await asyncio.sleep(0); return f"I don't know ({self.n} sessions)"
+        @pytest.fixture(scope="session")
+        def typedmemeval_agent(): return AsyncAgent()
+        """
+    )
+    _, report = _report(pytester, "--tme-corpus", "c.json")
+    assert all(q["outcome"] != "error" for q in report["questions"])
+    assert all("sessions)" in q["answer"] for q in report["questions"])
+
+
+def test_threshold_mode_fails_the_session_not_the_items(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    failing = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "arithmetic=0.5")
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["*FAILED thresholds: arithmetic: correct 0.00 < 0.50*"])
+    assert failing.parseoutcomes().get("failed", 0) == 0
+    passing = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "0")
+    assert passing.ret == pytest.ExitCode.OK
+
+
+def test_fail_under_rejects_a_rate_outside_zero_one(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--typedmemeval", "--tme-fail-under", "arithmetic=1.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*rate must lie in [[]0, 1[]]*"])
+
+
+def test_baseline_records_passes_and_names_regressions(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = [*corpus_args(consumer), "--tme-baseline", "-p", "no:cacheprovider"]
+    unrecorded = consumer.runpytest(*args)
+    assert unrecorded.ret == pytest.ExitCode.TESTS_FAILED
+    recorded = consumer.runpytest(*args, "--snapshot-update")
+    assert recorded.ret == pytest.ExitCode.OK
+    assert list((consumer.path / "typedmemeval" / "__snapshots__").glob("*.ambr"))
+    same = consumer.runpytest(*args)
+    assert same.ret == pytest.ExitCode.OK
+    same.stdout.fnmatch_lines(["*baseline: every outcome equals its snapshot*"])
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    regressed = consumer.runpytest(*args)
+    assert regressed.ret == pytest.ExitCode.TESTS_FAILED
+    regressed.stdout.fnmatch_lines(["*baseline regressions (*): *tme-ari-001 (correct -> abstained)*"])
+
+
+def test_last_failed_reruns_only_failed_questions(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "raise")
+    first = consumer.runpytest(*corpus_args(consumer))
+    failed = first.parseoutcomes()["failed"]
+    rerun = consumer.runpytest(*corpus_args(consumer), "--lf")
+    assert rerun.parseoutcomes()["failed"] == failed
+    assert "passed" not in rerun.parseoutcomes()
+
+
+def test_exitfirst_stops_after_first_failing_question(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    result = consumer.runpytest(*corpus_args(consumer), "-x")
+    assert result.parseoutcomes()["failed"] == 1
+
+
+def test_failure_text_shows_question_gold_answer_outcome(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    result = consumer.runpytest(*corpus_args(consumer), "-k", "tme-ari-001")
+    result.stdout.fnmatch_lines(["*outcome: abstained*", "*question:*", "*gold:*", "*answer:*I don't know.*",
+                                 "*reason:*", "*coverage:*null*", "*attribution: unobserved*"])
+
+
+def test_plugin_can_be_disabled(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("-p", "no:typedmemeval", "--typedmemeval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unrecognized arguments: --typedmemeval*"])
+
+
+def test_plugin_import_does_not_load_heavy_modules() -> None:
+    code = ("import sys, pytest_typedmemeval.plugin; "
+            "print(sorted(m for m in ('numpy', 'rank_bm25', 'openai') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_ini_enables_shipped_corpora(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ntypedmemeval = true\n")
+    result = pytester.runpytest("--co", "-q")
+    assert len(_collected_ids(result)) == sum(len(c.records) for c in shipped_corpora())
+
+
+def test_reference_agent_runs_with_no_network_and_records_evidence(pytester: pytest.Pytester) -> None:
+    _, report = _report(pytester, "--typedmemeval", "--tme-agent", "reference", "--tme-fail-under", "0")
+    assert report["questions"]
+    assert all(q["outcome"] != "error" for q in report["questions"])
+    with_gold = [q for q in report["questions"] if q["attribution"] != "not_applicable"]
+    assert all(q["coverage"] is not None for q in with_gold)
+    assert Path(pytester.path / "report.json").exists()
