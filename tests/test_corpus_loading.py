@@ -136,8 +136,7 @@ MALFORMED_CASES = [
     ("duplicate_ids.json", "tme-ari-003", "question_id", "duplicate question id"),
     ("dates_out_of_order.json", "tme-ari-003", "haystack_dates[2]", "dated before session 1"),
     ("dangling_answer_session.json", "tme-ari-003", "answer_session_ids[0]", "'sess-gone'"),
-    # The date validator runs on the whole tuple, so the index sits in the message, not the path.
-    ("bad_weekday.json", "tme-ari-003", "haystack_dates", "[1]"),
+    ("bad_weekday.json", "tme-ari-003", "haystack_dates[1]", "weekday Mon does not match"),
 ]
 
 

@@ -14,7 +14,7 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
 """``question_date`` / ``haystack_dates`` format, e.g. ``2026/03/14 (Sat) 09:30`` (VERTICALS.md §1.2)."""
@@ -43,6 +43,15 @@ def parse_corpus_date(text: str) -> datetime:
 def format_corpus_date(moment: datetime) -> str:
     """Format a timestamp in corpus form with an English weekday regardless of locale."""
     return f"{moment:%Y/%m/%d} ({_WEEKDAYS[moment.weekday()]}) {moment:%H:%M}"
+
+
+def _check_corpus_date(text: str) -> str:
+    parse_corpus_date(text)
+    return text
+
+
+CorpusDate = Annotated[str, AfterValidator(_check_corpus_date)]
+"""A timestamp string in corpus form; validated per item so errors name ``haystack_dates[i]``."""
 
 
 class _Frozen(BaseModel):
@@ -171,7 +180,7 @@ class ExtensionBlock(_Frozen):
     stated_by: Literal["user", "assistant", "both"] | None = None
     difficulty: int | None = Field(default=None, ge=1, le=5)
     dial: Dial | None = None
-    asked_instant: str | None = None
+    asked_instant: CorpusDate | None = None
     memory_type: str | None = None
 
     @field_validator("pair_id")
@@ -181,12 +190,6 @@ class ExtensionBlock(_Frozen):
             raise ValueError(f"{value!r} is not of the form tme-<abbrev>-pNN")
         return value
 
-    @field_validator("asked_instant")
-    @classmethod
-    def _asked_instant_form(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_corpus_date(value)
-        return value
 
 
 class QuestionRecord(BaseModel):
@@ -198,9 +201,9 @@ class QuestionRecord(BaseModel):
     question_type: str
     question: str = Field(min_length=1)
     answer: str
-    question_date: str
+    question_date: CorpusDate
     haystack_session_ids: tuple[str, ...]
-    haystack_dates: tuple[str, ...]
+    haystack_dates: tuple[CorpusDate, ...]
     haystack_sessions: tuple[tuple[CorpusTurn, ...], ...]
     answer_session_ids: tuple[str, ...]
     typedmemeval: ExtensionBlock
@@ -210,22 +213,6 @@ class QuestionRecord(BaseModel):
     def _question_id_form(cls, value: str) -> str:
         if not QUESTION_ID_PATTERN.match(value):
             raise ValueError(f"{value!r} is not of the form tme-<abbrev>-NNN (optionally _abs)")
-        return value
-
-    @field_validator("question_date")
-    @classmethod
-    def _question_date_form(cls, value: str) -> str:
-        parse_corpus_date(value)
-        return value
-
-    @field_validator("haystack_dates")
-    @classmethod
-    def _haystack_dates_form(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for index, text in enumerate(value):
-            try:
-                parse_corpus_date(text)
-            except ValueError as error:
-                raise ValueError(f"[{index}] {error}") from None
         return value
 
     @model_validator(mode="after")

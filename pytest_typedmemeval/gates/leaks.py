@@ -54,7 +54,7 @@ from ..corpus.models import (
     Sidecar,
     format_corpus_date,
 )
-from ..projection import AdapterView, adapter_view
+from ..projection import DEFAULT_INSTRUCTION, AdapterView, adapter_view
 from .declarations import VerticalDeclarations
 from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
 
@@ -74,7 +74,7 @@ PLAIN_WORD_FIELDS: frozenset[str] = frozenset(
     accepted answer arm candidates content derivation dial difficulty exemptions extra feature
     fixture generator inputs instruction items kind label matches name numeric operation outcome
     premature question reason refused revision role rule sample seed separability shape shapes side
-    stale status temperature tolerance unit value verdicts vertical wrong arm auc date model z sha256
+    stale status temperature tolerance unit value verdicts vertical wrong auc date model z sha256
     """.split()
 )
 """Single-word field names NOT scanned for, because they are ordinary English (or, for ``z`` and
@@ -442,7 +442,12 @@ def scan_view(record: QuestionRecord, view: AdapterView, *, vertical: str | None
 def _scan_gold_in_prompt(scan: _Scan, view: AdapterView, key: AnswerKey, answer: str,
                          counts: Counter[str]) -> None:
     """Rule ``gold_in_question``: the prompt (question, instruction) never carries the gold."""
-    prompts = (("question", view.question), ("instruction", view.instruction))
+    # The default instruction is one reviewed constant shared by every question; its abstention
+    # wording ("say that you don't know") is the answer format, not a gold. A per-question
+    # instruction from the extension block is scanned like the question.
+    prompts = [("question", view.question)]
+    if view.instruction != DEFAULT_INSTRUCTION:
+        prompts.append(("instruction", view.instruction))
     values: list[tuple[str, str]] = [("accepted", v) for v in key.accepted]
     values += [("must_name", v) for v in key.must_name]
     values.append(("answer", answer))
