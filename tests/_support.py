@@ -22,11 +22,12 @@ import json, os
 from pathlib import Path
 import pytest
 from pytest_typedmemeval import Answer, Evidence
+from pytest_typedmemeval.corpus import format_corpus_date
 
 GOLD = {}
 for path in Path(__file__).parent.glob("corpus_*.json"):
     for record in json.loads(path.read_text()):
-        GOLD[record["question"]] = record["answer"]
+        GOLD[record["question"], record["question_date"]] = record["answer"]
 
 
 class ScriptedAgent:
@@ -52,8 +53,8 @@ class ScriptedAgent:
         if mode == "dunno":
             return "I don't know."
         if mode == "reserved":
-            return "LongMemEval would say " + GOLD[question]
-        return Answer(GOLD[question], Evidence(retrieved=ids, context=ids))
+            return "LongMemEval would say " + GOLD[question, format_corpus_date(query_time)]
+        return Answer(GOLD[question, format_corpus_date(query_time)], Evidence(retrieved=ids, context=ids))
 
 
 @pytest.fixture(scope="session")

@@ -471,8 +471,8 @@ def _scan_gold_in_prompt(scan: _Scan, view: AdapterView, key: AnswerKey, answer:
         if numbers:
             found = list(numbers_in(prompt)) + list(spelled_numbers_in(prompt))
             for field, number in numbers:
-                for value, literal in found:
-                    if value == number:
+                for found_value, literal in found:
+                    if found_value == number:
                         scan.refuse("gold_in_question", literal, where,
                                     f"answer_key {field} ({number}) appears in the prompt")
 

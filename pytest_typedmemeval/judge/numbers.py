@@ -19,7 +19,8 @@ The declared parsing rules, all folded into the judge fingerprint through :func:
 * **Not quantities.** Ordinals ("third", "21st", "twenty-first") are positions, so "the third time"
   yields no number: counting them would let "it was the third order" commit to 3. Digits joined to
   other digits by ``/`` or ``:`` (dates, times, ratios), ISO dates, clock times ("3pm") and dotted
-  version strings are skipped for the same reason. "a couple"/"a few"/"several" are vague and yield no number.
+  version strings are skipped for the same reason. "a couple", "a few" and "several" are vague and
+  yield no number.
 * **Precision** is read from the answer's own figure: decimals give 10^-decimals ("128.75" →
   0.01), an integer's trailing zeros give tens/hundreds ("130" → 10, "1,200" → 100), then the
   magnitude multiplies ("1.5k" → 100, "2 million" → 1e6); "and a half" gives 0.5.
@@ -51,7 +52,9 @@ TENS_WORDS: tuple[tuple[str, int], ...] = (
 )
 # "hundred" multiplies the chunk in progress; the scales close a chunk ("two thousand three").
 HUNDRED_WORD = "hundred"
-SCALE_WORDS: tuple[tuple[str, int], ...] = (("thousand", 10**3), ("million", 10**6), ("billion", 10**9))
+SCALE_WORDS: tuple[tuple[str, int], ...] = (
+    ("thousand", 10**3), ("million", 10**6), ("billion", 10**9),
+)
 DOZEN_WORD = "dozen"
 # After digits: "1.5k", "2bn". Lower-case only because the text is casefolded first.
 MAGNITUDE_SUFFIXES: tuple[tuple[str, int], ...] = (("k", 10**3), ("bn", 10**9))
@@ -80,7 +83,9 @@ APPROXIMATION_MARKERS: tuple[str, ...] = (
     "about", "roughly", "around", "approximately", "approx", "circa", "nearly", "almost", "~",
 )
 APPROXIMATION_SUFFIXES: tuple[str, ...] = ("ish", "or so")
-CURRENCY_SYMBOLS: tuple[tuple[str, str], ...] = (("us$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"))
+CURRENCY_SYMBOLS: tuple[tuple[str, str], ...] = (
+    ("us$", "USD"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"),
+)
 CURRENCY_CODES: tuple[str, ...] = ("usd", "eur", "gbp", "jpy", "chf", "cad", "aud")
 CURRENCY_WORDS: tuple[tuple[str, str], ...] = (
     ("dollar", "USD"), ("dollars", "USD"), ("bucks", "USD"), ("euro", "EUR"), ("euros", "EUR"),
@@ -138,6 +143,7 @@ def parsing_rules() -> dict[str, object]:
         "hundred_word": HUNDRED_WORD,
         "scale_words": [list(pair) for pair in SCALE_WORDS],
         "dozen_word": DOZEN_WORD,
+        "approximate_min_significant_figures": 2,
         "magnitude_suffixes": [list(pair) for pair in MAGNITUDE_SUFFIXES],
         "article_words": list(ARTICLE_WORDS),
         "sign_words": list(SIGN_WORDS),
@@ -223,7 +229,8 @@ def _digit_numbers(text: str, iso_spans: list[tuple[int, int]]) -> list[Extracte
     found: list[ExtractedNumber] = []
     for match in _DIGIT_NUMBER.finditer(text):
         int_start, end = match.start("int"), match.end()
-        if _is_date_or_time(text, int_start, match.end("frac") if match.group("frac") else match.end("int"), iso_spans):
+        figure_end = match.end("frac") if match.group("frac") else match.end("int")
+        if _is_date_or_time(text, int_start, figure_end, iso_spans):
             continue
         if re.match(r"\.\d", text[end:end + 2]):  # "1.2.3": a version, not a quantity
             continue
@@ -292,7 +299,9 @@ def _parse_words(text: str, tokens: list[_Token], i: int) -> tuple[Decimal, int,
         nxt = words[j + 1] if joined(j + 1, (" ",)) else ""
         if word in ARTICLE_WORDS and j == i and nxt in _MAGNITUDE_WORDS:
             current, kind = 1, "unit"
-        elif word == "and" and kind in ("hundred", "scale") and (nxt in _UNITS or nxt in _TEENS or nxt in _TENS):
+        elif word == "and" and kind in ("hundred", "scale") and (
+            nxt in _UNITS or nxt in _TEENS or nxt in _TENS
+        ):
             pass
         elif word == "zero":
             if j != i:
@@ -308,8 +317,11 @@ def _parse_words(text: str, tokens: list[_Token], i: int) -> tuple[Decimal, int,
             current, kind = current + _TENS[word], "ten"
         elif word == HUNDRED_WORD and kind in ("unit", "teen") and current < 100:
             current, kind = current * 100, "hundred"
-        elif word in _SCALES and kind in ("unit", "teen", "ten", "hundred") and _SCALES[word] < last_scale:
-            total, current, kind, last_scale = total + current * _SCALES[word], 0, "scale", _SCALES[word]
+        elif word in _SCALES and kind in ("unit", "teen", "ten", "hundred") and (
+            _SCALES[word] < last_scale
+        ):
+            total, current = total + current * _SCALES[word], 0
+            kind, last_scale = "scale", _SCALES[word]
         elif word == DOZEN_WORD and kind in ("unit", "teen", "ten") and total == 0:
             current, kind = current * 12, "dozen"
             j += 1
@@ -390,7 +402,7 @@ def extract_numbers(text: str) -> list[ExtractedNumber]:
 
 
 def currency_of(unit: str | None) -> str | None:
-    """The ISO code a unit names ("$", "usd", "dollars" → "USD"), or ``None`` if not a currency."""
+    """The ISO code a unit names ("$", "usd", "dollars" → "USD"), or ``None`` for non-currency."""
     if unit is None:
         return None
     return _CURRENCY.get(normalize(unit))
@@ -405,7 +417,7 @@ def numeric_matches(number: ExtractedNumber, key: NumericKey) -> bool:
     An exact figure must lie within ``key.tolerance`` (0 = exact). An *approximate* figure (marked
     "about", "~", "roughly", ...) is also correct when the gold rounded half-up to the figure's own
     precision gives that figure (§5.6): "roughly 129" and "about 130" both fit 128.75, "about 120"
-    does not. Without a marker the rounding allowance does not apply, because an unmarked "129"
+    does not, and "about 100" (one significant figure of the gold) does not either. Without a marker the rounding allowance does not apply, because an unmarked "129"
     claims to be the value itself. A stated currency that differs from a currency unit on the key
     is a different quantity and never matches; a missing currency is not held against the answer.
     """
@@ -419,5 +431,10 @@ def numeric_matches(number: ExtractedNumber, key: NumericKey) -> bool:
     if not number.is_approximate:
         return False
     precision = Decimal(repr(number.precision))
+    if gold != 0 and precision * 10 > abs(gold):
+        # Fewer than two significant figures of the gold: "about 100" for 128.75 or "about 10"
+        # for 12 would make nearly any magnitude-right guess correct (stricter than §5.6 read
+        # literally; recorded in the CHANGELOG).
+        return False
     rounded = (gold / precision).quantize(Decimal(1), rounding=ROUND_HALF_UP) * precision
     return abs(rounded - value) <= _EPSILON

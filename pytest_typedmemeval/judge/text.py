@@ -28,9 +28,9 @@ NORMALISATION_RULES: dict[str, object] = {
     "unicode": "NFKC",
     "case": "casefold",
     "whitespace": "collapse runs to one space",
-    "edges": "strip Unicode punctuation (categories P*) from both ends; keep a leading '-' before a digit",
+    "edges": "strip Unicode punctuation (P*) from both ends; keep a leading '-' before a digit",
     "character_map": [list(pair) for pair in CHARACTER_MAP],
-    "phrase_boundary": "no word character either side; a digit phrase may not continue as a decimal",
+    "phrase_boundary": "no word character either side; a digit phrase may not go on as a decimal",
 }
 """A plain-data description of this module's rules, folded into the judge fingerprint."""
 

@@ -65,7 +65,7 @@ def _pair_consistency(results: Sequence[QuestionResult]) -> dict[str, Any] | Non
     """Prospective pair counts (§5.7). "Same answer" compares what the system *said*, never labels."""
     by_pair: dict[str, dict[str, QuestionResult]] = defaultdict(dict)
     for result in results:
-        if result.pair_id and result.arm:
+        if result.pair_id and result.arm in ("before", "after"):
             by_pair[result.pair_id][result.arm] = result
     complete = {pid: arms for pid, arms in by_pair.items() if {"before", "after"} <= arms.keys()}
     if not by_pair:

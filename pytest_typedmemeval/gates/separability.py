@@ -1,0 +1,1130 @@
+"""V7 separability gate: no cheap feature may pick gold sessions out of their own haystack.
+
+GATES.md §2 is the specification; VERTICALS.md §4.7 the history behind it. In short, for every
+feature of :mod:`.features`:
+
+- ``auc`` - within-question pairs (gold g, distractor d) pooled over all questions, scored 1 / 0.5 / 0,
+  folded once after pooling; refuse at AUC >= 0.75.
+- ``distribution`` - X questions separated perfectly against E expected by chance (exact under
+  ties); refuse when z = (X - E) / sqrt(V) >= 2.5 and X / Q >= 0.20.
+- ``exclusivity`` - a phrase in gold sessions of >= 20% of the questions with gold and in no
+  distractor session anywhere.
+- ``role_sequence`` - per question, no role sequence may occur only among its gold sessions.
+- ``stale_exemption`` - a declared exemption that no longer fires must be deleted.
+
+Thresholds, feature lists and exemptions are code constants (exemptions live in
+:mod:`.declarations`); nothing is read from the corpus's sidecar.
+
+Readings chosen where the spec leaves room (each the stricter one, except where noted):
+
+- *Frames are never exempt* applies to both relevance rules: a gram the question text contains is
+  exempt for that question only if one of its tokens is rare (< 10% of sessions). Otherwise a frame
+  shared by every question text ("what did i") would exempt itself everywhere and never be measured.
+  The question rule still needs the whole gram in the question text (GATES.md), not just a token
+  (VERTICALS.md §4.7's looser wording).
+- Relevance-exempt questions leave a gram's pairs, its distribution counts (X, E, V and Q) and the
+  exclusivity numerator and distractor count. The exclusivity denominator stays "questions that have
+  gold" as GATES.md words it.
+- V = 0 means every p_q is 0 or 1, so under no signal X = E exactly; the only observable X is then
+  E (p_q = 0 means the observed values cannot separate, p_q = 1 means every arrangement does), so z
+  is defined as 0: there is no evidence either way.
+- Role sequences are compared only where a question has both gold and distractors; a question
+  whose haystack is all gold has nothing to tell apart (its H is the structure gate's business).
+- An exemption whose ``shapes`` is non-empty removes only those shapes' questions from the
+  feature; the rest of the corpus is still held to every rule.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from fractions import Fraction
+from math import comb, sqrt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..corpus.loading import Corpus
+from ..corpus.models import QuestionRecord
+from ..retrieval.tokenizer import raw_tokens
+from .declarations import Declared, VerticalDeclarations, declarations_for
+from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from .features import FeatureTable
+
+GATE = "separability"
+
+AUC_REFUSE = 0.75
+"""GATES.md §2: "Refuse a feature at AUC >= 0.75" (pooled within-question AUC, folded once)."""
+DISTRIBUTION_Z = 2.5
+"""GATES.md §2 distribution rule: z >= 2.5 (about p < 0.01 one-tailed; VERTICALS.md §4.7)."""
+DISTRIBUTION_SHARE = 0.20
+"""GATES.md §2 distribution rule: and X / Q >= 0.20 (practical significance)."""
+EXCLUSIVITY_SHARE = 0.20
+"""GATES.md §2 exclusivity: gold sessions of >= 20% of the questions that have gold."""
+INSTANCE_TOKEN_SHARE = 0.10
+"""GATES.md §2 relevance exemption: an instance token is in < 10% of all sessions corpus-wide."""
+MIN_PHRASE_SESSIONS = 5
+"""GATES.md §2 phrase candidates: >= 5 gold sessions or >= 5 distractor sessions."""
+MAX_GRAM = 3
+"""GATES.md §2 phrases: n = 1..3 over raw tokens."""
+ROLE_SEQUENCE_EXEMPTION = "role_sequence"
+"""Declared-exemption name that covers the role-sequence rule (GATES.md §2 "Role sequences")."""
+
+RULES: tuple[str, ...] = ("auc", "distribution", "exclusivity", "role_sequence", "stale_exemption")
+
+THRESHOLDS: dict[str, float | int] = {
+    "auc": AUC_REFUSE,
+    "distribution_z": DISTRIBUTION_Z,
+    "distribution_share": DISTRIBUTION_SHARE,
+    "exclusivity_share": EXCLUSIVITY_SHARE,
+    "instance_token_share": INSTANCE_TOKEN_SHARE,
+    "phrase_min_sessions": MIN_PHRASE_SESSIONS,
+    "max_gram": MAX_GRAM,
+}
+"""What is in force, echoed into ``measured`` so a report shows it; never read back from anywhere."""
+
+
+# --------------------------------------------------------------------------------------------
+# Reference statistics (small, exact, pure Python): the gate's vectorised code is tested against
+# these, and these against brute force.
+
+
+def pooled_auc(questions: Iterable[tuple[Sequence[float], Sequence[float]]]) -> float:
+    """Folded pooled within-question AUC over ``(gold values, distractor values)`` per question.
+
+    Every (g, d) pair of one question scores 1 if g > d, 0.5 if equal, 0 if less; sums and pair
+    counts are pooled over questions and the direction is folded once, at the end. Questions with
+    no gold or no distractors contribute nothing. 0.5 when there are no pairs at all.
+    """
+    score = Fraction(0)
+    pairs = 0
+    for gold, distractors in questions:
+        for g in gold:
+            for d in distractors:
+                score += 1 if g > d else (Fraction(1, 2) if g == d else 0)
+        pairs += len(gold) * len(distractors)
+    if pairs == 0:
+        return 0.5
+    raw = score / pairs
+    return float(max(raw, 1 - raw))
+
+
+def separates_perfectly(gold: Sequence[float], distractors: Sequence[float]) -> bool:
+    """Every (g, d) pair points the same strict way (folded per-question AUC = 1)."""
+    if not gold or not distractors:
+        return False
+    return min(gold) > max(distractors) or max(gold) < min(distractors)
+
+
+def perfect_separation_probability(values: Sequence[float], gold: int) -> Fraction:
+    """Exact chance that a random assignment of ``gold`` of these values to gold separates strictly.
+
+    Under no signal the gold set is a uniformly random ``gold``-subset of the sessions. It sits
+    strictly above the rest only if it is the top ``gold`` values and the gold-th largest value
+    beats the next one; then exactly one subset of C(n, gold) does it, else none. Likewise below.
+    The two events are disjoint, so p = (top + bottom) / C(n, gold): 2/C(n, g) for distinct
+    values, 1/C or 2/C or 0 for a binary feature held by m sessions (GATES.md §2), and exact for
+    any ties in between.
+    """
+    n = len(values)
+    if not 0 < gold < n:
+        return Fraction(0)
+    ordered = sorted(values)
+    ways = int(ordered[gold - 1] < ordered[gold]) + int(ordered[n - gold - 1] < ordered[n - gold])
+    return Fraction(ways, comb(n, gold))
+
+
+def distribution_z(perfect: int, probabilities: Sequence[float]) -> float:
+    """z of the observed perfect count against its Poisson-binomial null (0 when V = 0)."""
+    expected = sum(probabilities)
+    variance = sum(p * (1 - p) for p in probabilities)
+    return (perfect - expected) / sqrt(variance) if variance > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Scores
+
+
+@dataclass(frozen=True)
+class FeatureScore:
+    """Everything the rules look at for one feature."""
+
+    feature: str
+    kind: Literal["numeric", "phrase"]
+    auc: float
+    raw_auc: float
+    """Before folding: above 0.5 when gold tends higher (present, for a phrase)."""
+    pairs: int
+    perfect_questions: int
+    expected_perfect: float
+    variance: float
+    z: float
+    questions: int
+    """Q: questions with 0 < g < n that this feature is measured on."""
+    gold_questions_with: int | None = None
+    """Phrase only: questions (not exempt) whose gold sessions hold it."""
+    distractor_sessions_with: int | None = None
+    """Phrase only: distractor sessions anywhere (not exempt) that hold it."""
+    questions_with_gold: int | None = None
+
+    @property
+    def perfect_share(self) -> float:
+        return self.perfect_questions / self.questions if self.questions else 0.0
+
+    @property
+    def exclusive_share(self) -> float:
+        """Share of questions with gold whose gold holds the phrase, if no distractor does; else 0."""
+        if self.kind != "phrase" or self.distractor_sessions_with or not self.questions_with_gold:
+            return 0.0
+        return (self.gold_questions_with or 0) / self.questions_with_gold
+
+    def stamp(self, *, refused: bool, rule: str | None) -> dict[str, Any]:
+        """The sidecar's ``SeparabilityFeature`` shape."""
+        return {"feature": self.feature, "auc": round(self.auc, 6),
+                "perfect_questions": self.perfect_questions,
+                "expected_perfect": round(self.expected_perfect, 6), "z": round(self.z, 6),
+                "refused": refused, "rule": rule}
+
+
+@dataclass(frozen=True)
+class RoleSequenceFinding:
+    """A question whose gold sessions show a role sequence none of its distractors has."""
+
+    question_id: str
+    shape: str
+    gold_only: tuple[str, ...]
+    distractor_sequences: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Per-question shape of the table, shared by every scorer."""
+
+    count: int
+    starts: npt.NDArray[np.int64]
+    sizes: npt.NDArray[np.int64]
+    gold: npt.NDArray[np.int64]
+    distractors: npt.NDArray[np.int64]
+    included: npt.NDArray[np.bool_]
+    pairs: npt.NDArray[np.float64]
+    combinations: npt.NDArray[np.float64]
+    slot: npt.NDArray[np.int64]
+    """Each session's position inside its question."""
+    width: int
+    """Largest haystack."""
+
+
+def _layout(table: FeatureTable) -> _Layout:
+    import numpy as np
+
+    starts = table.question_starts
+    sizes = np.diff(starts)
+    gold = np.bincount(table.session_question, weights=table.session_gold,
+                       minlength=table.question_count).astype(np.int64)
+    included = (gold > 0) & (gold < sizes)
+    combinations = np.array([float(comb(int(n), int(g))) if ok else 1.0
+                             for n, g, ok in zip(sizes, gold, included)], dtype=np.float64)
+    return _Layout(
+        count=table.question_count, starts=starts, sizes=sizes, gold=gold,
+        distractors=sizes - gold, included=included,
+        pairs=(gold * (sizes - gold)).astype(np.float64), combinations=combinations,
+        slot=np.arange(table.session_count, dtype=np.int64) - starts[table.session_question],
+        width=int(sizes.max()) if sizes.size else 0,
+    )
+
+
+class _Clock:
+    def __init__(self, sink: dict[str, float] | None) -> None:
+        self.sink = sink
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            if self.sink is not None:
+                self.sink[name] = self.sink.get(name, 0.0) + time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Rule inputs for a batch of features, one entry per feature."""
+
+    u_sum: npt.NDArray[np.float64]
+    pairs: npt.NDArray[np.float64]
+    perfect: npt.NDArray[np.float64]
+    expected: npt.NDArray[np.float64]
+    variance: npt.NDArray[np.float64]
+    questions: npt.NDArray[np.float64]
+    gold_questions_with: npt.NDArray[np.float64] | None = None
+    distractor_sessions_with: npt.NDArray[np.float64] | None = None
+
+
+def _score_dense(values: npt.NDArray[np.float64], table: FeatureTable, layout: _Layout,
+                 excluded: npt.NDArray[np.bool_] | None, *, binary: bool,
+                 clock: _Clock) -> _Columns:
+    """Score numeric columns ``values`` (sessions x features) with midranks inside each question.
+
+    Sessions are laid into a (questions, largest haystack, features) block padded with +inf, so
+    one sort along the haystack axis ranks every question and feature at once: O(N log n) work,
+    no per-pair loop. U_q = (sum of gold midranks) - g(g + 1)/2 counts (g > d) + 0.5 (g = d).
+    """
+    import numpy as np
+
+    q_count, width = layout.count, layout.width
+    features = values.shape[1]
+    keep = ~excluded if excluded is not None else np.ones(q_count, dtype=np.bool_)
+    weight = (layout.included & keep).astype(np.float64)
+    real = np.zeros((q_count, width), dtype=np.bool_)
+    real[table.session_question, layout.slot] = True
+    gold_mask = np.zeros((q_count, width), dtype=np.bool_)
+    gold_mask[table.session_question, layout.slot] = table.session_gold
+    distractor_mask = real & ~gold_mask
+    rows = np.arange(q_count)
+    g, n = layout.gold, layout.sizes
+    # The g-th and (g+1)-th smallest (and largest) values; clipped only where weight is 0 anyway.
+    low = np.clip(g, 1, max(width - 1, 1))
+    high = np.clip(n - g, 1, max(width - 1, 1))
+
+    with clock.phase("pairs"):
+        block = np.full((q_count, width, features), np.inf)
+        block[table.session_question, layout.slot] = values
+        order = np.argsort(block, axis=1, kind="stable")
+        ordered = np.take_along_axis(block, order, axis=1)
+        index = np.arange(width).reshape(1, width, 1)
+        first = np.ones(ordered.shape, dtype=np.bool_)
+        first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+        last = np.ones(ordered.shape, dtype=np.bool_)
+        last[:, :-1] = first[:, 1:]
+        group_start = np.maximum.accumulate(np.where(first, index, 0), axis=1)
+        group_end = np.minimum.accumulate(np.where(last, index, width)[:, ::-1], axis=1)[:, ::-1]
+        midranks = np.empty(ordered.shape)
+        np.put_along_axis(midranks, order, (group_start + group_end) / 2.0 + 1.0, axis=1)
+        gold_ranks = np.einsum("qj,qjf->qf", gold_mask.astype(np.float64), midranks)
+        u = gold_ranks - (g * (g + 1) / 2.0)[:, None]
+        u_sum = weight @ u
+        pairs = np.full(features, float(weight @ layout.pairs))
+
+    with clock.phase("distribution"):
+        gold_min = np.where(gold_mask[:, :, None], block, np.inf).min(axis=1)
+        gold_max = np.where(gold_mask[:, :, None], block, -np.inf).max(axis=1)
+        dist_min = np.where(distractor_mask[:, :, None], block, np.inf).min(axis=1)
+        dist_max = np.where(distractor_mask[:, :, None], block, -np.inf).max(axis=1)
+        perfect = ((gold_min > dist_max) | (gold_max < dist_min)).astype(np.float64)
+        if width > 1:
+            bottom_ok = ordered[rows, low - 1] < ordered[rows, low]
+            top_ok = ordered[rows, high - 1] < ordered[rows, high]
+            p = (bottom_ok.astype(np.float64) + top_ok) / layout.combinations[:, None]
+        else:
+            p = np.zeros((q_count, features))
+        perfect_sum = weight @ perfect
+        expected = weight @ p
+        variance = weight @ (p * (1.0 - p))
+        questions = np.full(features, float(weight.sum()))
+
+    gold_with = distractor_with = None
+    if binary:
+        with clock.phase("exclusivity"):
+            has_gold = (layout.gold > 0) & keep
+            gold_with = has_gold.astype(np.float64) @ (gold_max > 0).astype(np.float64)
+            held = np.where(distractor_mask[:, :, None], block, 0.0) > 0
+            distractor_with = keep.astype(np.float64) @ held.sum(axis=1).astype(np.float64)
+    return _Columns(u_sum, pairs, perfect_sum, expected, variance, questions, gold_with,
+                    distractor_with)
+
+
+def _score_phrases(table: FeatureTable, layout: _Layout, exempt_keys: npt.NDArray[np.int64],
+                   clock: _Clock) -> _Columns:
+    """Score every candidate phrase at once from the sparse (session, gram) incidence.
+
+    Per (gram, question) only two counts matter: a gold and b distractor sessions hold it. Then
+    U_q - g d / 2 = (a d - g b) / 2, perfect is (a, b) = (g, 0) or (0, d), and p_q follows from
+    m = a + b (GATES.md §2). Questions where the gram is absent add g d / 2 and nothing else, so
+    the work is linear in the incidence list, not in grams x questions.
+    """
+    import numpy as np
+
+    q_count, grams = layout.count, len(table.grams)
+    with clock.phase("pairs"):
+        sessions = table.incidence_sessions
+        question = table.session_question[sessions]
+        gold = table.session_gold[sessions]
+        keys, inverse = np.unique(table.incidence_grams * q_count + question, return_inverse=True)
+        a = np.bincount(inverse, weights=gold, minlength=keys.size)
+        b = np.bincount(inverse, weights=~gold, minlength=keys.size)
+        gram_of, q_of = keys // q_count, keys % q_count
+        keep = ~np.isin(keys, exempt_keys, assume_unique=True)
+        g = layout.gold[q_of].astype(np.float64)
+        d = layout.distractors[q_of].astype(np.float64)
+        measured = keep & layout.included[q_of]
+        ex_gram, ex_q = exempt_keys // q_count, exempt_keys % q_count
+        ex_weight = layout.included[ex_q].astype(np.float64)
+        total_pairs = float(layout.pairs[layout.included].sum())
+        pairs = total_pairs - np.bincount(ex_gram, weights=layout.pairs[ex_q] * ex_weight,
+                                          minlength=grams)
+        delta = 0.5 * (a * d - g * b)
+        u_sum = 0.5 * pairs + np.bincount(gram_of[measured], weights=delta[measured],
+                                          minlength=grams)
+
+    with clock.phase("distribution"):
+        perfect = measured & (((a == g) & (b == 0)) | ((a == 0) & (b == d)))
+        m = a + b
+        p = np.where(measured, ((m == g).astype(np.float64) + (m == d)) / layout.combinations[q_of], 0.0)
+        perfect_sum = np.bincount(gram_of[perfect], minlength=grams).astype(np.float64)
+        expected = np.bincount(gram_of, weights=p, minlength=grams)
+        variance = np.bincount(gram_of, weights=p * (1.0 - p), minlength=grams)
+        questions = float(layout.included.sum()) - np.bincount(ex_gram, weights=ex_weight,
+                                                                minlength=grams)
+
+    with clock.phase("exclusivity"):
+        gold_with = np.bincount(gram_of[keep & (a > 0)], minlength=grams).astype(np.float64)
+        distractor_with = np.bincount(gram_of[keep], weights=b[keep], minlength=grams)
+    return _Columns(u_sum, pairs, perfect_sum, expected, variance, questions, gold_with,
+                    distractor_with)
+
+
+def _feature_scores(names: Sequence[str], kind: Literal["numeric", "phrase"], columns: _Columns,
+                    questions_with_gold: int) -> list[FeatureScore]:
+    scores: list[FeatureScore] = []
+    for index, name in enumerate(names):
+        pairs = float(columns.pairs[index])
+        raw = float(columns.u_sum[index]) / pairs if pairs > 0 else 0.5
+        variance = float(columns.variance[index])
+        perfect = int(round(float(columns.perfect[index])))
+        expected = float(columns.expected[index])
+        scores.append(FeatureScore(
+            feature=name, kind=kind, auc=max(raw, 1.0 - raw), raw_auc=raw, pairs=int(round(pairs)),
+            perfect_questions=perfect, expected_perfect=expected, variance=variance,
+            z=(perfect - expected) / sqrt(variance) if variance > 0 else 0.0,
+            questions=int(round(float(columns.questions[index]))),
+            gold_questions_with=(int(round(float(columns.gold_questions_with[index])))
+                                 if columns.gold_questions_with is not None and kind == "phrase"
+                                 else None),
+            distractor_sessions_with=(int(round(float(columns.distractor_sessions_with[index])))
+                                      if columns.distractor_sessions_with is not None
+                                      and kind == "phrase" else None),
+            questions_with_gold=questions_with_gold if kind == "phrase" else None,
+        ))
+    return scores
+
+
+# --------------------------------------------------------------------------------------------
+# Relevance exemption
+
+
+def _is_rare(table: FeatureTable, token: str) -> bool:
+    return table.token_sessions.get(token, 0) < INSTANCE_TOKEN_SHARE * table.session_count
+
+
+def relevance_exemptions(corpus: Corpus, table: FeatureTable) -> dict[str, frozenset[str]]:
+    """Candidate gram -> ids of the questions that contribute nothing for it (readable form)."""
+    keys = _relevance_exemption_keys(corpus, table)
+    q_count = table.question_count
+    found: dict[str, set[str]] = {}
+    for key in keys.tolist():
+        found.setdefault(table.grams[key // q_count], set()).add(table.question_ids[key % q_count])
+    return {gram: frozenset(ids) for gram, ids in found.items()}
+
+
+def _relevance_exemption_keys(corpus: Corpus, table: FeatureTable) -> npt.NDArray[np.int64]:
+    """Sorted ``gram_id * questions + question`` keys of every exempt (gram, question).
+
+    Question rule: the question text holds the whole gram (built the same way, inside segments)
+    and the gram has a rare token (frames are never exempt). Answer rule: one of the gram's tokens
+    is in the answer and rare (< 10% of sessions).
+    """
+    import numpy as np
+
+    from .features import phrase_grams
+
+    gram_index = {gram: index for index, gram in enumerate(table.grams)}
+    by_token: dict[str, list[int]] = {}
+    for index, gram in enumerate(table.grams):
+        for token in set(gram.split()):
+            by_token.setdefault(token, []).append(index)
+    q_count = table.question_count
+    keys: set[int] = set()
+    for q_index, record in enumerate(corpus.records):
+        for gram in phrase_grams(record.question):
+            gram_id = gram_index.get(gram)
+            if gram_id is not None and any(_is_rare(table, token) for token in gram.split()):
+                keys.add(gram_id * q_count + q_index)
+        for token in set(raw_tokens(record.answer)):
+            if _is_rare(table, token):
+                keys.update(gram_id * q_count + q_index for gram_id in by_token.get(token, ()))
+    return np.array(sorted(keys), dtype=np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Analysis
+
+
+@dataclass(frozen=True)
+class SeparabilityAnalysis:
+    """All V7 measurements of one corpus, before exemptions and verdicts."""
+
+    table: FeatureTable
+    scores: tuple[FeatureScore, ...]
+    role_findings: tuple[RoleSequenceFinding, ...]
+    exempt_keys: npt.NDArray[np.int64]
+    questions_with_pairs: int
+    questions_with_gold: int
+    pairs: int
+
+    def score(self, feature: str) -> FeatureScore | None:
+        for item in self.scores:
+            if item.feature == feature:
+                return item
+        return None
+
+
+def _role_findings(table: FeatureTable, layout: _Layout) -> list[RoleSequenceFinding]:
+    findings = []
+    for q_index in range(layout.count):
+        if not layout.included[q_index]:
+            continue
+        start, end = int(layout.starts[q_index]), int(layout.starts[q_index + 1])
+        gold = {table.role_sequences[i] for i in range(start, end) if table.session_gold[i]}
+        distractors = {table.role_sequences[i] for i in range(start, end) if not table.session_gold[i]}
+        if gold - distractors:
+            findings.append(RoleSequenceFinding(
+                table.question_ids[q_index], table.question_shapes[q_index],
+                tuple(sorted(gold - distractors)), tuple(sorted(distractors))))
+    return findings
+
+
+def score_features(corpus: Corpus, *, timings: dict[str, float] | None = None) -> SeparabilityAnalysis:
+    """Measure every feature of ``corpus`` (pure). ``timings``, if given, receives seconds per phase:
+    features, relevance, pairs, distribution, exclusivity, role_sequence."""
+    import numpy as np
+
+    from .features import extract_features
+
+    clock = _Clock(timings)
+    with clock.phase("features"):
+        table = extract_features(corpus, min_phrase_sessions=MIN_PHRASE_SESSIONS)
+    with clock.phase("relevance"):
+        exempt_keys = _relevance_exemption_keys(corpus, table)
+    layout = _layout(table)
+    questions_with_gold = int((layout.gold > 0).sum())
+    scores: list[FeatureScore] = []
+    numeric = table.numeric
+    if layout.count and numeric.shape[1]:
+        # Chunk so the padded block stays near 4M cells whatever the corpus size.
+        step = max(1, 4_000_000 // max(1, layout.count * layout.width))
+        for begin in range(0, numeric.shape[1], step):
+            columns = _score_dense(numeric[:, begin:begin + step], table, layout, None,
+                                   binary=False, clock=clock)
+            scores += _feature_scores(table.numeric_names[begin:begin + step], "numeric", columns,
+                                      questions_with_gold)
+    if table.grams:
+        columns = _score_phrases(table, layout, exempt_keys, clock)
+        scores += _feature_scores(table.phrase_names, "phrase", columns, questions_with_gold)
+    with clock.phase("role_sequence"):
+        findings = _role_findings(table, layout)
+    return SeparabilityAnalysis(
+        table=table, scores=tuple(scores), role_findings=tuple(findings), exempt_keys=exempt_keys,
+        questions_with_pairs=int(layout.included.sum()), questions_with_gold=questions_with_gold,
+        pairs=int(layout.pairs[layout.included].sum()),
+    )
+
+
+def _rescore(analysis: SeparabilityAnalysis, feature: str,
+             excluded_shapes: frozenset[str]) -> FeatureScore | None:
+    """One feature again with the questions of ``excluded_shapes`` left out (scoped exemptions)."""
+    import numpy as np
+
+    from .features import PHRASE_PREFIX
+
+    table = analysis.table
+    layout = _layout(table)
+    excluded = np.array([shape in excluded_shapes for shape in table.question_shapes], dtype=np.bool_)
+    clock = _Clock(None)
+    if feature.startswith(PHRASE_PREFIX):
+        gram = feature[len(PHRASE_PREFIX):]
+        if gram not in table.grams:
+            return None
+        gram_id = table.grams.index(gram)
+        keys = analysis.exempt_keys
+        relevant = keys[keys // layout.count == gram_id] % layout.count
+        excluded[relevant] = True
+        columns = _score_dense(table.phrase_vector(gram_id)[:, None], table, layout, excluded,
+                               binary=True, clock=clock)
+        return _feature_scores([feature], "phrase", columns, analysis.questions_with_gold)[0]
+    if feature not in table.numeric_names:
+        return None
+    column = table.numeric_names.index(feature)
+    columns = _score_dense(table.numeric[:, column:column + 1], table, layout, excluded,
+                           binary=False, clock=clock)
+    return _feature_scores([feature], "numeric", columns, analysis.questions_with_gold)[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Verdict
+
+
+def _fired(score: FeatureScore) -> list[Refusal]:
+    """The rules this feature breaks, each as a refusal that says what, why and how to fix."""
+    found: list[Refusal] = []
+    direction = "higher" if score.raw_auc >= 0.5 else "lower"
+    if score.auc >= AUC_REFUSE:
+        found.append(Refusal(
+            "auc", score.feature, round(score.auc, 4),
+            f"pooled within-question AUC {score.auc:.4f} >= {AUC_REFUSE} over {score.pairs} "
+            f"gold/distractor pairs (gold reads {direction}): one cheap feature finds gold without "
+            "reading. Make gold and filler alike in it by construction (VERTICALS.md §4.1-4.4) or "
+            "declare an exemption with its own reason in gates/declarations.py."))
+    if score.z >= DISTRIBUTION_Z and score.perfect_share >= DISTRIBUTION_SHARE:
+        found.append(Refusal(
+            "distribution", score.feature, round(score.z, 3),
+            f"separates gold perfectly in {score.perfect_questions} of {score.questions} questions "
+            f"({score.perfect_share:.0%}) against {score.expected_perfect:.2f} expected by chance "
+            f"(z = {score.z:.2f} >= {DISTRIBUTION_Z}, share >= {DISTRIBUTION_SHARE:.0%}): a tell in "
+            "a large minority of questions that a pooled AUC hides. Balance it per question."))
+    if score.kind == "phrase" and score.exclusive_share >= EXCLUSIVITY_SHARE:
+        found.append(Refusal(
+            "exclusivity", score.feature, round(score.exclusive_share, 4),
+            f"in gold sessions of {score.gold_questions_with} of {score.questions_with_gold} "
+            f"questions with gold ({score.exclusive_share:.0%} >= {EXCLUSIVITY_SHARE:.0%}) and in no "
+            "distractor session: a gold marker. Draw it from a bank filler shares (VERTICALS.md §4.1)."))
+    return found
+
+
+def _role_refusal(finding: RoleSequenceFinding, vertical: str | None) -> Refusal:
+    return Refusal(
+        "role_sequence", finding.question_id, len(finding.gold_only),
+        f"gold role sequence(s) {', '.join(finding.gold_only)} never occur among this question's "
+        f"distractors ({', '.join(finding.distractor_sequences) or 'none'}): turn order points at "
+        "gold. Align every session to a common supersequence with empty turns (VERTICALS.md §4.4).",
+        vertical=vertical, shape=finding.shape)
+
+
+def _worst(scores: Sequence[FeatureScore]) -> dict[str, Any]:
+    worst: dict[str, Any] = {}
+    if scores:
+        top = max(scores, key=lambda s: (s.auc, s.feature))
+        worst["auc"] = {"feature": top.feature, "value": round(top.auc, 6), "pairs": top.pairs}
+        top = max(scores, key=lambda s: (s.z, s.perfect_share, s.feature))
+        worst["distribution"] = {"feature": top.feature, "value": round(top.z, 6),
+                                 "perfect_questions": top.perfect_questions,
+                                 "expected_perfect": round(top.expected_perfect, 6),
+                                 "questions": top.questions, "share": round(top.perfect_share, 6)}
+    exclusive = [s for s in scores if s.kind == "phrase" and s.exclusive_share > 0]
+    if exclusive:
+        top = max(exclusive, key=lambda s: (s.exclusive_share, s.feature))
+        worst["exclusivity"] = {"feature": top.feature, "value": round(top.exclusive_share, 6),
+                                "gold_questions_with": top.gold_questions_with,
+                                "questions_with_gold": top.questions_with_gold}
+    else:
+        worst["exclusivity"] = None
+    return worst
+
+
+def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> GateResult:
+    """V7 over one corpus (pure). ``declared`` defaults to the code constants for its vertical.
+
+    Refusal rules: ``auc``, ``distribution``, ``exclusivity``, ``role_sequence``,
+    ``stale_exemption``. The sidecar is never consulted.
+    """
+    declared = declarations_for(corpus.vertical) if declared is None else declared
+    analysis = score_features(corpus)
+    return _verdict(corpus, analysis, declared)
+
+
+def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
+             declared: VerticalDeclarations) -> GateResult:
+    vertical = corpus.vertical
+    if analysis.questions_with_pairs == 0:
+        return GateResult(GATE, corpus.corpus_id, "skipped",
+                          measured={"questions": analysis.table.question_count, "pairs": 0},
+                          skip_reason="no question has both gold and distractor sessions, so no "
+                          "feature can be compared (not applicable, nothing measured)")
+    exemptions: dict[str, Declared] = {}
+    for item in declared.separability_exemptions:
+        exemptions.setdefault(item.name, item)
+
+    refusals: list[Refusal] = []
+    stamps: list[dict[str, Any]] = []
+    refused_features: list[dict[str, Any]] = []
+    applied: list[dict[str, Any]] = []
+    stale: list[str] = []
+    evaluated = {score.feature for score in analysis.scores}
+    unexempted: list[FeatureScore] = []
+
+    for score in analysis.scores:
+        fired = [replace(r, vertical=vertical) for r in _fired(score)]
+        exemption = exemptions.get(score.feature)
+        if exemption is None:
+            unexempted.append(score)
+            kept = fired
+        else:
+            kept = []
+            if exemption.shapes:
+                narrowed = _rescore(analysis, score.feature, frozenset(exemption.shapes))
+                if narrowed is not None:
+                    kept = [replace(r, vertical=vertical) for r in _fired(narrowed)]
+            suppressed = sorted({r.rule for r in fired} - {r.rule for r in kept})
+            if suppressed:
+                applied.append({"feature": score.feature, "reason": exemption.reason,
+                                "shapes": list(exemption.shapes), "rules": suppressed})
+            else:
+                stale.append(score.feature)
+        refusals += kept
+        for refusal in kept:
+            refused_features.append({"feature": refusal.subject, "rule": refusal.rule,
+                                     "value": refusal.value})
+        if fired:
+            stamps.append(score.stamp(refused=bool(kept), rule=kept[0].rule if kept else None))
+
+    role_exemption = exemptions.get(ROLE_SEQUENCE_EXEMPTION)
+    role_refusals: list[Refusal] = []
+    suppressed_questions: list[str] = []
+    for finding in analysis.role_findings:
+        if role_exemption is not None and (not role_exemption.shapes
+                                           or finding.shape in role_exemption.shapes):
+            suppressed_questions.append(finding.question_id)
+        else:
+            role_refusals.append(_role_refusal(finding, vertical))
+    if role_exemption is not None:
+        if suppressed_questions:
+            applied.append({"feature": ROLE_SEQUENCE_EXEMPTION, "reason": role_exemption.reason,
+                            "shapes": list(role_exemption.shapes), "rules": ["role_sequence"],
+                            "questions": suppressed_questions})
+        else:
+            stale.append(ROLE_SEQUENCE_EXEMPTION)
+    refusals += role_refusals
+    for refusal in role_refusals:
+        refused_features.append({"feature": refusal.subject, "rule": refusal.rule,
+                                 "value": refusal.value})
+
+    for name in exemptions:
+        if name != ROLE_SEQUENCE_EXEMPTION and name not in evaluated:
+            stale.append(name)
+    for name in sorted(set(stale)):
+        reason = exemptions[name].reason
+        refusals.append(Refusal(
+            "stale_exemption", name, None,
+            f"declared exemption no longer fires (reason on file: {reason!r}); an exemption that "
+            "can never fail goes unnoticed, so delete it from DECLARATIONS in gates/declarations.py.",
+            vertical=vertical))
+
+    order = {rule: index for index, rule in enumerate(RULES)}
+    refusals.sort(key=lambda r: (order.get(r.rule, len(order)),
+                                 -(r.value if isinstance(r.value, (int, float)) else 0), r.subject))
+    worst = _worst(unexempted)
+    worst["role_sequence"] = (
+        {"questions": len(role_refusals), "question": max(
+            (f for f in analysis.role_findings if f.question_id not in suppressed_questions),
+            key=lambda f: (len(f.gold_only), f.question_id)).question_id,
+         "value": len(role_refusals)} if role_refusals else {"questions": 0, "value": 0})
+    numeric_count = len(analysis.table.numeric_names)
+    measured: dict[str, Any] = {
+        "vertical": vertical,
+        "thresholds": dict(THRESHOLDS),
+        "features_evaluated": len(analysis.scores),
+        "numeric_features": numeric_count,
+        "phrase_features": len(analysis.table.grams),
+        "questions": analysis.table.question_count,
+        "questions_with_pairs": analysis.questions_with_pairs,
+        "questions_with_gold": analysis.questions_with_gold,
+        "sessions": analysis.table.session_count,
+        "pairs": analysis.pairs,
+        "relevance_exempt_pairs": int(analysis.exempt_keys.size),
+        "worst": worst,
+        "refused": refused_features,
+        "exemptions_applied": applied,
+        "stale_exemptions": sorted(set(stale)),
+        "features": stamps,
+    }
+    notes = (
+        "pairs are within a question, pooled over questions, folded once after pooling",
+        "distribution rule: z := 0 when V = 0 (X then equals E under any arrangement)",
+        "frames are never exempt: a question-text gram is exempt only with a token in < 10% of sessions",
+    )
+    return GateResult(GATE, corpus.corpus_id, "refused" if refusals else "passed",
+                      refusals=tuple(refusals), measured=measured, notes=notes)
+
+
+# --------------------------------------------------------------------------------------------
+# Synthetic corpora (self_test and benchmarks/bench_separability.py)
+#
+# One template machinery: gold and filler sessions are rendered by the same function from random
+# values; they differ only in whose fact they state. Defects are injected by a small decorator
+# applied to the rendered drafts, so each self-test case differs from the clean control in the
+# defect alone.
+
+_QUESTION_SYLLABLES = ("ka", "lo", "ren", "mi", "tu", "sav", "del", "or")
+_FILLER_SYLLABLES = ("bi", "pe", "gon", "zu", "fa", "mel", "tir", "ux")
+_ATTRIBUTES = ("locker code", "gate code", "desk number", "parking bay", "gym badge",
+               "shelf label", "bike lock", "bus pass")
+_FACT_FRAMES = ("{subject}'s {attribute} is {value}.",
+                "For {subject}, the {attribute} is {value}.",
+                "The {attribute} for {subject} is {value}, as far as I know.")
+_OPENERS = ("Quick note about {subject}.", "Something about {subject} for later.",
+            "A detail on {subject}, please.", "About {subject} again.")
+_ACKS = ("Noted, thanks.", "Got it, I will keep that.", "Understood.", "Thanks, that is saved.",
+         "All right, it is stored.")
+_USER_TALK = ("I walked {n} blocks this morning and the weather was {adj}.",
+              "The kettle took {n} minutes today, which felt {adj}.",
+              "My neighbour {name} waved at me {n} times.",
+              "We tried a {adj} recipe with {n} steps, and it worked.",
+              "I think we have {n} of those left in the cupboard.",
+              "Traffic was {adj}; it took {n} minutes to get home.")
+_ASSISTANT_TALK = ("That sounds {adj}.", "Interesting, {n} is quite a number.",
+                   "Sounds like a {adj} day overall.", "I can see why that felt {adj}.",
+                   "Good to hear, {name} sounds friendly.", "Thanks for sharing that.")
+_ADJECTIVES = ("calm", "odd", "bright", "slow", "busy", "quiet", "mild", "brisk")
+_PAD_UNIT = "it was a long and quiet week."
+_ECHO_WORDS = ("lamp", "river", "garden", "window", "paper", "coffee", "market", "bridge")
+_START = datetime(2026, 1, 5, 9, 0)
+_GOLD_COUNTS = (2, 3)
+"""G per question in the synthetic corpora. With G = 1 and 8-12 sessions the chance of a perfect
+split is 2/n, about 0.2, so the 0.20 share floor of the distribution rule stops binding and z >= 2.5
+alone decides over ~250 correlated numeric features: measured over 40 seeds, 45% of clean corpora
+with G in {1, 2} were refused by ``distribution`` on a scattered noise feature (10 of 40 with
+G in {1, 2, 3}; 0 of 40 with G in {2, 3}). That is a property of GATES.md §2's rule, reported, not
+patched here; the controls use G in {2, 3} so they test the gate rather than its multiplicity."""
+
+
+@dataclass
+class _Plan:
+    """One question being built: whose fact the gold states, and free slots for defect knobs."""
+
+    index: int
+    subject: str
+    attribute: str
+    answer: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Draft:
+    """One session being built; ``turns`` items are [role, text, has_answer]."""
+
+    gold: bool
+    gold_rank: int
+    turns: list[list[Any]]
+    fact: int
+    """Index of the user turn that states the session's fact (gold's or filler's alike)."""
+
+    @property
+    def fact_turn(self) -> list[Any]:
+        return self.turns[self.fact]
+
+
+_Decorate = Callable[[random.Random, _Plan, _Draft], None]
+_PlanHook = Callable[[random.Random, _Plan], None]
+
+
+def _invented_name(rng: random.Random, syllables: Sequence[str], taken: set[str]) -> str:
+    while True:
+        name = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))).capitalize()
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def _small_talk(rng: random.Random, bank: Sequence[str], names: Sequence[str]) -> str:
+    return rng.choice(bank).format(n=rng.randint(2, 60), adj=rng.choice(_ADJECTIVES),
+                                   name=rng.choice(names))
+
+
+def _render_session(rng: random.Random, subject: str, attribute: str, value: str, *,
+                    gold: bool, frames: Sequence[str],
+                    names: Sequence[str]) -> tuple[list[list[Any]], int]:
+    """The one template machinery: gold and filler differ only in the arguments.
+
+    Returns the turns and the index of the fact-stating user turn."""
+    exchanges = rng.randint(2, 4)
+    fact_at = rng.randrange(exchanges)
+    turns: list[list[Any]] = []
+    for index in range(exchanges):
+        if index == fact_at:
+            opener = rng.choice(_OPENERS).format(subject=subject)
+            fact = rng.choice(frames).format(subject=subject, attribute=attribute, value=value)
+            turns.append(["user", f"{opener} {fact}", gold])
+            turns.append(["assistant", rng.choice(_ACKS), False])
+        else:
+            turns.append(["user", _small_talk(rng, _USER_TALK, names), False])
+            turns.append(["assistant", _small_talk(rng, _ASSISTANT_TALK, names), False])
+    return turns, 2 * fact_at
+
+
+def _build_corpus(seed: int, *, questions: int = 40, sessions: tuple[int, int] = (8, 12),
+                  gold_counts: Sequence[int] = _GOLD_COUNTS, frames: Sequence[str] = _FACT_FRAMES,
+                  question_frame: str = "What is {subject}'s {attribute}?",
+                  plan_hook: _PlanHook | None = None, decorate: _Decorate | None = None,
+                  corpus_id: str = "synthetic-separability") -> Corpus:
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    filler_names = [_invented_name(rng, _FILLER_SYLLABLES, taken) for _ in range(40)]
+    records = []
+    for q_index in range(questions):
+        plan = _Plan(q_index, _invented_name(rng, _QUESTION_SYLLABLES, taken),
+                     rng.choice(_ATTRIBUTES), str(rng.randint(10, 9999)))
+        if plan_hook is not None:
+            plan_hook(rng, plan)
+        n = rng.randint(*sessions)
+        gold_indices = sorted(rng.sample(range(n), min(rng.choice(gold_counts), n)))
+        drafts = []
+        for s_index in range(n):
+            gold = s_index in gold_indices
+            if gold:
+                turns, fact = _render_session(rng, plan.subject, plan.attribute, plan.answer, gold=True,
+                                        frames=frames, names=filler_names)
+            else:
+                turns, fact = _render_session(rng, rng.choice(filler_names), rng.choice(_ATTRIBUTES),
+                                        str(rng.randint(10, 9999)), gold=False, frames=frames,
+                                        names=filler_names)
+            drafts.append(_Draft(gold, gold_indices.index(s_index) if gold else -1, turns, fact))
+        _align_role_sequences(drafts)
+        if decorate is not None:
+            for draft in drafts:
+                decorate(rng, plan, draft)
+        session_ids = [f"syn{q_index:03d}-s{s_index:02d}" for s_index in range(n)]
+        records.append(QuestionRecord.model_validate({
+            "question_id": f"tme-syn-{q_index + 1:03d}",
+            "question_type": "synthetic-lookup",
+            "question": question_frame.format(subject=plan.subject, attribute=plan.attribute),
+            "answer": plan.answer,
+            "question_date": _format_date(_START + timedelta(days=n + 1)),
+            "haystack_session_ids": session_ids,
+            "haystack_dates": [_format_date(_START + timedelta(days=i)) for i in range(n)],
+            "haystack_sessions": [[{"role": role, "content": text, "has_answer": bool(flag)}
+                                   for role, text, flag in draft.turns] for draft in drafts],
+            "answer_session_ids": [session_ids[i] for i in gold_indices],
+            "typedmemeval": {"vertical": "synthetic", "shape": "lookup",
+                             "answer_key": {"accepted": [plan.answer]}},
+        }))
+    return Corpus(corpus_id=corpus_id, path=Path(f"<{corpus_id}>"), sha256="0" * 64,
+                  records=tuple(records), sidecar=None, vertical="synthetic")
+
+
+def _align_role_sequences(drafts: Sequence[_Draft]) -> None:
+    """Pad every session of a question with empty exchanges to the longest (VERTICALS.md §4.4):
+    sessions are alternating exchanges, so that length is their shortest common supersequence."""
+    longest = max(len(draft.turns) for draft in drafts)
+    for draft in drafts:
+        while len(draft.turns) < longest:
+            draft.turns += [["user", "", False], ["assistant", "", False]]
+
+
+def _format_date(moment: datetime) -> str:
+    from ..corpus.models import format_corpus_date
+
+    return format_corpus_date(moment)
+
+
+def build_synthetic_corpus(seed: int, *, questions: int = 40,
+                           sessions: tuple[int, int] = (8, 12)) -> Corpus:
+    """A clean corpus from the self-test's one template machinery (for benchmarks and demos)."""
+    return _build_corpus(seed, questions=questions, sessions=sessions)
+
+
+# Defects -------------------------------------------------------------------------------------
+
+_MARKER = "Noted \u2014 I have that down."
+_ONE_IN_TWO_MARKER = "Pinned for later, then."
+
+
+def _acknowledgement_marker(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    if draft.gold:
+        draft.turns[draft.fact + 1][1] = _MARKER
+
+
+def _length_drift_plan(rng: random.Random, plan: _Plan) -> None:
+    plan.extra["pad"] = rng.randint(0, 40)
+
+
+def _length_tell(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    units = plan.extra["pad"] + (6 if draft.gold else rng.randint(0, 3))
+    turn = draft.fact_turn
+    turn[1] = turn[1] + "".join(" " + _PAD_UNIT for _ in range(units))
+
+
+def _i_have_gold_only(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    if draft.gold:
+        turn = draft.fact_turn
+        turn[1] = "I have to say, " + turn[1][0].lower() + turn[1][1:]
+
+
+def _role_order_tell(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    if draft.gold:  # same turns, same count: the last exchange answers before it is asked
+        draft.turns[-2], draft.turns[-1] = draft.turns[-1], draft.turns[-2]
+
+
+def _dash_modes(questions: int, seed: int) -> list[str]:
+    modes = (["up"] * round(0.3 * questions) + ["down"] * round(0.2 * questions))
+    modes += ["noise"] * (questions - len(modes))
+    random.Random(seed).shuffle(modes)
+    return modes
+
+
+def _dash_tell(modes: Sequence[str]) -> tuple[_PlanHook, _Decorate]:
+    """Dashes separate perfectly in half the questions, in opposite directions (30% up, 20% down),
+    so the pooled AUC reads about 0.55 while the distribution rule sees the perfect half."""
+
+    def plan_hook(rng: random.Random, plan: _Plan) -> None:
+        plan.extra["mode"] = modes[plan.index]
+
+    def decorate(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+        mode = plan.extra["mode"]
+        if mode == "up":
+            count = 2 if draft.gold else rng.randint(0, 1)
+        elif mode == "down":
+            count = 0 if draft.gold else rng.randint(1, 2)
+        else:
+            count = rng.randint(0, 2)
+        turn = draft.turns[0]
+        turn[1] = turn[1] + " \u2013" * count
+
+    return plan_hook, decorate
+
+
+def _one_in_two_plan(rng: random.Random, plan: _Plan) -> None:
+    plan.extra["marked"] = rng.random() < 0.4
+
+
+def _one_in_two_marker(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    if draft.gold and draft.gold_rank == 0 and plan.extra["marked"]:
+        turn = draft.fact_turn
+        turn[1] = f"{turn[1]} {_ONE_IN_TWO_MARKER}"
+
+
+# Controls ------------------------------------------------------------------------------------
+
+
+def _boundary_phrase(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
+    """Everyone says "near enough" and "Also on my mind"; only gold puts them side by side, with
+    a sentence end and a bracket between them, so no real phrase spans the two."""
+    words = ", ".join(rng.sample(_ECHO_WORDS, 2))
+    turn = draft.fact_turn
+    if draft.gold:
+        turn[1] = f"{turn[1]} That is near enough. (Also on my mind: {words}.)"
+    else:
+        turn[1] = f"{turn[1]} (Also on my mind: {words}.) That is near enough."
+
+
+_QUESTION_WORD_FRAMES = ("{subject}'s {attribute}: {value}.",)
+
+
+def _question_word_plan(rng: random.Random, plan: _Plan) -> None:
+    if rng.random() < 0.3:
+        plan.attribute = "aquarium code"
+
+
+def _expect(name: str, result: GateResult, rule: str, subject: Callable[[str], bool],
+            *, not_by: Sequence[str] = ()) -> SelfTestCase:
+    """defect_case, and the intended rule must fire on the intended feature (and not others)."""
+    case = defect_case(name, result, rule)
+    if not case.ok:
+        return case
+    hits = [r.subject for r in result.refusals if r.rule == rule and subject(r.subject)]
+    if not hits:
+        return SelfTestCase(name, "defect", rule, False,
+                            f"{rule} fired, but not on the intended feature; fired on "
+                            f"{sorted({r.subject for r in result.refusals if r.rule == rule})[:5]}")
+    wrong = [r.subject for r in result.refusals if r.rule in not_by and r.subject in hits]
+    if wrong:
+        return SelfTestCase(name, "defect", rule, False,
+                            f"{rule} fired on {hits[:3]}, but so did {list(not_by)} on {wrong[:3]}, "
+                            "which this case is built to escape")
+    return replace(case, detail=f"{case.detail}; {rule} on {hits[:3]}")
+
+
+def _grams_of(text: str) -> set[str]:
+    from .features import PHRASE_PREFIX, phrase_grams
+
+    return {PHRASE_PREFIX + gram for gram in phrase_grams(text)}
+
+
+def self_test() -> list[SelfTestCase]:
+    """Known defects must be refused by the intended rule; clean controls must pass (GATES.md)."""
+    return _self_test(0)
+
+
+def _self_test(seed: int) -> list[SelfTestCase]:
+    """The self-test with every case's seed shifted by ``seed`` (tests try several)."""
+    from .features import PHRASE_PREFIX
+
+    none = VerticalDeclarations()
+    cases: list[SelfTestCase] = []
+
+    marker_grams = _grams_of(_MARKER) - _grams_of(" ".join(_ACKS + _USER_TALK + _ASSISTANT_TALK))
+    cases.append(_expect(
+        "gold-only acknowledgement marker",
+        check(_build_corpus(seed + 101, decorate=_acknowledgement_marker), declared=none),
+        "exclusivity", lambda s: s in marker_grams))
+
+    cases.append(_expect(
+        "length tell within questions, drifting across questions",
+        check(_build_corpus(seed + 102, plan_hook=_length_drift_plan, decorate=_length_tell),
+              declared=none),
+        "auc", lambda s: s.startswith("chars[")))
+
+    cases.append(_expect(
+        'raw bigram "i have" in gold only',
+        check(_build_corpus(seed + 103, decorate=_i_have_gold_only), declared=none),
+        "auc", lambda s: s == PHRASE_PREFIX + "i have"))
+
+    cases.append(_expect(
+        "role-order tell with equal turn counts",
+        check(_build_corpus(seed + 104, decorate=_role_order_tell), declared=none),
+        "role_sequence", lambda s: s.startswith("tme-syn-")))
+
+    hook, decorate = _dash_tell(_dash_modes(60, seed + 105))
+    cases.append(_expect(
+        "feature perfect in 50% of questions, pooled AUC about 0.55",
+        check(_build_corpus(seed + 105, questions=60, plan_hook=hook, decorate=decorate), declared=none),
+        "distribution", lambda s: s == "dashes[session]", not_by=("auc",)))
+
+    one_in_two = _grams_of(_ONE_IN_TWO_MARKER) - _grams_of(
+        " ".join(_OPENERS + _ACKS + _USER_TALK + _ASSISTANT_TALK + _FACT_FRAMES))
+    cases.append(_expect(
+        "one-in-two-gold marker with G = 2",
+        check(_build_corpus(seed + 106, gold_counts=(2,), plan_hook=_one_in_two_plan,
+                            decorate=_one_in_two_marker), declared=none),
+        "exclusivity", lambda s: s in one_in_two, not_by=("auc", "distribution")))
+
+    cases.append(control_case(
+        "clean corpus from one template machinery",
+        check(_build_corpus(seed + 201), declared=none)))
+    cases.append(control_case(
+        "phrase only across a punctuation boundary",
+        check(_build_corpus(seed + 202, decorate=_boundary_phrase), declared=none)))
+    cases.append(control_case(
+        "gram in the question text of the questions whose gold holds it",
+        check(_build_corpus(seed + 203, frames=_QUESTION_WORD_FRAMES, plan_hook=_question_word_plan),
+              declared=none)))
+    return cases
+
+
+__all__ = [
+    "AUC_REFUSE",
+    "DISTRIBUTION_SHARE",
+    "DISTRIBUTION_Z",
+    "EXCLUSIVITY_SHARE",
+    "GATE",
+    "INSTANCE_TOKEN_SHARE",
+    "FeatureScore",
+    "RoleSequenceFinding",
+    "SeparabilityAnalysis",
+    "build_synthetic_corpus",
+    "check",
+    "distribution_z",
+    "perfect_separation_probability",
+    "pooled_auc",
+    "relevance_exemptions",
+    "score_features",
+    "self_test",
+    "separates_perfectly",
+]

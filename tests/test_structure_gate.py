@@ -1,0 +1,289 @@
+"""The structure gate: its self-test, and the pieces a self-test cannot pin down on its own."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from pytest_typedmemeval.corpus.loading import Corpus, load_corpus
+from pytest_typedmemeval.gates import structure
+from pytest_typedmemeval.gates.declarations import declarations_for
+from pytest_typedmemeval.gates.structure import (
+    SubsetItem,
+    check,
+    extract_amounts,
+    find_coincident_subset,
+    poisson_binomial_tails,
+    v4_findings,
+)
+from pytest_typedmemeval.gates.vertical_specs import ABBREVIATIONS, VERTICAL_SPECS, spec_for, v4_level
+
+CASES = structure.self_test()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_self_test_case(case: structure.SelfTestCase) -> None:
+    assert case.ok, case.detail
+
+
+def test_self_test_covers_every_defect_the_brief_names() -> None:
+    refused_by = {case.expected_rule for case in CASES if case.kind == "defect"}
+    assert {"duplicate_id", "question_id", "abs_suffix", "answer_sessions", "date_order",
+            "question_date", "gold_position", "v4_year", "v4_month_day", "v5_value", "v5_literal",
+            "v5_coincident_subset", "pair_haystack", "pair_gold", "ceiling"} <= refused_by
+    assert refused_by <= set(structure.RULES)
+    assert sum(case.kind == "control" for case in CASES) >= 3
+
+
+# --- vertical specs ---------------------------------------------------------------------------------
+
+def test_every_vertical_has_its_abbreviation() -> None:
+    assert ABBREVIATIONS == {"prospective": "pro", "episodic": "epi", "arithmetic": "ari",
+                             "workingmemory": "wm", "forgetting": "for", "semantic": "sem",
+                             "temporal": "tmp", "bitemporal": "bit", "conjunction": "con",
+                             "procedural": "prc"}
+
+
+@pytest.mark.parametrize(("vertical", "total"), [("prospective", 50), ("episodic", 50),
+                                                 ("arithmetic", 50), ("workingmemory", 60),
+                                                 ("forgetting", 50), ("bitemporal", 60)])
+def test_declared_shape_sizes_add_up_to_the_overview_table(vertical: str, total: int) -> None:
+    assert sum(shape.n or 0 for shape in VERTICAL_SPECS[vertical].shapes) == total
+
+
+def test_workingmemory_geometry_follows_appendix_a() -> None:
+    spec = VERTICAL_SPECS["workingmemory"]
+    assert [shape.distance for shape in spec.shapes] == [8, 15, 25, 40, 60]
+    assert {shape.h for shape in spec.shapes} == {(64, 64)}
+    assert {shape.g for shape in spec.shapes} == {(1, 1)}
+
+
+def test_v4_scope_is_prospective_whole_corpus_and_arithmetic_durations_only() -> None:
+    prospective, arithmetic = VERTICAL_SPECS["prospective"], VERTICAL_SPECS["arithmetic"]
+    assert v4_level(prospective, "due-later") == "calendar"
+    assert v4_level(prospective, "an-undeclared-shape") == "calendar"
+    assert v4_level(arithmetic, "durations") == "calendar"
+    assert v4_level(arithmetic, "sums") is None
+    assert v4_level(VERTICAL_SPECS["temporal"], "recency") == "story"
+    assert v4_level(VERTICAL_SPECS["forgetting"], "invalidated") is None
+    assert spec_for("WorkingMemory") is VERTICAL_SPECS["workingmemory"]
+
+
+# --- gold position: the Poisson-binomial bound --------------------------------------------------------
+
+@pytest.mark.parametrize(("n", "p", "observed"), [(10, 0.1, 0), (10, 0.1, 4), (30, 0.25, 12),
+                                                   (50, 0.05, 0)])
+def test_tails_equal_the_binomial_when_every_question_has_the_same_chance(
+        n: int, p: float, observed: int) -> None:
+    lower, upper = poisson_binomial_tails([p] * n, observed)
+    pmf = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+    assert lower == pytest.approx(sum(pmf[: observed + 1]))
+    assert upper == pytest.approx(sum(pmf[observed:]))
+
+
+def test_tails_of_unequal_chances_match_enumeration() -> None:
+    probabilities = [0.1, 0.5, 0.25, 0.9, 0.3]
+    for observed in range(6):
+        exact = [0.0] * 6
+        for outcome in itertools.product((0, 1), repeat=5):
+            mass = math.prod(p if hit else 1 - p for p, hit in zip(probabilities, outcome))
+            exact[sum(outcome)] += mass
+        lower, upper = poisson_binomial_tails(probabilities, observed)
+        assert lower == pytest.approx(sum(exact[: observed + 1]))
+        assert upper == pytest.approx(sum(exact[observed:]))
+
+
+def test_gold_never_first_is_refused_only_when_chance_makes_it_improbable() -> None:
+    # 12 questions with G/n = 1/8: never seeing gold first has probability 0.2, well inside.
+    lower, _ = poisson_binomial_tails([1 / 8] * 12, 0)
+    assert lower > structure.GOLD_POSITION_ALPHA / 2
+    # WorkingMemory's real geometry (G = 1 of 65, 60 questions) passes even without its carve-out.
+    lower, _ = poisson_binomial_tails([1 / 65] * 60, 0)
+    assert lower > structure.GOLD_POSITION_ALPHA / 2
+    lower, _ = poisson_binomial_tails([1 / 4] * 24, 0)
+    assert lower < structure.GOLD_POSITION_ALPHA / 2
+
+
+# --- V5: amounts and the alternative-subset search ----------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I paid $1,200.50 for it.", [(Fraction("1200.50"), "USD")]),
+    ("It came to 45 dollars, then $12.", [(Fraction(45), "USD"), (Fraction(12), "USD")]),
+    ("a 3-day trip and 2 hours of queueing", [(Fraction(3), "days"), (Fraction(2), "hours")]),
+    ("We drove 12 km.", [(Fraction(12), "km")]),
+    ("It cost $45.", [(Fraction(45), "USD")]),
+    ("I bought 3 parcels", [(Fraction(3), "parcel")]),
+    ("version 12, nothing else", [(Fraction(12), None)]),
+])
+def test_amounts_are_read_with_their_unit_and_without_trailing_punctuation(
+        text: str, expected: list[tuple[Fraction, str | None]]) -> None:
+    assert [(a.value, a.unit) for a in extract_amounts(text)] == expected
+
+
+def _brute_force(items: list[SubsetItem], target: Fraction, tolerance: Fraction, max_size: int,
+                 signed: bool) -> bool:
+    gold = {(id(item), item.gold_sign) for item in items if item.gold_sign}
+    for size in range(1, max_size + 1):
+        for combo in itertools.combinations(items, size):
+            for signs in itertools.product((1, -1) if signed else (1,), repeat=size):
+                total = sum(s * item.value for s, item in zip(signs, combo))
+                chosen = {(id(item), s) for s, item in zip(signs, combo)}
+                if abs(total - target) <= tolerance and chosen != gold:
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_subset_search_agrees_with_brute_force(signed: bool) -> None:
+    rng = random.Random(20260314)
+    found = 0
+    for _ in range(150):
+        gold = [SubsetItem(Fraction(rng.randint(1, 40)), f"g{i}", -1 if signed and i % 2 else 1)
+                for i in range(rng.randint(1, 3))]
+        others = [SubsetItem(Fraction(rng.randint(1, 40)), f"d{i}") for i in range(rng.randint(0, 6))]
+        items = gold + others
+        rng.shuffle(items)
+        target = sum((item.gold_sign * item.value for item in gold), Fraction(0))
+        tolerance = Fraction(rng.choice([0, 0, 1]))
+        max_size = len(gold) + 1
+        witness = find_coincident_subset(items, target, tolerance, max_size, signed=signed)
+        assert (witness is not None) == _brute_force(items, target, tolerance, max_size, signed)
+        if witness is not None:
+            found += 1
+            assert len(witness) <= max_size
+            assert abs(sum(s * item.value for s, item in witness) - target) <= tolerance
+            assert {(id(i), s) for s, i in witness} != {(id(i), i.gold_sign) for i in gold}
+    assert found > 10  # the random cases exercise both outcomes
+
+
+def test_a_distractor_equal_to_a_gold_input_is_an_alternative() -> None:
+    items = [SubsetItem(Fraction(30), "gold a", 1), SubsetItem(Fraction(12), "gold b", 1),
+             SubsetItem(Fraction(12), "distractor")]
+    witness = find_coincident_subset(items, Fraction(42), Fraction(0), 3, signed=False)
+    assert witness is not None and {item.label for _, item in witness} == {"gold a", "distractor"}
+
+
+def test_a_proper_subset_of_gold_reaching_the_target_is_an_alternative() -> None:
+    items = [SubsetItem(Fraction(30), "a", 1), SubsetItem(Fraction(0), "zero", 1)]
+    witness = find_coincident_subset(items, Fraction(30), Fraction(0), 3, signed=False)
+    assert witness is not None and [item.label for _, item in witness] == ["a"]
+
+
+def test_subset_search_honours_tolerance_and_decimals() -> None:
+    gold = [SubsetItem(Fraction("10.25"), "a", 1), SubsetItem(Fraction("4.50"), "b", 1)]
+    near = [SubsetItem(Fraction("14.74"), "near")]
+    assert find_coincident_subset(gold + near, Fraction("14.75"), Fraction(0), 3,
+                                  signed=False) is None
+    assert find_coincident_subset(gold + near, Fraction("14.75"), Fraction("0.01"), 3,
+                                  signed=False) is not None
+
+
+def test_subset_search_respects_the_size_bound() -> None:
+    gold = [SubsetItem(Fraction(100), "g", 1)]
+    small = [SubsetItem(Fraction(25), f"d{i}") for i in range(4)]
+    assert find_coincident_subset(gold + small, Fraction(100), Fraction(0), 2, signed=False) is None
+    assert find_coincident_subset(gold + small, Fraction(100), Fraction(0), 4, signed=False) is not None
+
+
+# --- V4 patterns, with the false positives they must not fire on --------------------------------------
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("We did the same back in 2024, if you recall.", "v4_year"),
+    ("That was the 1990s for you.", "v4_year"),
+    ("It was 2026.", "v4_year"),
+    ("The office said March 3rd.", "v4_month_day"),
+    ("By 12 June at the latest.", "v4_month_day"),
+    ("the 3rd of may", "v4_month_day"),
+    ("Mar. 14 works", "v4_month_day"),
+    ("It opens 3/14.", "v4_numeric_date"),
+    ("Filed 2026-03-14.", "v4_numeric_date"),
+    ("due 14.03. at noon", "v4_numeric_date"),
+    ("printed 14-03-26", "v4_numeric_date"),
+    ("a ratio of 24/7", "v4_numeric_date"),
+    ("It usually happens in October.", "v4_month_name"),
+    ("Since May the garden has grown.", "v4_month_name"),
+    ("We meet on Thursdays.", "v4_weekday_name"),
+])
+def test_v4_refuses(text: str, rule: str) -> None:
+    assert rule in {found for found, _ in v4_findings(text, "calendar")}
+
+
+@pytest.mark.parametrize("text", [
+    "May I ask you something?",
+    "We march on regardless.",
+    "It may rain, so march the kids inside.",
+    "An august gathering of neighbours.",
+    "I paid $2000 for the boat.",
+    "The quote was 2000 USD.",
+    "It cost 2019.50 in total.",
+    "Room 12026 is upstairs.",
+    "It takes 3-4 days.",
+    "The bill was 12.5.",
+    "Meet at 09:30 sharp.",
+    "Jan said hello from the sun on Sat.",
+    "I will be back in 3 weeks.",
+    "3 may be enough.",
+])
+def test_v4_leaves_homographs_amounts_and_times_alone(text: str) -> None:
+    assert v4_findings(text, "calendar") == []
+
+
+def test_story_level_allows_month_and_weekday_names_but_not_dates() -> None:
+    assert v4_findings("It happened in October, on a Thursday.", "story") == []
+    assert {rule for rule, _ in v4_findings("It happened on 3 October 2024.", "story")} == {
+        "v4_month_day", "v4_year"}
+
+
+# --- whole-corpus behaviour --------------------------------------------------------------------------
+
+def test_a_loaded_fixture_corpus_passes_with_its_notes(tmp_path: Path) -> None:
+    records = structure._arithmetic_records()
+    path = tmp_path / "typedmemeval-arithmetic-v1.json"
+    text = json.dumps([r.model_dump(mode="json") for r in records], indent=1) + "\n"
+    path.write_text(text, encoding="utf-8")
+    corpus = load_corpus(path)
+    sidecar = {"corpus_id": path.stem, "revision": 1, "sha256": corpus.sha256, "fixture": True,
+               "vertical": "arithmetic"}
+    (tmp_path / f"{path.stem}.sidecar.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    result = check(load_corpus(path))
+    assert result.passed, result.summary()
+    assert any(note.startswith("fixture corpus") for note in result.notes)
+    assert "reproducibility: skipped — corpus has no generator (hand-made)" in result.notes
+    assert result.measured["ceiling_by_shape"]["deltas"] == pytest.approx(5 / 6)
+
+
+def test_the_same_corpus_as_a_shipped_revision_is_refused_for_its_sizes(tmp_path: Path) -> None:
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic")
+    result = check(corpus)
+    assert {"shape_n", "h_range"} <= result.refused_rules()
+
+
+def test_unknown_and_mixed_verticals_are_refused() -> None:
+    records = structure._arithmetic_records()
+    unknown = [r.model_copy(update={"typedmemeval": r.typedmemeval.model_copy(
+        update={"vertical": "dreams"})}) for r in records]
+    corpus, _ = structure._corpus(unknown, "dreams")
+    assert "vertical" in check(corpus).refused_rules()
+    mixed: Corpus = structure._corpus(records, "arithmetic")[0]
+    mixed = Corpus(mixed.corpus_id, mixed.path, mixed.sha256, mixed.records, None, None)
+    assert "vertical" in check(mixed, spec=structure._arithmetic_spec()).refused_rules()
+
+
+def test_conjunction_shapes_are_refused_until_declared() -> None:
+    records = [r.model_copy(update={"question_id": r.question_id.replace("ari", "con"),
+                                    "typedmemeval": r.typedmemeval.model_copy(
+                                        update={"vertical": "conjunction"})})
+               for r in structure._arithmetic_records()]
+    result = check(structure._corpus(records, "conjunction")[0])
+    assert "shape_declared" in result.refused_rules()
+
+
+def test_workingmemory_carve_out_is_a_code_declaration() -> None:
+    assert declarations_for("workingmemory").gold_position_carve_out is not None
+    assert declarations_for("prospective").gold_position_carve_out is None
