@@ -32,20 +32,22 @@ def _threshold_verdicts(tme: TypedMemEvalSession) -> list[dict[str, Any]]:
 
 
 def _baseline_summary(tme: TypedMemEvalSession) -> dict[str, list[str]]:
+    """Per-question baseline changes, sorted by the baseline gate's own comparison (one rule set)."""
+    from .gates.baseline import compare
+
     changes: dict[str, list[str]] = {"regressions": [], "improvements": [], "shifts": [], "new": []}
-    for change in sorted(tme.baseline_changes, key=lambda c: (c["corpus_id"], c["question_id"])):
-        recorded, fresh = change["recorded"], change["fresh"]
-        label = f"{change['corpus_id']}/{change['question_id']} ({recorded or 'unrecorded'} -> {fresh})"
-        if recorded is None:
-            changes["new"].append(label)
-        elif recorded == fresh:
-            continue
-        elif recorded == "correct":
-            changes["regressions"].append(label)
-        elif fresh == "correct":
-            changes["improvements"].append(label)
-        else:
-            changes["shifts"].append(label)
+    by_corpus: dict[str, list[dict[str, Any]]] = {}
+    for change in tme.baseline_changes:
+        by_corpus.setdefault(change["corpus_id"], []).append(change)
+    for corpus_id, rows in sorted(by_corpus.items()):
+        recorded = {r["question_id"]: r["recorded"] for r in rows if r["recorded"] is not None}
+        fresh = {r["question_id"]: r["fresh"] for r in rows if r["recorded"] is not None}
+        changes["new"] += sorted(f"{corpus_id}/{r['question_id']} (unrecorded -> {r['fresh']})"
+                                 for r in rows if r["recorded"] is None)
+        comparison = compare(recorded, fresh)
+        for kind in ("regressions", "improvements", "shifts"):
+            changes[kind] += [f"{corpus_id}/{c.subject} ({c.before} -> {c.after})"
+                              for c in getattr(comparison, kind) if c.kind == "question"]
     return changes
 
 

@@ -9,14 +9,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ._session import tme_session
 from .corpus.loading import Corpus
+from .gates.result import GateResult
+from .run import run_question
 
-CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "probes")
+CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "probes", "baseline")
+"""``baseline`` needs a fresh run of the adapter; the others are pure functions of the corpus."""
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,46 @@ def gate_params(corpus: Corpus, marker_name: Callable[[str], str]) -> list[Any]:
     return params
 
 
+def recorded_outcomes(snapshot_file: Path) -> dict[str, str]:
+    """Question id -> outcome from the syrupy snapshot file written by ``--tme-baseline``."""
+    from syrupy.extensions.amber.serializer import AmberDataSerializer
+
+    recorded: dict[str, str] = {}
+    for snapshot in AmberDataSerializer.read_file(str(snapshot_file)):
+        name = snapshot.name
+        if name.startswith("question[") and name.endswith("]"):
+            recorded[name[len("question["):-1]] = str(snapshot.data).strip().strip("'\"")
+    return recorded
+
+
+def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult:
+    snapshot_file = request.config.rootpath / "typedmemeval" / "__snapshots__" / f"{case.corpus.corpus_id}.ambr"
+    if not snapshot_file.is_file():
+        pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: no snapshot at {snapshot_file}; "
+                    "record one with --tme-baseline --snapshot-update")
+    try:
+        agent = request.getfixturevalue("typedmemeval_agent")
+    except pytest.UsageError as error:
+        pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: {error}")
+    session = tme_session(request.config)
+    judge = session.judge()
+    fresh = {record.question_id: run_question(agent, case.corpus, record, judge, timeout=session.timeout,
+                                              loop=session.loop()).outcome
+             for record in case.corpus.records}
+    from .gates import baseline
+
+    return baseline.check(recorded_outcomes(snapshot_file), fresh, corpus_id=case.corpus.corpus_id)
+
+
 def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
-    module = importlib.import_module(f"pytest_typedmemeval.gates.{tme_gate.gate}")
-    kwargs: dict[str, Any] = {}
-    if tme_gate.gate == "probes":
-        kwargs["require_probes"] = tme_session(request.config).require_probes
-    result = module.check(tme_gate.corpus, **kwargs)
+    if tme_gate.gate == "baseline":
+        result = _baseline_gate(tme_gate, request)
+    else:
+        module = importlib.import_module(f"pytest_typedmemeval.gates.{tme_gate.gate}")
+        kwargs: dict[str, Any] = {}
+        if tme_gate.gate == "probes":
+            kwargs["require_probes"] = tme_session(request.config).require_probes
+        result = module.check(tme_gate.corpus, **kwargs)
     if result.status == "skipped":
         pytest.skip(result.summary())
     if result.status != "passed":

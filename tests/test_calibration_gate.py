@@ -7,13 +7,14 @@ import pytest
 from pytest_typedmemeval.gates import calibration
 from pytest_typedmemeval.gates.calibration import check, distribution, question_coverage, strip_echo
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
+from pytest_typedmemeval.gates.result import SelfTestCase
 
 CASES = calibration.self_test()
 NONE = VerticalDeclarations()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_self_test_case(case: calibration.SelfTestCase) -> None:
+def test_self_test_case(case: SelfTestCase) -> None:
     assert case.ok, case.detail
 
 

@@ -353,3 +353,52 @@ def test_reference_agent_runs_with_no_network_and_records_evidence(pytester: pyt
     with_gold = [q for q in report["questions"] if q["attribution"] != "not_applicable"]
     assert all(q["coverage"] is not None for q in with_gold)
     assert Path(pytester.path / "report.json").exists()
+
+
+LEAKY_RECORD = {
+    "question_id": "tme-ari-001", "question_type": "sums",
+    "question": "I spent 60 dollars on lamps: how much did I spend on lamps?", "answer": "60 USD",
+    "question_date": "2026/03/14 (Sat) 09:30",
+    "haystack_session_ids": ["s1", "s2"],
+    "haystack_dates": ["2026/03/10 (Tue) 09:00", "2026/03/11 (Wed) 09:00"],
+    "haystack_sessions": [[{"role": "user", "content": "I bought a lamp for $25.", "has_answer": True}],
+                          [{"role": "user", "content": "Another lamp for $35.", "has_answer": True}]],
+    "answer_session_ids": ["s1", "s2"],
+    "typedmemeval": {"vertical": "arithmetic", "shape": "sums",
+                     "answer_key": {"numeric": {"value": 60, "unit": "USD"}},
+                     "derivation": {"operation": "sum", "unit": "USD",
+                                    "inputs": [{"session_index": 0, "value": 25}, {"session_index": 1, "value": 35}],
+                                    "value": 60}},
+}
+
+
+def test_consumer_runs_a_gate_marker_on_their_own_corpus_and_reads_the_failure(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("mine.json").write_text(json.dumps([LEAKY_RECORD]), encoding="utf-8")
+    result = pytester.runpytest("--tme-corpus", "mine.json", "-m", "tme_gate_leaks", "--strict-markers")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.parseoutcomes()["failed"] == 1
+    result.stdout.fnmatch_lines(["*leaks refused mine*", "*gold_in_question*tme-ari-001*",
+                                 "FAILED typedmemeval/gates/mine::gate[[]leaks[]]*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_gate_markers_pass_or_skip_with_reason_on_the_shipped_corpora(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--typedmemeval", "--tme-gates", "-m", "tme_gate_leaks or tme_gate_structure", "-rs")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0, result.stdout.str()
+    assert outcomes.get("passed", 0) >= len(shipped_corpora())
+
+
+def test_baseline_gate_compares_a_fresh_run_with_the_snapshot(
+    consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = [*corpus_args(consumer), "-p", "no:cacheprovider"]
+    skipped = consumer.runpytest(*args, "-m", "tme_gate_baseline", "-rs")
+    skipped.stdout.fnmatch_lines(["*no snapshot at*--tme-baseline --snapshot-update*"])
+    consumer.runpytest(*args, "--tme-baseline", "--snapshot-update")
+    current = consumer.runpytest(*args, "-m", "tme_gate_baseline")
+    assert current.parseoutcomes().get("passed") == len(fixture_corpus_files())
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    regressed = consumer.runpytest(*args, "-m", "tme_gate_baseline")
+    assert regressed.ret == pytest.ExitCode.TESTS_FAILED
+    regressed.stdout.fnmatch_lines(["*baseline refused*", "*regression*"])

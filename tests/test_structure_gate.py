@@ -14,6 +14,7 @@ import pytest
 from pytest_typedmemeval.corpus.loading import Corpus, load_corpus
 from pytest_typedmemeval.gates import structure
 from pytest_typedmemeval.gates.declarations import declarations_for
+from pytest_typedmemeval.gates.result import SelfTestCase
 from pytest_typedmemeval.gates.structure import (
     SubsetItem,
     check,
@@ -28,7 +29,7 @@ CASES = structure.self_test()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_self_test_case(case: structure.SelfTestCase) -> None:
+def test_self_test_case(case: SelfTestCase) -> None:
     assert case.ok, case.detail
 
 

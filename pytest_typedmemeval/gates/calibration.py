@@ -36,7 +36,7 @@ from ..corpus.models import (
 )
 from ..retrieval.bm25 import K_REF, realised_coverage, session_document, top_k
 from .declarations import Declared, VerticalDeclarations, declarations_for
-from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
+from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 
 GATE = "calibration"
 RULES: tuple[str, ...] = ("ceiling", "sidecar_mismatch")
@@ -191,7 +191,7 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> Ga
         "exemptions_applied": applied, "stale_exemptions": stale,
         "excluded_no_gold": sum(excluded.values()),
     }
-    status = "refused" if refusals else "passed"
+    status: GateStatus = "refused" if refusals else "passed"
     return GateResult(GATE, corpus.corpus_id, status, tuple(refusals), measured, tuple(notes))
 
 

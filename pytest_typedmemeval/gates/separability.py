@@ -75,6 +75,11 @@ MIN_PHRASE_SESSIONS = 5
 """GATES.md §2 phrase candidates: >= 5 gold sessions or >= 5 distractor sessions."""
 MAX_GRAM = 3
 """GATES.md §2 phrases: n = 1..3 over raw tokens."""
+QUESTION_RULE_NEEDS_RARE_TOKEN = True
+"""GATES.md §2 "Frames are never exempt", read as covering the question-text rule too: a gram the
+question text contains is exempt for that question only if one of its tokens is in < 10% of
+sessions (VERTICALS.md §4.7 "instance words are exempt, frame phrases never are"). The stricter
+of the two readings; False gives GATES.md's question rule word for word."""
 ROLE_SEQUENCE_EXEMPTION = "role_sequence"
 """Declared-exemption name that covers the role-sequence rule (GATES.md §2 "Role sequences")."""
 
@@ -456,7 +461,8 @@ def _relevance_exemption_keys(corpus: Corpus, table: FeatureTable) -> npt.NDArra
     for q_index, record in enumerate(corpus.records):
         for gram in phrase_grams(record.question):
             gram_id = gram_index.get(gram)
-            if gram_id is not None and any(_is_rare(table, token) for token in gram.split()):
+            if gram_id is not None and (not QUESTION_RULE_NEEDS_RARE_TOKEN or any(
+                    _is_rare(table, token) for token in gram.split())):
                 keys.add(gram_id * q_count + q_index)
         for token in set(raw_tokens(record.answer)):
             if _is_rare(table, token):
@@ -1017,9 +1023,17 @@ def _boundary_phrase(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
 _QUESTION_WORD_FRAMES = ("{subject}'s {attribute}: {value}.",)
 
 
-def _question_word_plan(rng: random.Random, plan: _Plan) -> None:
-    if rng.random() < 0.3:
-        plan.attribute = "aquarium code"
+def _question_word_plan(questions: int, seed: int) -> _PlanHook:
+    """A quarter of the questions ask for an "aquarium code" only their gold states: gold-only
+    corpus-wide in 25% >= 20% of questions (exclusivity would refuse it but for the exemption),
+    while "aquarium" stays instance vocabulary (about 6% of sessions, under the 10% line)."""
+    chosen = set(random.Random(seed).sample(range(questions), round(0.25 * questions)))
+
+    def plan_hook(rng: random.Random, plan: _Plan) -> None:
+        if plan.index in chosen:
+            plan.attribute = "aquarium code"
+
+    return plan_hook
 
 
 def _expect(name: str, result: GateResult, rule: str, subject: Callable[[str], bool],
@@ -1103,7 +1117,8 @@ def _self_test(seed: int) -> list[SelfTestCase]:
         check(_build_corpus(seed + 202, decorate=_boundary_phrase), declared=none)))
     cases.append(control_case(
         "gram in the question text of the questions whose gold holds it",
-        check(_build_corpus(seed + 203, frames=_QUESTION_WORD_FRAMES, plan_hook=_question_word_plan),
+        check(_build_corpus(seed + 203, frames=_QUESTION_WORD_FRAMES,
+                            plan_hook=_question_word_plan(40, seed + 203)),
               declared=none)))
     return cases
 
