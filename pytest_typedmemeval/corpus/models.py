@@ -81,7 +81,8 @@ class NumericKey(_Frozen):
 class AnswerKey(_Frozen):
     """What the mechanical judge needs, written by the generator (Appendix A, "Answer key").
 
-    ``accepted`` are alternative spellings of the gold value, any one suffices. ``must_name`` are
+    ``accepted`` are alternative spellings of the gold value, any one suffices; ``choices`` lists
+    the options of a closed-choice question. ``must_name`` are
     distinctive values a negative gold names and a correct answer must name too (§5.5). ``wrong``,
     ``stale`` and ``premature`` are values present in the haystack that a confused system would
     offer. ``expected_negative`` says the gold itself is a negative: ``no_longer`` (invalidated),
@@ -90,6 +91,9 @@ class AnswerKey(_Frozen):
     """
 
     accepted: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
+    """Closed-choice options the question itself lists ("me or you or both of us"). They may appear
+    in the question without being a leak, and the chance floor is ``1 / len(choices)`` (§3.2)."""
     must_name: tuple[str, ...] = ()
     wrong: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
