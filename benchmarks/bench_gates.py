@@ -62,8 +62,7 @@ def _sentence(rng: random.Random, words: int) -> str:
 def _filler_session(rng: random.Random, turns: int) -> tuple[CorpusTurn, ...]:
     out = []
     for index in range(turns):
-        role = "user" if index % 2 == 0 else "assistant"
-        out.append(CorpusTurn(role=role, content=" ".join(
+        out.append(CorpusTurn(role="user" if index % 2 == 0 else "assistant", content=" ".join(
             _sentence(rng, rng.randint(6, 14)) for _ in range(rng.randint(1, 3)))))
     return tuple(out)
 

@@ -96,3 +96,12 @@ def test_check_is_pure_over_mappings():
     recorded = dict(BASE)
     baseline.check(recorded, {**BASE, "q1": "wrong"}, corpus_id="c")
     assert recorded == BASE
+
+
+def test_outcome_members_compare_as_their_values():
+    from pytest_typedmemeval.judge.outcomes import Outcome
+
+    result = baseline.check({"q1": "correct", "q2": "wrong"},
+                            {"q1": Outcome.CORRECT, "q2": Outcome.ABSTAINED}, corpus_id="c")
+    assert result.refused_rules() == {"not_current"}
+    assert result.measured["shifts"][0] == "q2: wrong -> abstained"

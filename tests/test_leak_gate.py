@@ -267,3 +267,19 @@ def test_serialized_report_with_the_reserved_token_is_refused(text):
 def test_serialized_report_without_it_passes():
     text = json.dumps({"benchmark_name": "TypedMemEval-Arithmetic v1 50q", "memory": "long"})
     assert leaks.check_serialized_report(text).status == "passed"
+
+
+def test_closed_choice_gold_may_be_listed_only_with_every_choice(clean):
+    from pytest_typedmemeval.corpus.models import AnswerKey
+
+    named = clean[2]
+    key = AnswerKey(accepted=("both of us", "both"), numeric=None, choices=("me", "you", "both of us"))
+    record = named.model_copy(update={
+        "answer": "both of us",
+        "question": "Who brought up Lisbon: me or you or both of us?",
+        "typedmemeval": named.typedmemeval.model_copy(update={"answer_key": key})})
+    assert leaks.check(_corpus(record)).status == "passed"
+    partial = record.model_copy(update={"question": "Was it both of us, or just me, who brought it up?"})
+    result = leaks.check(_corpus(partial))
+    assert result.refused_rules() == {"gold_in_question"}
+    assert "does not list all of them" in result.refusals[0].detail

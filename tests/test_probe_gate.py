@@ -264,3 +264,22 @@ def test_no_pytest_import_in_the_gate_modules():
     gates = pathlib.Path(probes.__file__).parent
     for name in ("leaks.py", "probes.py", "baseline.py", "registry.py"):
         assert "import pytest" not in (gates / name).read_text(encoding="utf-8"), name
+
+
+def test_reader_chance_reads_the_choices_the_question_lists():
+    from pytest_typedmemeval.corpus.models import AnswerKey
+
+    questions = []
+    for i in range(1, 11):
+        q = probes._question(i, "attribution")
+        key = AnswerKey(accepted=("you",), choices=("me", "you", "both of us"))
+        questions.append(q.model_copy(update={"typedmemeval": q.typedmemeval.model_copy(
+            update={"answer_key": key})}))
+    ids = [q.question_id for q in questions]
+    declared = VerticalDeclarations(probe_exemptions=(Declared(
+        probes.SCORED_ON_THE_READER, "reason specific to attribution shapes", shapes=("attribution",)),))
+    result = _check(questions, probes._gold_arms("attribution", ids, 7, 7, 6), declared=declared)
+    assert result.status == "passed", result.summary()  # 0.7 - 1/3 = 0.37 >= 0.30
+    assert "choices/candidates" in result.measured["exemptions_applied"][0]["bar"]
+    result = _check(questions, probes._gold_arms("attribution", ids, 7, 6, 6), declared=declared)
+    assert "exemption_bar" in result.refused_rules()  # 0.6 - 1/3 = 0.27

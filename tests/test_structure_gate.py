@@ -6,12 +6,14 @@ import itertools
 import json
 import math
 import random
+from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from pytest_typedmemeval.corpus.loading import Corpus, load_corpus
+from pytest_typedmemeval.corpus.models import AnswerKey, ExtensionBlock
 from pytest_typedmemeval.gates import structure
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
@@ -23,7 +25,14 @@ from pytest_typedmemeval.gates.structure import (
     poisson_binomial_tails,
     v4_findings,
 )
-from pytest_typedmemeval.gates.vertical_specs import ABBREVIATIONS, VERTICAL_SPECS, spec_for, v4_level
+from pytest_typedmemeval.gates.vertical_specs import (
+    ABBREVIATIONS,
+    VERTICAL_SPECS,
+    ShapeSpec,
+    VerticalSpec,
+    spec_for,
+    v4_level,
+)
 
 CASES = structure.self_test()
 
@@ -288,3 +297,64 @@ def test_conjunction_shapes_are_refused_until_declared() -> None:
 def test_workingmemory_carve_out_is_a_code_declaration() -> None:
     assert declarations_for("workingmemory").gold_position_carve_out is not None
     assert declarations_for("prospective").gold_position_carve_out is None
+
+
+def test_durations_in_days_count_calendar_days_and_hours_count_elapsed_time() -> None:
+    start, end = datetime(2026, 5, 9, 9, 5), datetime(2026, 6, 14, 17, 25)
+    assert structure.duration_between(start, end, "days") == 36
+    assert structure.duration_between(start, end, "weeks") == Fraction(36, 7)
+    late, early = datetime(2026, 5, 9, 23, 0), datetime(2026, 5, 10, 1, 0)
+    assert structure.duration_between(late, early, "days") == 1
+    assert structure.duration_between(late, early, "hours") == 2
+
+
+def test_a_gold_less_shape_missing_from_the_sidecar_ceiling_table_agrees() -> None:
+    records = structure._arithmetic_records()
+    abstain = records[0].model_copy(update={
+        "question_id": "tme-ari-099_abs", "answer_session_ids": (),
+        "haystack_sessions": tuple(tuple(t.model_copy(update={"has_answer": False}) for t in s)
+                                   for s in records[0].haystack_sessions),
+        "typedmemeval": ExtensionBlock(vertical="arithmetic", shape="never-known",
+                                       answer_key=AnswerKey(expected_negative="abstain"))})
+    spec = structure._arithmetic_spec()
+    spec = VerticalSpec(spec.name, spec.abbrev, (*spec.shapes, ShapeSpec("never-known", 1, (0, 0),
+                                                                         (4, 12))))
+    corpus, _ = structure._corpus([*records, abstain], "arithmetic", ceiling_by_shape={
+        "counts": 1.0, "deltas": 5 / 6, "durations": 1.0, "sums": 1.0})
+    result = check(corpus, spec=spec)
+    assert result.passed, result.summary()
+    assert result.measured["ceiling_by_shape"]["never-known"] is None
+
+
+def test_a_named_generator_without_a_seed_is_refused_unless_fixture() -> None:
+    records = structure._arithmetic_records()
+    spec = structure._arithmetic_spec()
+    shipped, _ = structure._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None)
+    assert check(shipped, spec=spec).refused_rules() == {"reproducibility"}
+    fixture, _ = structure._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None,
+                                   fixture=True)
+    result = check(fixture, spec=spec)
+    assert result.passed and any("no seed" in note for note in result.notes)
+    hand_made, _ = structure._corpus(records, "arithmetic", generator="hand-made")
+    assert "reproducibility: skipped — corpus has no generator (hand-made)" in check(
+        hand_made, spec=spec).notes
+
+
+def test_a_supplied_regenerate_that_returns_nothing_is_a_skip_not_a_pass() -> None:
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator="gen")
+    result = check(corpus, spec=structure._arithmetic_spec(), regenerate=lambda _: None)
+    assert result.measured["reproducibility"] == "skipped"
+    assert any(note.startswith("reproducibility: skipped") for note in result.notes)
+
+
+def test_pair_haystacks_compare_what_the_system_sees_not_the_gold_labels() -> None:
+    records = structure._prospective_records()
+    spec = structure._prospective_spec()
+    gold = records[0].gold_session_indices[0]
+    other = structure._first_filler(records[1])
+    relabelled = structure._edit_turn(records, 1, gold, 0, has_answer=False)
+    relabelled = structure._edit_turn(relabelled, 1, other, 0, has_answer=True)
+    relabelled = structure._edit(relabelled, 1, answer_session_ids=(
+        records[1].haystack_session_ids[other],))
+    result = check(structure._corpus(relabelled, "prospective")[0], spec=spec)
+    assert "pair_haystack" not in result.refused_rules(), result.summary()

@@ -32,7 +32,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from enum import Enum
+from typing import Any, Literal
 
 from ..judge.outcomes import ALL_OUTCOMES
 from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
@@ -94,8 +95,17 @@ def _counts(outcomes: Mapping[str, str], ids: frozenset[str] | set[str]) -> dict
     return {outcome: counter.get(outcome, 0) for outcome in OUTCOMES}
 
 
+def _plain(outcomes: Mapping[str, Any]) -> dict[str, str]:
+    # An ``Outcome`` member and its string compare equal; plain strings keep the measured figures
+    # and the messages free of enum reprs.
+    return {str(qid): str(outcome.value if isinstance(outcome, Enum) else outcome)
+            for qid, outcome in outcomes.items()}
+
+
 def compare(recorded: Mapping[str, str], fresh: Mapping[str, str]) -> BaselineComparison:
-    """Sort the differences between ``recorded`` and ``fresh`` (question id -> outcome)."""
+    """Sort the differences between ``recorded`` and ``fresh`` (question id -> outcome; ``Outcome``
+    members are accepted as their values)."""
+    recorded, fresh = _plain(recorded), _plain(fresh)
     added = tuple(sorted(set(fresh) - set(recorded)))
     removed = tuple(sorted(set(recorded) - set(fresh)))
     shared = set(recorded) & set(fresh)
@@ -156,6 +166,7 @@ def check(recorded: Mapping[str, str], fresh: Mapping[str, str], *, corpus_id: s
         return GateResult(GATE, corpus_id, "skipped",
                           skip_reason="neither the recorded baseline nor the fresh run has any "
                           "question outcome: nothing was compared")
+    recorded, fresh = _plain(recorded), _plain(fresh)
     comparison = compare(recorded, fresh)
     refusals: list[Refusal] = []
     differing = len(comparison.added) + len(comparison.removed) + sum(

@@ -17,6 +17,8 @@ class Declared:
     name: str
     reason: str
     shapes: tuple[str, ...] = ()
+    chance_options: int | None = None
+    """For a closed-choice probe exemption (``ScoredOnTheReader``): the k of its 1/k chance floor."""
 
 
 @dataclass(frozen=True)

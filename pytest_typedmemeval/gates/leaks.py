@@ -14,7 +14,10 @@ the single definition the runner also uses — and never a view of its own makin
     an extension-block identifier value (``pair_id`` or any pair-id-shaped token, ``seeded_from``);
 ``gold_in_question``
     an answer-key value (``accepted``, ``must_name``, ``numeric.value``, or the gold ``answer``
-    text) in the question or the instruction — the sessions may say the gold, the prompt never;
+    text) in the question or a per-question instruction — the sessions may say the gold, the
+    prompt never (the shared default instruction is reviewed code and is not scanned for gold).
+    A closed-choice prompt that lists every one of ``answer_key.choices`` may name the gold among
+    them;
 ``derivation_literal``
     the value of a sum / delta / duration derivation written as a literal anywhere the adapter
     reads (rule for small values: see ``TRIVIAL_MAGNITUDE``);
@@ -71,10 +74,11 @@ included because it is answer key too (the stricter reading)."""
 
 PLAIN_WORD_FIELDS: frozenset[str] = frozenset(
     """
-    accepted answer arm candidates content derivation dial difficulty exemptions extra feature
-    fixture generator inputs instruction items kind label matches name numeric operation outcome
-    premature question reason refused revision role rule sample seed separability shape shapes side
-    stale status temperature tolerance unit value verdicts vertical wrong auc date model z sha256
+    accepted answer arm auc candidates choices content date derivation dial difficulty exemptions
+    extra feature fixture generator inputs instruction items kind label matches model name numeric
+    operation outcome premature question reason refused revision role rule sample seed
+    separability sha256 shape shapes side stale status temperature tolerance unit value verdicts
+    vertical wrong z
     """.split()
 )
 """Single-word field names NOT scanned for, because they are ordinary English (or, for ``z`` and
@@ -211,6 +215,7 @@ def _key_pattern(names: Sequence[str]) -> re.Pattern[str]:
 
 KEY_NAMES: tuple[str, ...] = distinctive_key_names()
 KEY_PATTERN = _key_pattern(KEY_NAMES)
+_SQUASHED_KEY_NAMES: tuple[str, ...] = tuple(name.replace("_", "") for name in KEY_NAMES)
 
 
 # --- numbers -----------------------------------------------------------------------------------
@@ -374,23 +379,22 @@ def scan_view(record: QuestionRecord, view: AdapterView, *, vertical: str | None
     corpus_session_ids = [sid for sid in record.haystack_session_ids if sid]
     extension_values = [value for value in (block.pair_id, block.seeded_from) if value]
 
-    # One search over the joined texts per rule; only a hit pays for the per-text pass that names
-    # the place. No pattern can match across the newline joints.
-    joined = "\n".join(texts)
-    joined_lower = joined.lower()
-    session_id_pattern = (
-        re.compile("|".join(rf"(?<![A-Za-z0-9]){re.escape(sid)}(?![A-Za-z0-9])"
-                            for sid in sorted(corpus_session_ids, key=len, reverse=True)),
-                   re.IGNORECASE)
-        if corpus_session_ids else None
-    )
-    if KEY_PATTERN.search(joined):
+    # Cheap substring pre-filters over the joined, lowercased texts (each a superset of its
+    # rule's regex); only a hit pays for the regex pass per text that names the place. No rule can
+    # match across the newline joints.
+    joined_lower = "\n".join(texts).lower()
+    squashed = joined_lower.replace("_", "")
+    key_hit = any(name in squashed for name in _SQUASHED_KEY_NAMES)
+    has_answer_hit = "hasanswer" in squashed.replace("-", "")
+    id_shape_hit = "tme-" in joined_lower
+    hit_session_ids = [sid for sid in corpus_session_ids if sid.lower() in joined_lower]
+    if key_hit:
         for text in texts:
             for match in KEY_PATTERN.finditer(text):
                 scan.refuse("extension_key", match.group(0), _where(view, text),
                             f"answer-key field name in what the adapter reads: "
                             f"«{_excerpt(text, match.start(), match.end())}»")
-    if HAS_ANSWER_PATTERN.search(joined):
+    if has_answer_hit:
         for text in texts:
             for match in HAS_ANSWER_PATTERN.finditer(text):
                 scan.refuse("has_answer", match.group(0), _where(view, text),
@@ -401,12 +405,12 @@ def scan_view(record: QuestionRecord, view: AdapterView, *, vertical: str | None
             if start >= 0:
                 scan.refuse("question_id", record.question_id, _where(view, text),
                             f"the question's own id: «{_excerpt(text, start, start + len(own_id))}»")
-    if QUESTION_ID_SHAPE.search(joined):
+    if id_shape_hit:
         for text in texts:
             for match in QUESTION_ID_SHAPE.finditer(text):
                 scan.refuse("question_id", match.group(0), _where(view, text),
                             "a question-id-shaped label (tme-<abbrev>-NNN)")
-    if PAIR_ID_SHAPE.search(joined):
+    if id_shape_hit:
         for text in texts:
             for match in PAIR_ID_SHAPE.finditer(text):
                 scan.refuse("extension_value", match.group(0), _where(view, text),
@@ -417,9 +421,10 @@ def scan_view(record: QuestionRecord, view: AdapterView, *, vertical: str | None
                 if value.lower() in text.lower():
                     scan.refuse("extension_value", value, _where(view, text),
                                 "an extension-block identifier (pair_id / seeded_from)")
-    if session_id_pattern is not None and session_id_pattern.search(joined):
+    for sid in hit_session_ids:
+        pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(sid)}(?![A-Za-z0-9])", re.IGNORECASE)
         for text in texts:
-            for match in session_id_pattern.finditer(text):
+            for match in pattern.finditer(text):
                 scan.refuse("session_id", match.group(0), _where(view, text),
                             "a corpus session id reached the adapter (ids must be opaque)")
 
@@ -460,21 +465,33 @@ def _scan_gold_in_prompt(scan: _Scan, view: AdapterView, key: AnswerKey, answer:
             parsed = _decimal(match.group(1))
             if parsed is not None:
                 numbers.append((field, parsed))
+    choices = [normalise(choice) for choice in key.choices]
+    choice_numbers = {value for choice in key.choices for value, _ in numbers_in(choice)}
     for where, prompt in prompts:
         normal = normalise(prompt)
+        # A closed-choice prompt that lists *every* declared choice names the gold as one of k
+        # options, which tells nothing (AnswerKey.choices, §3.2). Listing only some of them does.
+        listed = bool(choices) and all(contains_bounded(normal, choice) for choice in choices)
+        hint = ("" if not choices or listed else
+                " (choices are declared but the prompt does not list all of them)")
         for field, value in values:
             counts["gold_values"] += 1
-            if contains_bounded(normal, normalise(value)):
+            needle = normalise(value)
+            if listed and any(contains_bounded(choice, needle) for choice in choices):
+                continue
+            if contains_bounded(normal, needle):
                 scan.refuse("gold_in_question", value, where,
                             f"answer_key {field} value appears in the prompt; the question never "
-                            f"contains its gold answer")
+                            f"contains its gold answer{hint}")
         if numbers:
             found = list(numbers_in(prompt)) + list(spelled_numbers_in(prompt))
             for field, number in numbers:
+                if listed and number in choice_numbers:
+                    continue
                 for found_value, literal in found:
                     if found_value == number:
                         scan.refuse("gold_in_question", literal, where,
-                                    f"answer_key {field} ({number}) appears in the prompt")
+                                    f"answer_key {field} ({number}) appears in the prompt{hint}")
 
 
 def _scan_derivation(scan: _Scan, view: AdapterView, texts: Sequence[str], timestamps: set[str],
@@ -689,6 +706,17 @@ def self_test() -> list[SelfTestCase]:
 
     gold_question = named_record.model_copy(update={"question": "Did my sister move to Lisbon or Porto?"})
     defect("gold answer in question text", [sum_record, gold_question], "gold_in_question")
+    choice_key = AnswerKey(accepted=("you",), wrong=("me", "both of us"),
+                           choices=("me", "you", "both of us"))
+    closed = named_record.model_copy(update={
+        "question": "Who mentioned the move to Lisbon first: me, you, or both of us?",
+        "answer": "you",
+        "typedmemeval": named_record.typedmemeval.model_copy(update={"answer_key": choice_key})})
+    cases.append(control_case("closed-choice question listing every choice passes",
+                              check(_corpus([closed], "closed-choice"))))
+    defect("closed-choice question naming only the gold",
+           [closed.model_copy(update={"question": "Did you mention the move first?"})],
+           "gold_in_question")
     numeric_question = sum_record.model_copy(
         update={"question": "Did the two repairs cost me 128.75 dollars altogether?"})
     defect("numeric gold in question text", [numeric_question], "gold_in_question")

@@ -90,13 +90,14 @@ KNOWN_EXEMPTIONS: frozenset[str] = frozenset({SCORED_ON_THE_READER, PAIRED_CONTR
 CHANCE_OPTIONS_ATTRIBUTE = "chance_options"
 """Where ``ScoredOnTheReader`` finds k, the number of closed-choice options (chance = 1/k):
 
-1. the generator's ``candidates`` declaration on every gold question of the shape (§3.2:
-   "declarations from the generator win over the detector"), k_q = len(candidates);
+1. the generator's declarations on every gold question of the shape (§3.2: "declarations from the
+   generator win over the detector"): k_q = len(answer_key.choices), the options the question
+   lists, or len(candidates), the competing options in the haystack — the smaller when both;
 2. a ``chance_options: int`` attribute on the declaration itself, when ``Declared`` carries one.
 
 ``answer_key.accepted`` is *not* a source: its entries are spellings of one gold, not competing
 options. When both sources exist the larger chance (smaller k) is used, and across questions the
-largest 1/k_q — the stricter bar. With neither, the exemption cannot hold its bar and is refused
+largest 1/k_q rather than the mean — the stricter bar. With neither, the exemption cannot hold its bar and is refused
 (``exemption_bar``), never waved through."""
 
 NO_GOLD_DISCRIMINATES_REASON = (
@@ -283,16 +284,23 @@ class _Gate:
 
     def chance(self, shape: str, exemption: Declared) -> tuple[Fraction | None, str]:
         sources: list[tuple[Fraction, str]] = []
-        ids = self.shape_gold.get(shape, [])
-        ks = [len(self.records_by_id[qid].typedmemeval.candidates or ()) for qid in ids]
-        if ids and all(k > 0 for k in ks):
+        ks: list[int] = []
+        for qid in self.shape_gold.get(shape, []):
+            block = self.records_by_id[qid].typedmemeval
+            options = [k for k in (len(block.answer_key.choices), len(block.candidates or ())) if k]
+            if not options:
+                ks = []
+                break
+            ks.append(min(options))
+        if ks:
             sources.append((max(Fraction(1, k) for k in ks),
-                            f"candidates declared by the generator (k from {min(ks)} to {max(ks)})"))
+                            f"choices/candidates declared by the generator (k {min(ks)}..{max(ks)})"))
         declared_k = getattr(exemption, CHANCE_OPTIONS_ATTRIBUTE, None)
         if isinstance(declared_k, int) and declared_k > 0:
             sources.append((Fraction(1, declared_k), f"{CHANCE_OPTIONS_ATTRIBUTE}={declared_k} on the exemption"))
         if not sources:
-            return None, "no chance floor: neither candidates on every question nor chance_options"
+            return None, ("no chance floor: neither choices/candidates on every gold question nor "
+                          "chance_options on the exemption")
         return max(sources)
 
     def exemptions_by_shape(self) -> dict[str, list[Declared]]:

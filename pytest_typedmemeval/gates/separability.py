@@ -31,7 +31,8 @@ Readings chosen where the spec leaves room (each the stricter one, except where 
 - Role sequences are compared only where a question has both gold and distractors; a question
   whose haystack is all gold has nothing to tell apart (its H is the structure gate's business).
 - An exemption whose ``shapes`` is non-empty removes only those shapes' questions from the
-  feature; the rest of the corpus is still held to every rule.
+  feature; the rest of the corpus is still held to every rule. It counts as applied when the
+  feature breaks a rule measured on those shapes alone, and as stale otherwise.
 """
 
 from __future__ import annotations
@@ -525,8 +526,8 @@ def score_features(corpus: Corpus, *, timings: dict[str, float] | None = None) -
     scores: list[FeatureScore] = []
     numeric = table.numeric
     if layout.count and numeric.shape[1]:
-        # Chunk so the padded block stays near 4M cells whatever the corpus size.
-        step = max(1, 4_000_000 // max(1, layout.count * layout.width))
+        # Chunk so the padded block stays near 1M cells (8 MB) whatever the corpus size.
+        step = max(1, 1_000_000 // max(1, layout.count * layout.width))
         for begin in range(0, numeric.shape[1], step):
             columns = _score_dense(numeric[:, begin:begin + step], table, layout, None,
                                    binary=False, clock=clock)
@@ -544,16 +545,23 @@ def score_features(corpus: Corpus, *, timings: dict[str, float] | None = None) -
     )
 
 
-def _rescore(analysis: SeparabilityAnalysis, feature: str,
-             excluded_shapes: frozenset[str]) -> FeatureScore | None:
-    """One feature again with the questions of ``excluded_shapes`` left out (scoped exemptions)."""
+def _rescore(analysis: SeparabilityAnalysis, feature: str, shapes: frozenset[str], *,
+             inside: bool) -> FeatureScore | None:
+    """One feature again on part of the corpus, for an exemption scoped to ``shapes``.
+
+    ``inside=True`` keeps only those shapes' questions (does the exempted tell still fire there?);
+    ``inside=False`` leaves them out (is the rest of the corpus clean?). Relevance exemptions still
+    apply, and the exclusivity denominator is the questions with gold that remain.
+    """
     import numpy as np
 
     from .features import PHRASE_PREFIX
 
     table = analysis.table
     layout = _layout(table)
-    excluded = np.array([shape in excluded_shapes for shape in table.question_shapes], dtype=np.bool_)
+    excluded = np.array([(shape in shapes) != inside for shape in table.question_shapes],
+                        dtype=np.bool_)
+    with_gold = int(((layout.gold > 0) & ~excluded).sum())
     clock = _Clock(None)
     if feature.startswith(PHRASE_PREFIX):
         gram = feature[len(PHRASE_PREFIX):]
@@ -561,17 +569,16 @@ def _rescore(analysis: SeparabilityAnalysis, feature: str,
             return None
         gram_id = table.grams.index(gram)
         keys = analysis.exempt_keys
-        relevant = keys[keys // layout.count == gram_id] % layout.count
-        excluded[relevant] = True
+        excluded[keys[keys // layout.count == gram_id] % layout.count] = True
         columns = _score_dense(table.phrase_vector(gram_id)[:, None], table, layout, excluded,
                                binary=True, clock=clock)
-        return _feature_scores([feature], "phrase", columns, analysis.questions_with_gold)[0]
+        return _feature_scores([feature], "phrase", columns, with_gold)[0]
     if feature not in table.numeric_names:
         return None
     column = table.numeric_names.index(feature)
     columns = _score_dense(table.numeric[:, column:column + 1], table, layout, excluded,
                            binary=False, clock=clock)
-    return _feature_scores([feature], "numeric", columns, analysis.questions_with_gold)[0]
+    return _feature_scores([feature], "numeric", columns, with_gold)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -674,11 +681,13 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
             kept = fired
         else:
             kept = []
+            suppressed = sorted({r.rule for r in fired})
             if exemption.shapes:
-                narrowed = _rescore(analysis, score.feature, frozenset(exemption.shapes))
-                if narrowed is not None:
-                    kept = [replace(r, vertical=vertical) for r in _fired(narrowed)]
-            suppressed = sorted({r.rule for r in fired} - {r.rule for r in kept})
+                shapes = frozenset(exemption.shapes)
+                within = _rescore(analysis, score.feature, shapes, inside=True)
+                suppressed = sorted({r.rule for r in _fired(within)}) if within else []
+                rest = _rescore(analysis, score.feature, shapes, inside=False)
+                kept = [replace(r, vertical=vertical) for r in _fired(rest)] if rest else []
             if suppressed:
                 applied.append({"feature": score.feature, "reason": exemption.reason,
                                 "shapes": list(exemption.shapes), "rules": suppressed})
@@ -977,7 +986,8 @@ def _dash_modes(questions: int, seed: int) -> list[str]:
 
 def _dash_tell(modes: Sequence[str]) -> tuple[_PlanHook, _Decorate]:
     """Dashes separate perfectly in half the questions, in opposite directions (30% up, 20% down),
-    so the pooled AUC reads about 0.55 while the distribution rule sees the perfect half."""
+    and tie everywhere in the other half, so the pooled AUC reads about 0.3 + 0.5 * 0.5 = 0.55
+    while the distribution rule sees the perfect half."""
 
     def plan_hook(rng: random.Random, plan: _Plan) -> None:
         plan.extra["mode"] = modes[plan.index]
@@ -988,8 +998,8 @@ def _dash_tell(modes: Sequence[str]) -> tuple[_PlanHook, _Decorate]:
             count = 2 if draft.gold else rng.randint(0, 1)
         elif mode == "down":
             count = 0 if draft.gold else rng.randint(1, 2)
-        else:
-            count = rng.randint(0, 2)
+        else:  # one dash everywhere: these questions add exactly 0.5 per pair to the pool
+            count = 1
         turn = draft.turns[0]
         turn[1] = turn[1] + " \u2013" * count
 

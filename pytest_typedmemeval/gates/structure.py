@@ -14,6 +14,30 @@ Rules (``Refusal.rule``), in the order they are checked:
 ``v4_month_name``, ``v4_weekday_name``, ``v5_inputs``, ``v5_value``, ``v5_literal``,
 ``v5_coincident_subset``, ``shape_n``, ``pair_count``, ``pair_id``, ``pair_arms``, ``pair_haystack``,
 ``pair_gold``, ``gold_position``, ``ceiling``, ``sidecar_mismatch``, ``reproducibility``.
+
+Readings taken where the spec leaves room (the stricter one each time):
+
+- Session dates must be *strictly* increasing (GATES.md says "strictly non-decreasing"): equal
+  timestamps would leave session order unrecoverable from time.
+- ``_abs`` both ways: on never-known abstention only, and every never-known abstention carries it.
+- V4 screens the question text as well as every message; Temporal and Bitemporal get the
+  ``story`` level (no years or dates, month names allowed; Appendix A).
+- V5: an input is "literal" only as an amount carrying the derivation's unit (so the coincidence
+  search sees it too); durations are checked against timestamps, in calendar days for days/weeks
+  (:data:`CALENDAR_UNITS`). A distractor equal to a gold input is an alternative subset, which
+  also enforces §2.3 rule 3 (each input value appears once).
+- Gold position: each question contributes a Bernoulli with p = G/n; the count over questions is
+  tested exactly (Poisson-binomial), two-sided, 0.005 per tail.
+- The ceiling table is summarised per shape as the mean of min(1, K_ref/G) over questions with
+  gold; a shape without gold has no entry.
+- Pair haystacks are compared as the system sees them (role, text, date, id); ``has_answer`` is
+  per-question answer key and may differ between twins whose gold differs.
+- Pair arms may not carry the same ``arm`` label; a sidecar may not claim a carve-out the code does
+  not declare; a generator named without a seed is refused (noted only for fixtures).
+
+Residual V5 risk, documented rather than denied (§2.3 rule 2): coincidences larger than G + 1
+values, amounts written in words, and for durations another pair of session timestamps whose span
+equals the gold (only duration amounts stated in text are searched).
 """
 
 from __future__ import annotations
@@ -620,6 +644,12 @@ def _check_derivation(record: QuestionRecord, shape_spec: ShapeSpec | None,
                    f"{expected_op}", shape)
         return
     key = record.typedmemeval.answer_key.numeric
+    numbers = [derivation.value, *(item.value for item in derivation.inputs)]
+    numbers += [key.value, key.tolerance] if key is not None else []
+    if not all(math.isfinite(number) for number in numbers):
+        out.refuse("v5_inputs", qid, None, "derivation or numeric key holds a non-finite number",
+                   shape)
+        return
     tolerance = _exact(key.tolerance) if key is not None else Fraction(0)
     recorded = _exact(derivation.value)
     unit = canonical_unit(derivation.unit)
@@ -692,7 +722,7 @@ def _check_duration(record: QuestionRecord, derivation: Derivation, recorded: Fr
                    "duration spans differ from the gold sessions", shape)
     items = [SubsetItem(span, f"timestamps {d.from_session_index}->{d.session_index}", 1)
              for span, d in zip(spans, derivation.inputs, strict=True)]
-    items += _same_unit_distractors(record, unit, claimed=set())
+    items += _same_unit_distractors(_session_amounts(record, unit), unit, claimed=set())
     _report_coincidence(record, items, recorded, tolerance, len(gold), signed=False, unit=unit,
                         out=out)
 
@@ -734,7 +764,7 @@ def _check_sum_or_delta(record: QuestionRecord, derivation: Derivation, recorded
         claimed.add(match)
         items.append(SubsetItem(value, amounts[match].text + f" (session {item.session_index})", sign))
     if grounded:
-        items += _same_unit_distractors(record, unit, claimed)
+        items += _same_unit_distractors(amounts, unit, claimed)
         _report_coincidence(record, items, recorded, tolerance, len(gold), signed=signed,
                             unit=unit, out=out)
 
@@ -756,10 +786,10 @@ def _session_amounts(record: QuestionRecord, unit: str) -> dict[tuple[int, int, 
     return found
 
 
-def _same_unit_distractors(record: QuestionRecord, unit: str,
+def _same_unit_distractors(amounts: dict[tuple[int, int, int], Amount], unit: str,
                            claimed: set[tuple[int, int, int]]) -> list[SubsetItem]:
     return [SubsetItem(value, f"{amount.text} (session {amount.session_index})")
-            for key, amount in _session_amounts(record, unit).items()
+            for key, amount in amounts.items()
             if key not in claimed and (value := _in_unit(amount, unit)) is not None]
 
 
@@ -801,10 +831,14 @@ def _check_shape_sizes(corpus: Corpus, spec: VerticalSpec, counts: Counter[str],
 
 
 def _haystack_bytes(record: QuestionRecord) -> str:
+    """The haystack as a system under test receives it: roles, texts, dates and ids.
+
+    ``has_answer`` is left out: it labels *this question's* gold, and twins whose gold lies in
+    different sessions (Forgetting's invalidated / still-valid pairs) must label differently.
+    """
     return json.dumps([
-        [[t.model_dump(mode="json") for t in session] for session in record.haystack_sessions],
-        list(record.haystack_dates), list(record.haystack_session_ids)], sort_keys=True,
-        ensure_ascii=False)
+        [[[t.role, t.content] for t in session] for session in record.haystack_sessions],
+        list(record.haystack_dates), list(record.haystack_session_ids)], ensure_ascii=False)
 
 
 def _normalised_answer(text: str) -> str:
