@@ -24,6 +24,7 @@ from pytest_typedmemeval.corpus.models import (
 )
 from pytest_typedmemeval.gates import separability
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
+from pytest_typedmemeval.gates.result import SelfTestCase
 from pytest_typedmemeval.gates.features import PHRASE_PREFIX, extract_features, phrase_grams, segments
 from pytest_typedmemeval.gates.separability import (
     AUC_REFUSE,
@@ -171,7 +172,7 @@ def marker_corpus() -> Corpus:
     return separability._build_corpus(11, questions=24, decorate=separability._acknowledgement_marker)
 
 
-def _per_question(corpus: Corpus, values: list[float], skip: set[str] = frozenset()) -> list[tuple[list[float], list[float], list[float], int]]:
+def _per_question(corpus: Corpus, values: list[float], skip: frozenset[str] = frozenset()) -> list[tuple[list[float], list[float], list[float], int]]:
     out = []
     offset = 0
     for record in corpus.records:
@@ -186,7 +187,7 @@ def _per_question(corpus: Corpus, values: list[float], skip: set[str] = frozense
     return out
 
 
-def _reference(corpus: Corpus, values: list[float], skip: set[str] = frozenset()) -> tuple[float, int, float]:
+def _reference(corpus: Corpus, values: list[float], skip: frozenset[str] = frozenset()) -> tuple[float, int, float]:
     questions = _per_question(corpus, values, skip)
     auc = pooled_auc([(g, d) for g, d, _, _ in questions])
     perfect = sum(separates_perfectly(g, d) for g, d, _, _ in questions)
@@ -217,7 +218,7 @@ def test_phrase_scores_equal_a_pure_python_recomputation(marker_corpus: Corpus) 
             continue
         values = [1.0 if any(gram in phrase_grams(turn.content) for turn in session) else 0.0
                   for record in marker_corpus.records for session in record.haystack_sessions]
-        auc, perfect, expected = _reference(marker_corpus, values, set(exempt.get(gram, ())))
+        auc, perfect, expected = _reference(marker_corpus, values, frozenset(exempt.get(gram, ())))
         score = analysis.score(PHRASE_PREFIX + gram)
         assert score is not None
         assert score.auc == pytest.approx(auc, abs=1e-12), gram
@@ -258,17 +259,17 @@ SELF_TEST_CASES = (
 
 
 @pytest.fixture(scope="module")
-def self_test_cases() -> dict[str, separability.SelfTestCase]:
+def self_test_cases() -> dict[str, SelfTestCase]:
     return {case.name: case for case in self_test()}
 
 
 def test_self_test_runs_exactly_the_specified_cases(
-        self_test_cases: dict[str, separability.SelfTestCase]) -> None:
+        self_test_cases: dict[str, SelfTestCase]) -> None:
     assert tuple(self_test_cases) == SELF_TEST_CASES
 
 
 @pytest.mark.parametrize("name", SELF_TEST_CASES)
-def test_self_test_case_holds(name: str, self_test_cases: dict[str, separability.SelfTestCase]) -> None:
+def test_self_test_case_holds(name: str, self_test_cases: dict[str, SelfTestCase]) -> None:
     case = self_test_cases[name]
     assert case.ok, f"{case.kind} {name!r} (expected rule {case.expected_rule}): {case.detail}"
 

@@ -278,7 +278,8 @@ def extract_features(corpus: Corpus, *, min_phrase_sessions: int = MIN_PHRASE_SE
         gold = set(record.gold_session_indices)
         n = len(record.haystack_sessions)
         for s_index, session in enumerate(record.haystack_sessions):
-            turns = [(turn.role, stats_of(turn.content)) for turn in session]
+            turns: list[tuple[str, _TextStats]] = [(turn.role, stats_of(turn.content))
+                                                   for turn in session]
             session_turns.append(turns)
             session_question.append(q_index)
             session_gold.append(s_index in gold)

@@ -265,14 +265,14 @@ class _Clock:
 class _Columns:
     """Rule inputs for a batch of features, one entry per feature."""
 
-    u_sum: npt.NDArray[np.float64]
-    pairs: npt.NDArray[np.float64]
-    perfect: npt.NDArray[np.float64]
-    expected: npt.NDArray[np.float64]
-    variance: npt.NDArray[np.float64]
-    questions: npt.NDArray[np.float64]
-    gold_questions_with: npt.NDArray[np.float64] | None = None
-    distractor_sessions_with: npt.NDArray[np.float64] | None = None
+    u_sum: npt.NDArray[Any]
+    pairs: npt.NDArray[Any]
+    perfect: npt.NDArray[Any]
+    expected: npt.NDArray[Any]
+    variance: npt.NDArray[Any]
+    questions: npt.NDArray[Any]
+    gold_questions_with: npt.NDArray[Any] | None = None
+    distractor_sessions_with: npt.NDArray[Any] | None = None
 
 
 def _score_dense(values: npt.NDArray[np.float64], table: FeatureTable, layout: _Layout,

@@ -1359,6 +1359,6 @@ def self_test() -> list[SelfTestCase]:
 
 
 __all__ = [
-    "GATE", "RULES", "Amount", "SubsetItem", "check", "extract_amounts", "find_coincident_subset",
-    "poisson_binomial_tails", "self_test", "v4_findings",
+    "GATE", "RULES", "Amount", "SubsetItem", "canonical_unit", "check", "duration_between",
+    "extract_amounts", "find_coincident_subset", "poisson_binomial_tails", "self_test", "v4_findings",
 ]
