@@ -61,7 +61,8 @@ def _record(index: int, question: str, answer: str, sessions: list[list[tuple[st
         "question_date": format_corpus_date(start + timedelta(days=len(sessions))),
         "haystack_session_ids": ids,
         "haystack_dates": [format_corpus_date(start + timedelta(days=i)) for i in range(len(sessions))],
-        "haystack_sessions": [[{"role": role, "content": text, "has_answer": i in gold and role == "user"}
+        "haystack_sessions": [[{"role": role, "content": text,
+                                "has_answer": i in gold and role == "user"}
                                for role, text in session] for i, session in enumerate(sessions)],
         "answer_session_ids": [ids[i] for i in sorted(gold)],
         "typedmemeval": {"vertical": "synthetic", "shape": shape,
@@ -146,13 +147,9 @@ def test_folding_per_question_manufactures_signal_that_pooling_does_not() -> Non
 def test_opposite_tells_cancel_in_the_pool_and_the_distribution_rule_catches_them() -> None:
     records = []
     for q in range(20):
-        long_gold = q % 2 == 0
-        sessions = []
-        for s in range(6):
-            words = 12 if (s == 0) == long_gold else 6 - (s % 3)
-            if s == 0 and not long_gold:
-                words = 1
-            sessions.append(_exchange(" ".join(["word"] * words) + "."))
+        gold_words = 12 if q % 2 == 0 else 1  # longest in even questions, shortest in odd ones
+        sessions = [_exchange(" ".join(["word"] * (gold_words if s == 0 else 4 + s % 3)) + ".")
+                    for s in range(6)]
         records.append(_record(q, "What was said?", "nothing", sessions, {0}))
     analysis = score_features(_corpus(records))
     score = analysis.score("tokens[session]")
@@ -172,7 +169,12 @@ def marker_corpus() -> Corpus:
     return separability._build_corpus(11, questions=24, decorate=separability._acknowledgement_marker)
 
 
-def _per_question(corpus: Corpus, values: list[float], skip: frozenset[str] = frozenset()) -> list[tuple[list[float], list[float], list[float], int]]:
+PerQuestion = tuple[list[float], list[float], list[float], int]
+"""(gold values, distractor values, all values in haystack order, G) of one question."""
+
+
+def _per_question(corpus: Corpus, values: list[float],
+                  skip: frozenset[str] = frozenset()) -> list[PerQuestion]:
     out = []
     offset = 0
     for record in corpus.records:
@@ -187,7 +189,9 @@ def _per_question(corpus: Corpus, values: list[float], skip: frozenset[str] = fr
     return out
 
 
-def _reference(corpus: Corpus, values: list[float], skip: frozenset[str] = frozenset()) -> tuple[float, int, float]:
+def _reference(corpus: Corpus, values: list[float],
+               skip: frozenset[str] = frozenset()) -> tuple[float, int, float]:
+    """AUC, perfect count and expected count from the pure-Python reference functions."""
     questions = _per_question(corpus, values, skip)
     auc = pooled_auc([(g, d) for g, d, _, _ in questions])
     perfect = sum(separates_perfectly(g, d) for g, d, _, _ in questions)
@@ -226,6 +230,28 @@ def test_phrase_scores_equal_a_pure_python_recomputation(marker_corpus: Corpus) 
         assert score.expected_perfect == pytest.approx(expected, abs=1e-12), gram
         checked += 1
     assert checked >= 4
+
+
+def test_haystacks_of_very_different_sizes_score_like_the_reference() -> None:
+    rng = random.Random(9)
+    records = []
+    for q, n in enumerate((2, 3, 70, 5, 2, 33, 9, 4)):
+        sessions = [_exchange(" ".join(["word"] * rng.randint(1, 4)) + ".") for _ in range(n)]
+        records.append(_record(q, "What?", "x", sessions, set(rng.sample(range(n), max(1, n // 3)))))
+    corpus = _corpus(records)
+    analysis = score_features(corpus)
+    column = analysis.table.numeric_names.index("tokens[session]")
+    auc, perfect, expected = _reference(corpus, analysis.table.numeric[:, column].tolist())
+    score = analysis.score("tokens[session]")
+    assert score is not None
+    assert score.auc == pytest.approx(auc)
+    assert score.perfect_questions == perfect
+    assert score.expected_perfect == pytest.approx(expected)
+
+
+def test_huge_haystack_chance_does_not_overflow() -> None:
+    assert separability._combinations(1200, 600) == float("inf")
+    assert separability._combinations(10, 3) == 120.0
 
 
 def test_sparse_phrase_path_equals_dense_path(marker_corpus: Corpus) -> None:
@@ -275,7 +301,7 @@ def test_self_test_case_holds(name: str, self_test_cases: dict[str, SelfTestCase
 
 
 @pytest.mark.parametrize("seed", [1000, 2000])
-def test_self_test_does_not_hang_on_one_lucky_seed(seed: int) -> None:
+def test_self_test_holds_on_other_seeds_too(seed: int) -> None:
     failed = [f"{case.name}: {case.detail}" for case in separability._self_test(seed) if not case.ok]
     assert not failed
 
@@ -435,7 +461,8 @@ def test_role_sequence_rule_names_each_question_with_a_gold_only_sequence() -> N
 # --- exemptions -----------------------------------------------------------------------------------
 
 
-def test_declared_exemption_suppresses_and_is_listed_and_a_stale_one_refuses(marker_corpus: Corpus) -> None:
+def test_declared_exemption_suppresses_and_is_listed_and_a_stale_one_refuses(
+        marker_corpus: Corpus) -> None:
     bare = check(marker_corpus, declared=NO_EXEMPTIONS)
     fired_noted = {r.rule for r in bare.refusals if r.subject == "phrase:that down"}
     assert fired_noted
