@@ -98,7 +98,8 @@ def load_agent_factory(spec: str) -> Callable[[], Any]:
                                  f"{attribute!r}") from None
     if not callable(target):
         raise AgentSpecError(f"--tme-agent {spec!r}: {attribute!r} is not callable")
-    return target
+    factory: Callable[[], Any] = target
+    return factory
 
 
 def check_agent(agent: object, origin: str) -> None:

@@ -109,6 +109,11 @@ def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judg
     started = time.perf_counter()
     answer_text: str | None = None
     evidence: Evidence | None = None
+    coverage: float | None = None
+    source: str | None = None
+    attribution: Attribution = "unobserved"
+    surfaced_indices: frozenset[int] | None = None
+    unknown = 0
     try:
         if _is_async(agent):
             # One loop for the whole session: async clients are often bound to the loop they
@@ -129,8 +134,6 @@ def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judg
             raise TypeError(f"Answer.text is {type(answer_text).__name__}; expected str")
     except Exception as error:  # noqa: BLE001 - any adapter failure is this question's error
         verdict = Verdict(Outcome.ERROR, f"adapter raised {type(error).__name__}: {error}".splitlines()[0])
-        coverage, source, attribution, unknown = None, None, "unobserved", 0
-        surfaced_indices = None
     else:
         coverage, source, attribution, surfaced_indices, unknown = _coverage(record, evidence)
         surfaced_items = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -25,11 +26,13 @@ PAIR_ID_PATTERN = re.compile(r"^tme-[a-z]{2,3}-p\d{2}$")
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
+@lru_cache(maxsize=65536)
 def parse_corpus_date(text: str) -> datetime:
     """Parse a corpus timestamp; the weekday must agree with the date (a typo there is a corpus bug).
 
     ``%a`` is locale-dependent in ``strptime``, so the weekday is checked by hand against an
-    English table instead.
+    English table instead. Cached: a haystack's timestamps are parsed at load, again for every
+    adapter view, and repeat across questions.
     """
     match = re.fullmatch(r"(\d{4}/\d{2}/\d{2}) \(([A-Z][a-z]{2})\) (\d{2}:\d{2})", text)
     if match is None:

@@ -64,7 +64,12 @@ def normalize(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _phrase_pattern(phrase_norm: str) -> re.Pattern[str]:
+def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
+    """The compiled matcher for a phrase, cached on the raw phrase: cue lists and answer-key values
+    repeat across every question, so normalising and compiling them once keeps the judge cheap."""
+    phrase_norm = normalize(phrase)
+    if not phrase_norm:
+        return None
     body = r"\s+".join(re.escape(part) for part in phrase_norm.split(" "))
     # Word boundaries only where the phrase itself begins/ends with a word character, so cues such
     # as "=" or "~" still match glued to a number. The decimal guards stop the value "5" matching
@@ -80,10 +85,10 @@ def phrase_spans(haystack_norm: str, phrase: str) -> list[tuple[int, int]]:
     ``haystack_norm`` must already be :func:`normalize`-d (positions refer to it); ``phrase`` is
     normalised here. An empty phrase matches nowhere rather than everywhere.
     """
-    phrase_norm = normalize(phrase)
-    if not phrase_norm:
+    pattern = _phrase_pattern(phrase)
+    if pattern is None:
         return []
-    return [match.span() for match in _phrase_pattern(phrase_norm).finditer(haystack_norm)]
+    return [match.span() for match in pattern.finditer(haystack_norm)]
 
 
 def contains_phrase(haystack_norm: str, phrase: str) -> bool:

@@ -21,7 +21,7 @@ def session_document(turn_texts: Sequence[str]) -> str:
 
 def rank_sessions(documents: Sequence[str], query: str) -> list[int]:
     """Indices of ``documents`` by descending BM25 score; equal scores keep session order."""
-    from rank_bm25 import BM25Okapi
+    from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
     if not documents:
         return []
