@@ -150,6 +150,14 @@ def pytest_configure(config: pytest.Config) -> None:
     session.fail_under = dict(config.getoption("tme_fail_under"))
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
+    if getattr(config.option, "update_snapshots", False):
+        # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
+        # syrupy's clean-up can only do harm here: under -m/--lf, or without --tme-baseline, it
+        # deletes the recorded outcomes of every question that did not assert this run.
+        config.option.no_cleanup = True
+    if session.baseline and not config.pluginmanager.hasplugin("syrupy"):
+        raise pytest.UsageError("--tme-baseline stores outcomes as syrupy snapshots; syrupy is disabled "
+                                "(-p no:syrupy) or not installed")
     if session.baseline and session.threshold_mode:
         raise pytest.UsageError("--tme-baseline and --tme-fail-under are exclusive: exact baselines are for "
                                 "deterministic systems, thresholds for systems that flap")

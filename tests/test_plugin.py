@@ -407,3 +407,14 @@ def test_baseline_gate_compares_a_fresh_run_with_the_snapshot(
     regressed = consumer.runpytest(*args, "-m", "tme_gate_baseline")
     assert regressed.ret == pytest.ExitCode.TESTS_FAILED
     regressed.stdout.fnmatch_lines(["*baseline refused*", "*regression*"])
+
+
+def test_snapshot_update_never_deletes_baselines_of_questions_that_did_not_run(consumer: pytest.Pytester) -> None:
+    args = [*corpus_args(consumer), "--tme-baseline", "-p", "no:cacheprovider"]
+    assert consumer.runpytest(*args, "--snapshot-update").ret == pytest.ExitCode.OK
+    snapshots = consumer.path / "typedmemeval" / "__snapshots__"
+    before = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
+    consumer.runpytest(*args, "--snapshot-update", "-m", "sums")
+    consumer.runpytest(*corpus_args(consumer), "--snapshot-update", "-p", "no:cacheprovider")
+    after = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
+    assert after == before
