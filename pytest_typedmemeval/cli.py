@@ -1,4 +1,4 @@
-"""The ``typedmemeval`` command: ``schema`` and ``gate`` (``generate`` arrives with the generators)."""
+"""The ``typedmemeval`` command: ``schema``, ``gate`` and ``generate``."""
 
 from __future__ import annotations
 
@@ -51,6 +51,47 @@ def _gate(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def _generate(args: argparse.Namespace) -> int:
+    import time
+
+    from .corpus.loading import corpus_sha256
+    from .generate import registry as generators
+
+    known = sorted(generators.GENERATORS)
+    verticals = known if args.vertical == "all" else [args.vertical]
+    unknown = [v for v in verticals if v not in generators.GENERATORS]
+    if unknown:
+        print(f"typedmemeval generate: no generator for {', '.join(unknown)} (known: "
+              f"{', '.join(known)}, or 'all')", file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    differs = 0
+    for vertical in verticals:
+        if args.check:
+            # Rebuild from the recorded seed and echo in memory; compare with the shipped bytes.
+            module = generators.generator_module(vertical)
+            start = time.perf_counter()
+            text = generators.corpus_text(vertical, module.SEED, module.RECORDED_ECHO)
+            path = generators.shipped_corpora_dir() / f"{generators.corpus_id(vertical)}.json"
+            shipped = corpus_sha256(path.read_bytes()) if path.is_file() else None
+            rebuilt = corpus_sha256(text.encode("utf-8"))
+            same = shipped == rebuilt
+            differs += not same
+            print(f"{vertical}: rebuilt sha256 {rebuilt[:12]}, shipped "
+                  f"{shipped[:12] if shipped else 'missing'}: {'identical' if same else 'DIFFERS'} "
+                  f"({time.perf_counter() - start:.1f}s)")
+            continue
+        report = generators.generate(vertical, args.out, search=args.search)
+        print(report.summary())
+        if args.search:
+            module = generators.generator_module(vertical)
+            print(f"  echo found by the search: {json.dumps(report.echo_by_shape, sort_keys=True)}")
+            print(f"  record it as RECORDED_ECHO (and the search record as CALIBRATION_RECORD) in "
+                  f"{module.__file__} so rebuilds reproduce these bytes")
+    print(f"total {time.perf_counter() - began:.1f}s for {len(verticals)} vertical(s)")
+    return 1 if differs else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="typedmemeval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +106,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.add_argument("--require-probes", action="store_true",
                       help="a shape without probe records is refused instead of skipped")
     gate.set_defaults(handler=_gate)
+    generate = commands.add_parser(
+        "generate", help="rebuild a vertical's corpus and sidecar from its recorded seed and echo")
+    generate.add_argument("--vertical", required=True, metavar="NAME",
+                          help="vertical to generate (e.g. forgetting), or 'all'")
+    generate.add_argument("--out", metavar="DIR", default=None,
+                          help="output directory (default: the shipped corpora directory)")
+    action = generate.add_mutually_exclusive_group()
+    action.add_argument("--search", action="store_true",
+                        help="run the calibration search (sweep, then bisect) instead of reading the "
+                             "recorded echo, and print the echo to record")
+    action.add_argument("--check", action="store_true",
+                        help="rebuild in memory and compare with the shipped bytes; write nothing")
+    generate.set_defaults(handler=_generate)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

@@ -1,0 +1,162 @@
+"""The authoring-time calibration search: sweep the echo knob, then bisect inside the bracket.
+
+GATES.md §3 and VERTICALS.md §4.9-§4.10. Coverage (the share of a question's gold sessions in the
+reference BM25 top K_ref = 5, exactly as :func:`..gates.calibration.question_coverage` computes it
+from the bytes) is a cheap structural proxy, so the search optimises it per shape:
+
+1. **Sweep** the whole knob range on a coarse grid. Coverage against echo is not monotone, so the
+   sweep is what finds *where* the curve crosses the target; any saturation judgement looks at the
+   whole sweep, never at one point.
+2. **Bisect** inside the bracket the sweep found (two adjacent grid points on opposite sides of the
+   target), which recovers crossings thinner than the grid. Bisection never runs alone.
+3. **Choose** the evaluated point closest to the target among those at or below the 0.90 ceiling.
+
+Shapes are searched one after another, each fixing its knob before the next moves (a vertical mean
+can hide one collapsed shape). Rebuilding a corpus never calls this module: it reads the recorded
+echo (§4.11), so editing the search cannot quietly change a shipped corpus.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..corpus.models import QuestionRecord
+from ..gates.calibration import SATURATION_CEILING, question_coverage
+from ..retrieval.bm25 import K_REF
+
+TARGET = 0.70
+"""VERTICALS.md §4.9: aim at 0.70 inside the 0.5-0.9 band."""
+SWEEP_POINTS = 9
+"""Coarse grid over [0, 1]: 0, 0.125, ..., 1."""
+BISECTION_STEPS = 6
+"""Halvings inside the bracket: resolves the knob to 1/512 of the range, far finer than coverage
+moves (one question's half-coverage is 1/40 of a 20-question shape mean)."""
+TOLERANCE = 0.0125
+"""Stop bisecting once coverage is this close to the target (half a question's step at n = 20)."""
+
+START_ECHO = 0.5
+"""Knob value of the shapes not yet searched while an earlier shape is searched (shapes couple
+weakly, e.g. through document length), so the search result depends on nothing else."""
+
+Build = Callable[[Mapping[str, float]], Sequence[QuestionRecord]]
+"""Builds the records of the shapes being searched for a given echo-by-shape map."""
+
+
+def shape_coverage(records: Sequence[QuestionRecord], shape: str) -> float | None:
+    """Mean realised coverage at K_ref over ``shape``'s questions with gold (None if none)."""
+    values = [value for record in records if record.shape == shape
+              for value in (question_coverage(record),) if value is not None]
+    return sum(values) / len(values) if values else None
+
+
+@dataclass
+class ShapeSearch:
+    """One shape's search: every evaluated point in order, and the choice."""
+
+    shape: str
+    points: list[tuple[float, float]] = field(default_factory=list)
+    """(echo, coverage) in evaluation order: the sweep first, then the bisection."""
+    bracket: tuple[float, float] | None = None
+    echo: float = 0.0
+    coverage: float = 0.0
+
+    @property
+    def iterations(self) -> int:
+        return len(self.points)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"echo": self.echo, "coverage": round(self.coverage, 6), "iterations": self.iterations,
+                "bracket": list(self.bracket) if self.bracket else None,
+                "points": [[echo, round(cov, 6)] for echo, cov in self.points]}
+
+
+@dataclass
+class CalibrationResult:
+    echo_by_shape: dict[str, float]
+    searches: dict[str, ShapeSearch]
+    seconds: float
+
+    def record(self) -> dict[str, Any]:
+        """The authoring record stamped into the sidecar (no wall-clock figures: it must rebuild)."""
+        return {
+            "method": f"sweep ({SWEEP_POINTS} points over [0, 1]) then bisection inside the bracket "
+                      f"({BISECTION_STEPS} steps max, tolerance {TOLERANCE}), per shape in order",
+            "target": TARGET, "ceiling": SATURATION_CEILING, "k_ref": K_REF,
+            "iterations": sum(search.iterations for search in self.searches.values()),
+            "by_shape": {shape: search.as_dict() for shape, search in self.searches.items()},
+        }
+
+
+def _grid() -> list[float]:
+    return [index / (SWEEP_POINTS - 1) for index in range(SWEEP_POINTS)]
+
+
+def choose(points: Sequence[tuple[float, float]], target: float = TARGET,
+           ceiling: float = SATURATION_CEILING) -> tuple[float, float]:
+    """The evaluated (echo, coverage) closest to ``target`` among those at or below ``ceiling``
+    (ties: the smaller echo, i.e. less inserted vocabulary). Raises if every point is saturated."""
+    allowed = [(echo, coverage) for echo, coverage in points if coverage <= ceiling]
+    if not allowed:
+        raise ValueError(f"every evaluated echo saturates (coverage > {ceiling}): the shape cannot "
+                         "be calibrated by echo; redesign its competition")
+    return min(allowed, key=lambda point: (abs(point[1] - target), point[0]))
+
+
+def search_shape(evaluate: Callable[[float], float], shape: str, *, target: float = TARGET,
+                 ceiling: float = SATURATION_CEILING) -> ShapeSearch:
+    """Sweep then bisect one shape's knob; ``evaluate(echo)`` returns that shape's mean coverage."""
+    search = ShapeSearch(shape)
+    seen: dict[float, float] = {}
+
+    def measure(echo: float) -> float:
+        if echo not in seen:
+            seen[echo] = evaluate(echo)
+            search.points.append((echo, seen[echo]))
+        return seen[echo]
+
+    sweep = [(echo, measure(echo)) for echo in _grid()]
+    brackets = [(a, b) for (a, ca), (b, cb) in zip(sweep, sweep[1:])
+                if (ca - target) * (cb - target) <= 0 and ca != cb]
+    if brackets:
+        # The first crossing from low echo: the least inserted vocabulary that reaches the band.
+        low, high = brackets[0]
+        search.bracket = (low, high)
+        low_above = seen[low] > target
+        for _ in range(BISECTION_STEPS):
+            middle = (low + high) / 2
+            coverage = measure(middle)
+            if abs(coverage - target) <= TOLERANCE:
+                break
+            if (coverage > target) == low_above:
+                low = middle
+            else:
+                high = middle
+    search.echo, search.coverage = choose(search.points, target, ceiling)
+    return search
+
+
+def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *,
+              target: float = TARGET) -> CalibrationResult:
+    """Search each shape in order, fixing its knob before the next; ``start`` seeds the others."""
+    began = time.perf_counter()
+    echo = dict(start)
+    searches: dict[str, ShapeSearch] = {}
+    for shape in shapes:
+        def evaluate(value: float, shape: str = shape) -> float:
+            trial = {**echo, shape: value}
+            coverage = shape_coverage(build(trial), shape)
+            if coverage is None:
+                raise ValueError(f"shape {shape!r} has no question with gold: nothing to calibrate")
+            return coverage
+
+        search = search_shape(evaluate, shape, target=target)
+        echo[shape] = search.echo
+        searches[shape] = search
+    return CalibrationResult(echo, searches, time.perf_counter() - began)
+
+
+__all__ = ["BISECTION_STEPS", "CalibrationResult", "START_ECHO", "ShapeSearch", "SWEEP_POINTS", "TARGET",
+           "TOLERANCE", "calibrate", "choose", "search_shape", "shape_coverage"]

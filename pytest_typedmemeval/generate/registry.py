@@ -1,0 +1,185 @@
+"""Vertical name -> generator module; writing a corpus and its sidecar; rebuilding from a sidecar.
+
+A vertical module ``generate/<vertical>.py`` (the name as in ``gates/vertical_specs.py``; it is
+discovered, not listed) provides, as module attributes:
+
+- ``VERTICAL`` (``"forgetting"``), ``GENERATOR`` (its dotted module name, stamped in the sidecar),
+  ``GENERATOR_VERSION`` (bump when the bytes a seed produces change), ``SEED``;
+- ``SHAPES`` (every shape, in the vertical spec's names) and ``CALIBRATED_SHAPES`` (the shapes with
+  gold, in search order);
+- ``RECORDED_ECHO`` (echo per shape from the authoring search; gold-less shapes 0.0) and
+  ``CALIBRATION_RECORD`` (what that search reported, for the sidecar);
+- ``build_records(seed, echo_by_shape, *, shapes=SHAPES) -> list[dict]``: the records in id order,
+  every validity rule checked (a :class:`.machinery.GenerationError` on any defect);
+- optionally ``DIFFICULTY_NOTE``: one line on what its difficulty bands do and do not show.
+
+Rebuilding reads the recorded echo and never searches (§4.11); ``search=True`` runs the sweep and
+bisection of :mod:`.calibration` and reports the echo to record.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..corpus.loading import Corpus, corpus_sha256, sidecar_path_for
+from ..corpus.models import QuestionRecord
+from ..corpus.registry import SHIPPED_PACKAGE
+from ..gates.vertical_specs import VERTICAL_SPECS
+from . import calibration
+from .machinery import dump_json
+from .sidecar import build_sidecar
+
+REVISION = 1
+"""Revision of every corpus this project generates so far (Appendix A: starting at v1)."""
+
+def _discover() -> dict[str, str]:
+    """Every declared vertical (``gates/vertical_specs.py``) with a ``generate/<vertical>.py``."""
+    found: dict[str, str] = {}
+    for vertical in VERTICAL_SPECS:
+        name = f"{__package__}.{vertical}"
+        if importlib.util.find_spec(name) is not None:
+            found[vertical] = name
+    return found
+
+
+GENERATORS: dict[str, str] = _discover()
+"""Vertical -> generator module, discovered: adding ``generate/<vertical>.py`` registers it."""
+
+
+def corpus_id(vertical: str) -> str:
+    return f"typedmemeval-{vertical}-v{REVISION}"
+
+
+def generator_module(vertical: str) -> ModuleType:
+    try:
+        return importlib.import_module(GENERATORS[vertical])
+    except KeyError:
+        known = ", ".join(sorted(GENERATORS))
+        raise KeyError(f"no generator for vertical {vertical!r} (known: {known})") from None
+
+
+def shipped_corpora_dir() -> Path:
+    """Where shipped corpora live: the package data directory (``corpora/`` in a checkout)."""
+    try:
+        return Path(str(resources.files(SHIPPED_PACKAGE)))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "corpora"
+
+
+def corpus_text(vertical: str, seed: int, echo_by_shape: Mapping[str, float]) -> str:
+    """The corpus bytes (as text) for (generator, seed, echo): the reproducibility function."""
+    module = generator_module(vertical)
+    return dump_json(module.build_records(seed, echo_by_shape))
+
+
+def search_echo(vertical: str, seed: int | None = None) -> calibration.CalibrationResult:
+    """Run the authoring search for ``vertical`` (through its real build entry point)."""
+    module = generator_module(vertical)
+    seed = module.SEED if seed is None else seed
+
+    def build(echo: Mapping[str, float]) -> list[QuestionRecord]:
+        records = module.build_records(seed, echo, shapes=module.CALIBRATED_SHAPES)
+        return [QuestionRecord.model_validate(record) for record in records]
+
+    # A fixed start, never the previous recording: the search is a function of (generator, seed).
+    start = {shape: calibration.START_ECHO for shape in module.SHAPES}
+    result = calibration.calibrate(build, module.CALIBRATED_SHAPES, start)
+    for shape in module.SHAPES:
+        if shape not in module.CALIBRATED_SHAPES:
+            result.echo_by_shape[shape] = 0.0  # gold-less: not searched (§4.9)
+    return result
+
+
+@dataclass
+class GenerationReport:
+    """What ``generate`` did, with the time taken per phase (printed, never written to disk)."""
+
+    vertical: str
+    corpus_path: Path
+    sidecar_path: Path
+    sha256: str
+    echo_by_shape: dict[str, float]
+    searched: bool
+    seconds: dict[str, float] = field(default_factory=dict)
+    calibration: dict[str, Any] | None = None
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+    def summary(self) -> str:
+        phases = ", ".join(f"{name} {value:.1f}s" for name, value in self.seconds.items())
+        return (f"{self.vertical}: wrote {self.corpus_path} (sha256 {self.sha256[:12]}) in "
+                f"{self.total_seconds:.1f}s ({phases})")
+
+
+def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool = False
+             ) -> GenerationReport:
+    """Write ``<out>/typedmemeval-<vertical>-v1.json`` and its sidecar from the recorded seed.
+
+    Without ``search`` the echo is the module's ``RECORDED_ECHO`` (a pinned rebuild, byte-identical
+    to the shipped file). With ``search`` the calibration search runs first and its echo is used
+    (and must then be recorded in the module for the next rebuild to match).
+    """
+    module = generator_module(vertical)
+    out = Path(out_dir) if out_dir is not None else shipped_corpora_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, float] = {}
+    record: Mapping[str, Any] | None = module.CALIBRATION_RECORD or None
+    echo = dict(module.RECORDED_ECHO)
+    if search:
+        began = time.perf_counter()
+        result = search_echo(vertical)
+        seconds["search"] = time.perf_counter() - began
+        echo = result.echo_by_shape
+        record = result.record()
+    began = time.perf_counter()
+    text = corpus_text(vertical, module.SEED, echo)
+    seconds["build"] = time.perf_counter() - began
+    began = time.perf_counter()
+    name = corpus_id(vertical)
+    sidecar = build_sidecar(text, corpus_id=name, vertical=vertical, revision=REVISION,
+                            generator=module.GENERATOR, generator_version=module.GENERATOR_VERSION,
+                            seed=module.SEED, echo_by_shape=echo, calibration=record,
+                            difficulty_note=getattr(module, "DIFFICULTY_NOTE", None))
+    seconds["sidecar"] = time.perf_counter() - began
+    path = out / f"{name}.json"
+    _write(path, text)
+    _write(sidecar_path_for(path), dump_json(sidecar))
+    return GenerationReport(vertical, path, sidecar_path_for(path), corpus_sha256(text.encode("utf-8")),
+                            dict(echo), search, seconds, dict(record) if record else None)
+
+
+def _write(path: Path, text: str) -> None:
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+def regenerate_text(corpus: Corpus) -> str | None:
+    """Rebuild ``corpus`` from its sidecar's generator, seed and recorded echo (never searching).
+
+    For the structure gate's reproducibility rule: ``structure.check(corpus,
+    regenerate=regenerate_text)``. ``None`` when the corpus names no generator this registry knows
+    (hand-made or foreign corpora): the gate then reports reproducibility as skipped with the
+    reason. A sidecar naming another ``generator_version`` is still rebuilt with the installed
+    generator, so a corpus left behind by a generator change is refused, not skipped.
+    """
+    sidecar = corpus.sidecar
+    if sidecar is None or sidecar.generator is None or sidecar.seed is None:
+        return None
+    for vertical, module_name in GENERATORS.items():
+        if module_name == sidecar.generator:
+            return corpus_text(vertical, sidecar.seed, sidecar.echo_by_shape)
+    return None
+
+
+__all__ = ["GENERATORS", "GenerationReport", "REVISION", "corpus_id", "corpus_text", "generate",
+           "generator_module", "regenerate_text", "search_echo", "shipped_corpora_dir"]

@@ -1,0 +1,167 @@
+"""The sidecar a generator writes beside its corpus, computed from the FINAL corpus bytes.
+
+VERTICALS.md §1.5. Every figure here is derived from the text that is written (never from the
+generator's plan), with the same functions the gates use, so a gate that re-derives it from the
+bytes finds the same number: the sha256 (:func:`..corpus.loading.corpus_sha256`), the ceiling table
+(per shape, the mean of min(1, K_ref / G) over questions with gold, as ``gates/structure.py``
+recomputes it), coverage per question (:func:`..gates.calibration.question_coverage`; ``None`` for
+G = 0), V7 (:func:`..gates.separability.score_features` and ``check``), and the probe rows, which
+say *not measured* for every applicable (shape, arm) because no model has been run on this
+revision. Nothing here is a wall-clock figure: regenerating writes the same sidecar.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..corpus.loading import Corpus, corpus_sha256, normalised_bytes
+from ..corpus.models import QuestionRecord, Sidecar
+from ..gates import calibration as calibration_gate
+from ..gates import separability
+from ..gates.declarations import declarations_for
+from ..gates.probes import GOLD_ARMS, GOLDLESS_ARMS
+from ..retrieval.bm25 import K_REF
+
+NOT_MEASURED_REASON = "no model run in this revision"
+WORST_STAMPED = 12
+"""How many of the highest-AUC and of the highest-z features are stamped besides any refused one
+(a passing corpus fires nothing, and an empty list would say nothing about how close it came)."""
+
+
+def corpus_from_text(text: str, corpus_id: str, vertical: str | None) -> Corpus:
+    """An in-memory :class:`Corpus` of ``text`` (no sidecar), hashed as a file of that text."""
+    raw = text.encode("utf-8")
+    records = tuple(QuestionRecord.model_validate(item)
+                    for item in json.loads(normalised_bytes(raw).decode("utf-8")))
+    return Corpus(corpus_id=corpus_id, path=Path(f"<generated:{corpus_id}>"), sha256=corpus_sha256(raw),
+                  records=records, sidecar=None, vertical=vertical)
+
+
+def ceiling_by_shape(records: Sequence[QuestionRecord]) -> dict[str, float]:
+    per_shape: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        g = len(record.gold_session_indices)
+        if g:
+            per_shape[record.shape].append(min(1.0, K_REF / g))
+    return {shape: sum(values) / len(values) for shape, values in sorted(per_shape.items())}
+
+
+def probe_rows(records: Sequence[QuestionRecord]) -> list[dict[str, Any]]:
+    """An explicit ``not_measured`` row for every applicable (shape, arm), decided from the corpus."""
+    rows: list[dict[str, Any]] = []
+    shapes = list(dict.fromkeys(record.shape for record in records))
+    for shape in shapes:
+        gold = any(r.answer_session_ids for r in records if r.shape == shape)
+        goldless = any(not r.answer_session_ids for r in records if r.shape == shape)
+        arms = (GOLD_ARMS if gold else ()) + (GOLDLESS_ARMS if goldless else ())
+        rows += [{"arm": arm, "shape": shape, "status": "not_measured", "reason": NOT_MEASURED_REASON}
+                 for arm in arms]
+    return rows
+
+
+def _separability(corpus: Corpus) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    result = separability.check(corpus)
+    analysis = separability.score_features(corpus)
+    refused = {entry["feature"]: entry["rule"] for entry in result.measured.get("refused", [])}
+    chosen = sorted(analysis.scores, key=lambda s: (-s.auc, s.feature))[:WORST_STAMPED]
+    chosen += sorted(analysis.scores, key=lambda s: (-s.z, s.feature))[:WORST_STAMPED]
+    chosen += [s for s in analysis.scores if s.feature in refused]
+    rows: dict[str, dict[str, Any]] = {}
+    for score in chosen:
+        rows.setdefault(score.feature, score.stamp(refused=score.feature in refused,
+                                                   rule=refused.get(score.feature)))
+    summary = {
+        "status": result.status,
+        "thresholds": result.measured.get("thresholds"),
+        "worst": result.measured.get("worst"),
+        "features_evaluated": result.measured.get("features_evaluated"),
+        "questions_with_pairs": result.measured.get("questions_with_pairs"),
+        "pairs": result.measured.get("pairs"),
+        "refused": result.measured.get("refused"),
+        "exemptions_applied": result.measured.get("exemptions_applied"),
+        "stamped": "the refused features plus the highest-AUC and highest-z features",
+    }
+    ordered = sorted(rows.values(), key=lambda row: (-row["auc"], row["feature"]))
+    return ordered, summary
+
+
+def _difficulty(records: Sequence[QuestionRecord], note: str | None) -> dict[str, Any]:
+    bands: Counter[int] = Counter()
+    cross: dict[str, Counter[int]] = defaultdict(Counter)
+    dials: set[str] = set()
+    for record in records:
+        block = record.typedmemeval
+        if block.difficulty is None:
+            continue
+        bands[block.difficulty] += 1
+        cross[record.shape][block.difficulty] += 1
+        if block.dial is not None:
+            dials.add(block.dial.name)
+    return {
+        "dials": sorted(dials),
+        "counts_by_band": {str(band): bands[band] for band in sorted(bands)},
+        "band_by_shape": {shape: {str(b): c for b, c in sorted(counter.items())}
+                          for shape, counter in sorted(cross.items())},
+        "validated": False,
+        "note": note or "declared, not validated (VERTICALS.md §2.0: no vertical has a validated "
+                        "ladder)",
+    }
+
+
+def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, generator: str,
+                  generator_version: str, seed: int, echo_by_shape: Mapping[str, float],
+                  calibration: Mapping[str, Any] | None = None,
+                  difficulty_note: str | None = None) -> dict[str, Any]:
+    """The sidecar of ``text`` as plain data, validated by :class:`Sidecar`."""
+    corpus = corpus_from_text(text, corpus_id, vertical)
+    records = corpus.records
+    coverage = {record.question_id: calibration_gate.question_coverage(record) for record in records}
+    calibration_result = calibration_gate.check(corpus)
+    separability_rows, separability_summary = _separability(corpus)
+    declared = declarations_for(vertical)
+    exemptions = [{"feature": item.name, "reason": item.reason, "shapes": list(item.shapes)}
+                  for item in (*declared.separability_exemptions,
+                               *declared.calibration_ceiling_exemptions, *declared.probe_exemptions)]
+    sidecar: dict[str, Any] = {
+        "corpus_id": corpus_id,
+        "revision": revision,
+        "vertical": vertical,
+        "sha256": corpus.sha256,
+        "fixture": False,
+        "generator": generator,
+        "generator_version": generator_version,
+        "seed": seed,
+        "echo_by_shape": dict(sorted(echo_by_shape.items())),
+        "shape_counts": dict(sorted(Counter(record.shape for record in records).items())),
+        "k_ref": K_REF,
+        "ceiling_by_shape": ceiling_by_shape(records),
+        "coverage_by_question": coverage,
+        "separability": separability_rows,
+        "exemptions": exemptions,
+        "probe_records": probe_rows(records),
+        "difficulty_validated": False,
+        "carve_outs": ({declared.gold_position_carve_out.name: declared.gold_position_carve_out.reason}
+                       if declared.gold_position_carve_out else {}),
+        "extra": {
+            "coverage": {
+                "by_shape": calibration_result.measured["coverage_by_shape"],
+                "scaffolding_dependence": calibration_result.measured["scaffolding_dependence"],
+                "calibration": dict(calibration) if calibration else None,
+                "echo_note": "a gold-less shape's echo reads 0.0 (not searched); the echo applied to "
+                             "it is the mean of its calibrated siblings (VERTICALS.md §4.9)",
+            },
+            "separability": separability_summary,
+            "difficulty": _difficulty(records, difficulty_note),
+            "rebuild": f"typedmemeval generate --vertical {vertical}",
+        },
+    }
+    Sidecar.model_validate(sidecar)
+    return sidecar
+
+
+__all__ = ["NOT_MEASURED_REASON", "build_sidecar", "ceiling_by_shape", "corpus_from_text",
+           "probe_rows"]
