@@ -6,7 +6,6 @@ and a gate that could not measure (e.g. no probe records) is *skipped with its r
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +76,10 @@ def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
     if tme_gate.gate == "baseline":
         result = _baseline_gate(tme_gate, request)
     else:
-        module = importlib.import_module(f"pytest_typedmemeval.gates.{tme_gate.gate}")
-        kwargs: dict[str, Any] = {}
-        if tme_gate.gate == "probes":
-            kwargs["require_probes"] = tme_session(request.config).require_probes
-        result = module.check(tme_gate.corpus, **kwargs)
+        from .gates.registry import run_corpus_gate
+
+        result = run_corpus_gate(tme_gate.gate, tme_gate.corpus,
+                                 require_probes=tme_session(request.config).require_probes)
     if result.status == "skipped":
         pytest.skip(result.summary())
     if result.status != "passed":

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_typedmemeval import cli, shipped_corpora
 
-from _support import MALFORMED_DIR
+from _support import MALFORMED_DIR, fixture_corpus_files
 
 
 def test_schema_prints_the_corpus_file_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,14 +32,14 @@ def test_gate_prints_a_row_per_shipped_corpus(capsys: pytest.CaptureFixture[str]
         assert corpus.corpus_id in out
     for gate in ("structure", "separability", "calibration", "leaks", "probes"):
         assert gate in out
-    # The fixture corpora are refused by calibration and separability (tests/test_shipped_gates.py).
-    assert status == 1
+    assert status == 0  # shipped corpora are certified; probes skip as not measured
 
 
-def test_gate_json_is_machine_readable(capsys: pytest.CaptureFixture[str]) -> None:
-    cli.main(["gate", "--json"])
+def test_gate_json_is_machine_readable_and_refusal_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    fixture = fixture_corpus_files()[0]
+    assert cli.main(["gate", "--json", "--corpus", str(fixture)]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data
+    assert fixture.stem in json.dumps(data)
 
 
 def test_gate_self_test_passes_every_case(capsys: pytest.CaptureFixture[str]) -> None:

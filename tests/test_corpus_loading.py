@@ -117,13 +117,10 @@ def test_sidecar_ceiling_is_recomputed_from_the_bytes(vertical: str) -> None:
     assert corpus.sidecar.ceiling_by_shape == pytest.approx(expected)
 
 
-def test_shipped_corpora_are_byte_identical_to_the_fixture_corpus() -> None:
-    fixture_files = sorted(p.name for p in FIXTURE_CORPUS.glob("*.json"))
-    shipped_files = sorted(p.name for p in SHIPPED.glob("*.json"))
-    assert fixture_files == shipped_files
-    assert len(fixture_files) == 2 * len(VERTICALS)
-    for name in fixture_files:
-        assert (SHIPPED / name).read_bytes() == (FIXTURE_CORPUS / name).read_bytes(), name
+def test_the_fixture_corpus_is_not_shipped() -> None:
+    """Fixtures exercise the harness; only generated, gate-certified corpora ship as package data."""
+    shipped = {p.name for p in SHIPPED.glob("*.json")}
+    assert not {p.name for p in FIXTURE_CORPUS.glob("*.json")} & shipped
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,22 +1,26 @@
 """Every corpus gate over every shipped corpus, as CI sees it.
 
-The shipped corpora are, for now, the hand-made fixture corpus (three questions per vertical,
-4-8 sessions per haystack). What the gates say about it is asserted here as the measured truth, not
-tuned away: it passes the structural and leak checks; it is refused by calibration (with K_ref = 5
-over 4-8 sessions every shape saturates) and by separability (hand-written gold and filler differ
-in ways a cheap feature sees) — which is exactly why it is labelled a fixture and cited as
-``TypedMemEval-Fixture-*``, never as a benchmark result; and its probes are *not measured* (skipped
-with the reason, never passed). When certified corpora replace it, this test must change with them.
+Only generated corpora ship. Each must pass structure (including reproducibility: rebuilt from its
+sidecar's generator, seed and recorded echo, byte for byte), separability, calibration and leaks;
+its probe arms are *not measured* in this revision (no model is run), which the gate reports as
+skipped with the reason — and as a refusal under ``--tme-require-probes``.
+
+The hand-made fixture corpus (``fixtures/corpus``) is certified too, for what it is: it passes
+structure and leaks and is refused by calibration (K_ref = 5 over 4-8 sessions saturates every
+shape) and separability (hand-written gold and filler differ) — which is why it never ships.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_typedmemeval import shipped_corpora
+from pytest_typedmemeval import load_corpus, shipped_corpora
 from pytest_typedmemeval.gates import registry
 
+from _support import fixture_corpus_files
+
 SHIPPED = shipped_corpora()
+CERTIFYING = ("structure", "separability", "calibration", "leaks")
 
 
 @pytest.fixture(scope="module")
@@ -24,34 +28,42 @@ def verdicts() -> dict[str, dict[str, object]]:
     return {c.corpus_id: {r.gate: r for r in registry.run_corpus_gates(c)} for c in SHIPPED}
 
 
-def test_the_shipped_corpora_are_still_only_fixtures() -> None:
-    assert SHIPPED and all(c.is_fixture for c in SHIPPED)
+def test_only_generated_corpora_ship() -> None:
+    assert SHIPPED
+    for corpus in SHIPPED:
+        assert corpus.sidecar is not None and not corpus.is_fixture
+        assert corpus.sidecar.generator and corpus.sidecar.seed is not None
+        assert corpus.corpus_id == f"typedmemeval-{corpus.vertical}-v1"
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
-def test_fixture_passes_structure_and_leaks(verdicts, corpus_id: str) -> None:
-    for gate in ("structure", "leaks"):
+def test_shipped_corpus_passes_every_certifying_gate(verdicts, corpus_id: str) -> None:
+    for gate in CERTIFYING:
         result = verdicts[corpus_id][gate]
         assert result.status == "passed", result.summary()
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
-def test_fixture_is_refused_by_calibration_for_saturation(verdicts, corpus_id: str) -> None:
-    result = verdicts[corpus_id]["calibration"]
-    assert result.status == "refused" and result.refused_rules() == {"ceiling"}, result.summary()
+def test_shipped_corpus_is_reproducible_not_merely_unchecked(verdicts, corpus_id: str) -> None:
+    structure = verdicts[corpus_id]["structure"]
+    assert structure.measured.get("reproducibility") == "matched", structure.measured.get("reproducibility")
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
-def test_fixture_is_refused_by_separability(verdicts, corpus_id: str) -> None:
-    result = verdicts[corpus_id]["separability"]
-    assert result.status == "refused", result.summary()
-
-
-@pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
-def test_fixture_probes_are_not_measured_and_say_so(verdicts, corpus_id: str) -> None:
+def test_shipped_probes_are_not_measured_and_say_so(verdicts, corpus_id: str) -> None:
     result = verdicts[corpus_id]["probes"]
     assert result.status == "skipped" and "not measured" in (result.skip_reason or "")
-    strict = registry.run_corpus_gates(next(c for c in SHIPPED if c.corpus_id == corpus_id),
-                                       require_probes=True)
-    probes = next(r for r in strict if r.gate == "probes")
-    assert probes.status == "refused" and "not_measured" in probes.refused_rules()
+    corpus = next(c for c in SHIPPED if c.corpus_id == corpus_id)
+    strict = registry.run_corpus_gate("probes", corpus, require_probes=True)
+    assert strict.status == "refused" and "not_measured" in strict.refused_rules()
+
+
+@pytest.mark.parametrize("path", fixture_corpus_files(), ids=lambda p: p.stem)
+def test_fixture_corpus_verdicts(path) -> None:
+    corpus = load_corpus(path)
+    results = {r.gate: r for r in registry.run_corpus_gates(corpus)}
+    assert results["structure"].status == "passed", results["structure"].summary()
+    assert results["leaks"].status == "passed", results["leaks"].summary()
+    assert results["calibration"].refused_rules() == {"ceiling"}, results["calibration"].summary()
+    assert results["separability"].status == "refused"
+    assert any("reproducibility" in note for note in results["structure"].notes)

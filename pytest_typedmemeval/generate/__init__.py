@@ -1,1 +1,1 @@
-"""Generators: one template machinery and one module per vertical (later issue)."""
+"""Generators: one gold-blind template machinery and one module per vertical (``generate/<vertical>.py``)."""
