@@ -132,7 +132,9 @@ def test_oracle_adapter_passes_and_report_has_typed_vectors(consumer: pytest.Pyt
     assert set(outcomes.values()) == {"correct"}, outcomes
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*TypedMemEval*", "*n=*C *", "Cite as: user corpus corpus_typedmemeval-fixture-*sha256*"])
-    corpus = report["corpora"][0]
+    assert {c["corpus_id"] for c in report["corpora"]} == {c["corpus_id"] for c in report["results"]}
+    assert all(len(c["sha256"]) == 64 and "sha256" in c["citation"] for c in report["corpora"])
+    corpus = report["results"][0]
     vertical = corpus["verticals"][0]
     assert {"n", "outcomes", "attribution", "coverage", "shapes", "subcounts"} <= vertical.keys()
     assert vertical["outcomes"]["correct"]["ci95"][1] <= 1.0

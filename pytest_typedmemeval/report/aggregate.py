@@ -119,4 +119,4 @@ def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
             vertical_rows.append(row)
         corpora.append({"corpus_id": corpus_id, "corpus_sha256": corpus_results[0].corpus_sha256,
                         "n": len(corpus_results), "verticals": vertical_rows})
-    return {"corpora": corpora}
+    return {"results": corpora}

@@ -26,7 +26,7 @@ def _vector_line(label: str, vector: Mapping[str, Any], width: int) -> str:
 
 def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) -> list[str]:
     lines: list[str] = []
-    for corpus in aggregated["corpora"]:
+    for corpus in aggregated["results"]:
         for vertical in corpus["verticals"]:
             lines.append(f"{corpus['corpus_id']} — {vertical['vertical']} (n={vertical['n']})")
             width = max([len(s["shape"]) for s in vertical["shapes"]] + [len("all shapes")])
@@ -47,6 +47,6 @@ def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) ->
     lines.append("C correct, W wrong, A abstained, M missed, P premature, E error; "
                  "intervals are Wilson 95%; no composite score is computed.")
     for corpus_id in sorted(citations):
-        if any(c["corpus_id"] == corpus_id for c in aggregated["corpora"]):
+        if any(c["corpus_id"] == corpus_id for c in aggregated["results"]):
             lines.append(f"Cite as: {citations[corpus_id]}")
     return lines

@@ -1,0 +1,76 @@
+"""Print the README's tables of shipped verticals and the reference agent's typed vectors.
+
+Usage (from anywhere, with the package installed):
+
+    pytest --typedmemeval --tme-agent reference --tme-fail-under 0 --tme-report report.json
+    python scripts/verticals_table.py report.json
+
+The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
+shipped bytes by the same functions the gates use; the outcome vectors are read from the report of
+the real run, so the README can only show what that command produced.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+
+from pytest_typedmemeval import shipped_corpora
+from pytest_typedmemeval.gates import calibration
+from pytest_typedmemeval.retrieval import K_REF
+
+
+def _range(values: list[int]) -> str:
+    return f"{min(values)}" if min(values) == max(values) else f"{min(values)}–{max(values)}"
+
+
+def corpus_table() -> list[str]:
+    lines = ["| vertical | shape | n | G | H | ceiling at K_ref=5 | mean BM25 coverage |",
+             "|---|---|---|---|---|---|---|"]
+    for corpus in shipped_corpora():
+        measured = calibration.check(corpus).measured
+        by_shape: dict[str, list] = defaultdict(list)
+        for record in corpus.records:
+            by_shape[record.shape].append(record)
+        for shape in sorted(by_shape):
+            records = by_shape[shape]
+            gs = [len(r.gold_session_indices) for r in records]
+            hs = [len(r.haystack_sessions) - g for r, g in zip(records, gs)]
+            ceilings = [min(1.0, K_REF / g) for g in gs if g]
+            ceiling = f"{sum(ceilings) / len(ceilings):.2f}" if ceilings else "—"
+            stats = measured.get("coverage_by_shape", {}).get(shape, {})
+            mean = stats.get("mean") if isinstance(stats, dict) else None
+            coverage = f"{mean:.3f}" if isinstance(mean, float) else "— (no gold)"
+            lines.append(f"| {corpus.vertical} | {shape} | {len(records)} | {_range(gs)} | {_range(hs)} "
+                         f"| {ceiling} | {coverage} |")
+    return lines
+
+
+def outcome_table(report: dict) -> list[str]:
+    lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | error |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for corpus in report["results"]:
+        for vertical in corpus["verticals"]:
+            for shape in vertical["shapes"]:
+                counts = [shape["outcomes"][o]["count"] for o in
+                          ("correct", "wrong", "abstained", "missed", "premature", "error")]
+                lines.append(f"| {vertical['vertical']} | {shape['shape']} | {shape['n']} | "
+                             + " | ".join(str(c) for c in counts) + " |")
+    return lines
+
+
+def main() -> None:
+    print("\n".join(corpus_table()))
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], encoding="utf-8") as handle:
+            report = json.load(handle)
+        print()
+        print("\n".join(outcome_table(report)))
+        print()
+        for row in report["corpora"]:
+            print(f"- {row['corpus_id']}: sha256 {row['sha256'][:12]}")
+
+
+if __name__ == "__main__":
+    main()
