@@ -33,7 +33,28 @@ class VerticalDeclarations:
     """Probes: e.g. ``ScoredOnTheReader`` for a shape held to V8 - chance >= 0.30 instead."""
 
 
+_ATTRIBUTION_SATURATES = (
+    "participant-attribution asks who made a statement the question itself quotes, naming its topic: "
+    "the gold session holds every query word, so BM25 ranks it in the top five whatever competes. "
+    "VERTICALS.md 2.2 records three distractor designs (same topic, same claim about other topics, "
+    "both) all leaving coverage at 1.000; our sweep of the echo knob over nine points gave 1.000 at "
+    "every point, and raising same-claim remarks only lowers coverage by spreading the quoted "
+    "remark's words across both speakers, the echo leak that once gave the speaker away. The shape "
+    "measures speaker attribution by the reader, not retrieval."
+)
+
 DECLARATIONS: dict[str, VerticalDeclarations] = {
+    "episodic": VerticalDeclarations(
+        calibration_ceiling_exemptions=(
+            Declared(name="participant-attribution", reason=_ATTRIBUTION_SATURATES,
+                     shapes=("participant-attribution",)),
+        ),
+        probe_exemptions=(
+            Declared(name="ScoredOnTheReader", reason=_ATTRIBUTION_SATURATES + " Released from the "
+                     "headroom floor and held instead to V8 - chance >= 0.30 (chance 1/3: me, you, "
+                     "both of us).", shapes=("participant-attribution",), chance_options=3),
+        ),
+    ),
     "workingmemory": VerticalDeclarations(
         gold_position_carve_out=Declared(
             name="gold_position",
