@@ -255,7 +255,7 @@ def test_default_declarations_come_from_code(monkeypatch):
 
     monkeypatch.setattr(probes, "declarations_for", fake)
     probes.check(probes._corpus("t", questions, probes._gold_arms("where", ids, 20, 20, 5)))
-    assert seen == ["episodic"]
+    assert seen == ["selftest"]
 
 
 def test_no_pytest_import_in_the_gate_modules():

@@ -6,8 +6,8 @@ its probe arms are *not measured* in this revision (no model is run), which the 
 skipped with the reason — and as a refusal under ``--tme-require-probes``.
 
 The hand-made fixture corpus (``fixtures/corpus``) is certified too, for what it is: it passes
-structure and leaks and is refused by calibration (K_ref = 5 over 4-8 sessions saturates every
-shape) and separability (hand-written gold and filler differ) — which is why it never ships.
+structure and leaks and is refused by calibration where a shape is not declared exempt (K_ref = 5
+over 4-8 sessions saturates every shape) and by separability (hand-written gold and filler differ) — which is why it never ships.
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ def test_fixture_corpus_verdicts(path) -> None:
     results = {r.gate: r for r in registry.run_corpus_gates(corpus)}
     assert results["structure"].status == "passed", results["structure"].summary()
     assert results["leaks"].status == "passed", results["leaks"].summary()
-    assert results["calibration"].refused_rules() == {"ceiling"}, results["calibration"].summary()
+    # Saturated shapes are refused by the ceiling, unless the vertical declares the shape exempt
+    # (Episodic participant-attribution); the fixture is never refused by any other calibration rule.
+    assert results["calibration"].refused_rules() <= {"ceiling"}, results["calibration"].summary()
     assert results["separability"].status == "refused"
     assert any("reproducibility" in note for note in results["structure"].notes)

@@ -294,8 +294,10 @@ def test_conjunction_shapes_are_refused_until_declared() -> None:
     assert "shape_declared" in result.refused_rules()
 
 
-def test_workingmemory_carve_out_is_a_code_declaration() -> None:
-    assert declarations_for("workingmemory").gold_position_carve_out is not None
+def test_no_vertical_carries_a_gold_position_carve_out_it_no_longer_needs() -> None:
+    """The WorkingMemory carve-out was deleted once the generated corpus passed the shuffle check
+    without it (gold never first: index 64 - d); a carve-out that no longer fires must go."""
+    assert declarations_for("workingmemory").gold_position_carve_out is None
     assert declarations_for("prospective").gold_position_carve_out is None
 
 

@@ -55,14 +55,6 @@ DECLARATIONS: dict[str, VerticalDeclarations] = {
                      "both of us).", shapes=("participant-attribution",), chance_options=3),
         ),
     ),
-    "workingmemory": VerticalDeclarations(
-        gold_position_carve_out=Declared(
-            name="gold_position",
-            reason="The rung fixes the gold position (index 64 - d, Appendix A): position is the "
-            "independent variable, so a shuffle test would refuse the design itself. Position is "
-            "still measured by V7 like every other feature.",
-        ),
-    ),
 }
 
 

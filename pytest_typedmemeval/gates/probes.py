@@ -601,7 +601,7 @@ def _question(number: int, shape: str, *, gold: bool = True, candidates: int = 0
          CorpusTurn(role="assistant", content="Noted."))
         for index in range(3)
     )
-    block: dict[str, Any] = {"vertical": "episodic", "shape": shape,
+    block: dict[str, Any] = {"vertical": "selftest", "shape": shape,
                              "answer_key": AnswerKey(accepted=("the blue folder",)) if gold
                              else AnswerKey(expected_negative="abstain")}
     if candidates:
@@ -636,10 +636,10 @@ def _gold_arms(shape: str, ids: Sequence[str], v1: int, v8: int, v9: int) -> lis
 def _corpus(name: str, questions: Sequence[QuestionRecord], records: Sequence[ProbeRecord] | None,
             extra: dict[str, Any] | None = None) -> Corpus:
     sidecar = None if records is None else Sidecar(
-        corpus_id=f"self-test-probes-{name}", revision=1, vertical="episodic", sha256="0" * 64,
+        corpus_id=f"self-test-probes-{name}", revision=1, vertical="selftest", sha256="0" * 64,
         probe_records=tuple(records), extra=extra or {})
     return Corpus(corpus_id=f"self-test-probes-{name}", path=Path(f"<self-test:{name}>"),
-                  sha256="0" * 64, records=tuple(questions), sidecar=sidecar, vertical="episodic")
+                  sha256="0" * 64, records=tuple(questions), sidecar=sidecar, vertical="selftest")
 
 
 def _skip_case(name: str, result: GateResult) -> SelfTestCase:

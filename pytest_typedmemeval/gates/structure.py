@@ -70,7 +70,7 @@ from ..corpus.models import (
     parse_corpus_date,
 )
 from ..retrieval.bm25 import K_REF
-from .declarations import VerticalDeclarations, declarations_for
+from .declarations import Declared, VerticalDeclarations, declarations_for
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 from .vertical_specs import ShapeSpec, V4Level, VerticalSpec, spec_for, v4_level
 
@@ -1206,6 +1206,13 @@ def _first_filler(record: QuestionRecord) -> int:
     return next(i for i, s in enumerate(record.haystack_sessions) if not any(t.has_answer for t in s))
 
 
+_SELF_TEST_CARVE_OUT = VerticalDeclarations(gold_position_carve_out=Declared(
+    name="gold_position",
+    reason="self-test: a design whose independent variable is the gold position (as a rung-fixed "
+    "WorkingMemory design would be) declares the carve-out, and only then passes",
+))
+
+
 def self_test() -> list[SelfTestCase]:
     """Synthetic corpora with one known defect each, refused by the intended rule; clean controls."""
     ari_spec, pro_spec, wm_spec = _arithmetic_spec(), _prospective_spec(), _wm_spec()
@@ -1234,7 +1241,7 @@ def self_test() -> list[SelfTestCase]:
     add_control("clean prospective corpus with pairs", run_pro(pro))
     wm_corpus = _corpus(_wm_records(), "workingmemory")[0]
     add_control("workingmemory-style pinned gold passes by its declared carve-out",
-                check(wm_corpus, spec=wm_spec, declared=declarations_for("workingmemory")))
+                check(wm_corpus, spec=wm_spec, declared=_SELF_TEST_CARVE_OUT))
     add_control("fixture corpus off the declared sizes (sizes not enforced)",
                 check(_corpus(ari, "arithmetic", fixture=True, ceiling_by_shape=ari_ceiling)[0]))
     homographs = _edit_turn(pro, 8, _first_filler(pro[8]), 0,
