@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import shutil
 
+import numpy  # noqa: F401
 import pytest
+import rank_bm25  # noqa: F401
+
+# Imported here, before any in-process pytester run: pytester restores sys.modules after each
+# inner run, and numpy's C extension refuses to be imported a second time in one process.
 
 from _support import ORACLE_CONFTEST, fixture_corpus_files
 

@@ -104,7 +104,9 @@ def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
             row: dict[str, Any] = {
                 "vertical": vertical,
                 **outcome_vector(vertical_results),
-                "shapes": [{"shape": shape, **outcome_vector(rs)} for shape, rs in sorted(shapes.items())],
+                # Shapes in order of first appearance by question id: deterministic, and it keeps a
+                # corpus's own order (distance-8 before distance-15) instead of sorting names.
+                "shapes": [{"shape": shape, **outcome_vector(rs)} for shape, rs in shapes.items()],
             }
             pairs = _pair_consistency(vertical_results)
             if pairs is not None:
