@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from ..corpus.models import AnswerKey
 from .numbers import ExtractedNumber, extract_numbers, numeric_matches, parsing_rules
 from .outcomes import Outcome, Verdict
-from .text import NORMALISATION_RULES, normalize, phrase_spans
+from .text import NORMALISATION_RULES, contains_any_phrase, normalize, phrase_spans
 
 JUDGE_RULESET_VERSION = "1"
 
@@ -174,7 +174,7 @@ class _Answer:
         ]
 
     def has(self, cues: Iterable[str]) -> bool:
-        return bool(self.cue_spans(cues))
+        return contains_any_phrase(self.norm, tuple(v for cue in cues for v in _variants(cue)))
 
     def value_spans(self, value: str) -> list[tuple[int, int]]:
         """Occurrences of ``value`` not lying inside an occurrence of a longer key value, so the

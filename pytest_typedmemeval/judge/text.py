@@ -91,6 +91,20 @@ def phrase_spans(haystack_norm: str, phrase: str) -> list[tuple[int, int]]:
     return [match.span() for match in pattern.finditer(haystack_norm)]
 
 
+@lru_cache(maxsize=256)
+def _any_phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One alternation of many phrases' matchers: a search finds a match iff any phrase occurs."""
+    patterns = [pattern.pattern for phrase in phrases if (pattern := _phrase_pattern(phrase)) is not None]
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
+def contains_any_phrase(haystack_norm: str, phrases: tuple[str, ...]) -> bool:
+    """Whether any of ``phrases`` occurs token-bounded; one regex pass instead of one per phrase
+    (cue lists run to dozens of phrases and are tested on every answer)."""
+    pattern = _any_phrase_pattern(phrases)
+    return pattern is not None and pattern.search(haystack_norm) is not None
+
+
 def contains_phrase(haystack_norm: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``haystack_norm`` at word boundaries.
 
