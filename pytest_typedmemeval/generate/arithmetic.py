@@ -101,6 +101,7 @@ from ..judge.mechanical import judge_answer
 from ..judge.outcomes import Outcome
 from ..projection import adapter_view
 from ..retrieval.tokenizer import raw_tokens, tokenize
+from .banks import ASSISTANT_TALK
 from .machinery import (
     ECHO_LEAD_IN,
     PAD_BANKS,
@@ -348,29 +349,6 @@ USER_TALK: tuple[str, ...] = (
 """Small talk for user turns without a statement: no purchases, loans or repairs, no digits or
 number words, no month or weekday names, no question, shop or item vocabulary."""
 
-ASSISTANT_TALK: tuple[str, ...] = (
-    "Thanks for telling me.",
-    "Good to hear.",
-    "That sounds nice.",
-    "Understood.",
-    "Got it, thanks.",
-    "That makes sense.",
-    "Sounds good to me.",
-    "Thanks for the update.",
-    "I see, that is helpful.",
-    "Understood, thank you.",
-    "Glad you shared that.",
-    "That is good to know.",
-    "Thanks, that helps.",
-    "Happy to hear it.",
-    "I follow, thanks.",
-    "Right, that is clear.",
-    "Good, thanks for the detail.",
-    "That sounds like a plan.",
-    "Thanks for keeping me posted.",
-    "That is useful to hear.",
-)
-"""Assistant replies, one bank for every assistant turn: they never repeat a value or a subject."""
 
 SCAFFOLD = ScaffoldBanks(USER_TALK, ASSISTANT_TALK)
 

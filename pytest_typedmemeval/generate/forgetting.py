@@ -64,6 +64,7 @@ from ..corpus.models import AnswerKey, QuestionRecord, format_corpus_date
 from ..judge.mechanical import NO_LONGER_EVENT_CUES, judge_answer
 from ..judge.outcomes import Outcome
 from ..retrieval.tokenizer import raw_tokens, tokenize
+from .banks import ASSISTANT_TALK
 from .machinery import (
     ECHO_LEAD_IN,
     PAD_BANKS,
@@ -341,30 +342,6 @@ USER_TALK: tuple[str, ...] = (
 )
 """Small talk for user turns without a statement (no fact, parity or question vocabulary)."""
 
-ASSISTANT_TALK: tuple[str, ...] = (
-    "Thanks for telling me.",
-    "Good to hear.",
-    "That sounds nice.",
-    "Understood.",
-    "Got it, thanks.",
-    "That makes sense.",
-    "Sounds good to me.",
-    "Thanks for the update.",
-    "I see, that is helpful.",
-    "Understood, thank you.",
-    "Glad you shared that.",
-    "That is good to know.",
-    "Thanks, that helps.",
-    "Happy to hear it.",
-    "I follow, thanks.",
-    "Right, that is clear.",
-    "Good, thanks for the detail.",
-    "That sounds like a plan.",
-    "Thanks for keeping me posted.",
-    "That is useful to hear.",
-)
-"""Assistant replies, one bank for every assistant turn: never repeats the user's value, so only
-the user's turn carries evidence, and gold draws from exactly the bank filler draws from."""
 
 SCAFFOLD = ScaffoldBanks(USER_TALK, ASSISTANT_TALK)
 
