@@ -105,7 +105,9 @@ def failure_text(result: QuestionResult) -> str:
     coverage = "null (no evidence reported)" if result.coverage is None else (
         f"{result.coverage:.2f} from the {result.coverage_source} list")
     return "\n".join([
-        f"{result.corpus_id}/{result.question_id} [{result.vertical}/{result.shape}] outcome: {result.outcome}",
+        f"{result.corpus_id}/{result.question_id} [{result.vertical}/{result.shape}] outcome: {result.outcome}"
+        + (" (the judge could not read this answer; it is counted apart, never as wrong)"
+           if result.outcome == Outcome.UNJUDGED.value else ""),
         f"  question:    {result.question}",
         f"  gold:        {result.gold}",
         f"  answer:      {result.answer if result.answer is not None else '(none)'}",

@@ -15,10 +15,23 @@ from datetime import datetime
 from .agent import Session, Turn
 from .corpus.models import QuestionRecord
 
-DEFAULT_INSTRUCTION = (
-    "Answer from what was said in our conversations. Be brief. If the conversations do not say, "
-    "say that you don't know."
-)
+DECLINE_PHRASE = "I do not have that information."
+"""The one decline wording the answer contract asks for (the scenario benchmark's abstain phrase,
+VERTICALS.md §6.2). The judge accepts every other decline wording too: the phrase tells a system how
+to decline, it is not a password."""
+
+ANSWER_CONTRACT = f"If our conversations do not say, reply exactly: {DECLINE_PHRASE}"
+"""Appended to every instruction, the corpus's own included, so every question states how to
+decline — a system is never left to guess whether an honest "I don't know" is allowed."""
+
+DEFAULT_INSTRUCTION = "Answer from what was said in our conversations. Be brief."
+"""The answer-format instruction of questions whose corpus record sets none."""
+
+
+def instruction_for(record: QuestionRecord) -> str:
+    """The instruction the adapter receives: the record's own (or the default), then the contract."""
+    body = (record.typedmemeval.instruction or DEFAULT_INSTRUCTION).rstrip()
+    return body if ANSWER_CONTRACT in body else f"{body} {ANSWER_CONTRACT}"
 
 
 @dataclass(frozen=True)
@@ -58,9 +71,8 @@ def adapter_view(record: QuestionRecord) -> AdapterView:
         )
         for index, turns in enumerate(record.haystack_sessions)
     )
-    instruction = record.typedmemeval.instruction or DEFAULT_INSTRUCTION
     return AdapterView(sessions=sessions, question=record.question, query_time=record.query_time,
-                       instruction=instruction)
+                       instruction=instruction_for(record))
 
 
 def opaque_to_index(record: QuestionRecord) -> dict[str, int]:

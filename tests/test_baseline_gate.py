@@ -21,7 +21,7 @@ def test_every_outcome_has_a_direction():
     assert baseline.COUNT_DIRECTIONS["correct"] == "higher"
     assert baseline.COUNT_DIRECTIONS["abstained"] == "neutral"
     assert {k for k, v in baseline.COUNT_DIRECTIONS.items() if v == "lower"} == {
-        "wrong", "missed", "premature", "error"}
+        "wrong", "missed", "premature", "unjudged", "error"}
 
 
 def test_identical_runs_are_current_with_nothing_to_report():

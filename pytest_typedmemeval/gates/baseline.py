@@ -17,7 +17,7 @@ deterministic run. ``compare`` sorts every difference into:
     any change in a neutral count.
 
 Count directions (``COUNT_DIRECTIONS``): ``correct`` is higher-is-better; ``wrong``, ``missed``,
-``premature`` and ``error`` are lower-is-better; ``abstained`` is neutral — declining is the right
+``premature``, ``unjudged`` and ``error`` are lower-is-better; ``abstained`` is neutral — declining is the right
 answer on never-known probes and a failure elsewhere, so its count alone says nothing about
 direction. A per-question move between two non-correct outcomes is a shift, but the counts it
 moves still count: ``abstained`` -> ``wrong`` raises ``wrong`` and is a regression.
@@ -41,7 +41,7 @@ from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
 GATE = "baseline"
 
 OUTCOMES: tuple[str, ...] = tuple(outcome.value for outcome in ALL_OUTCOMES)
-"""correct, wrong, abstained, missed, premature, error (VERTICALS.md §5.1 plus the harness fact)."""
+"""correct, wrong, abstained, missed, premature (VERTICALS.md §5.1), unjudged and error."""
 
 Direction = Literal["higher", "lower", "neutral"]
 COUNT_DIRECTIONS: dict[str, Direction] = {
@@ -51,6 +51,7 @@ COUNT_DIRECTIONS: dict[str, Direction] = {
     "premature": "lower",
     "error": "lower",
     "abstained": "neutral",
+    "unjudged": "lower",
 }
 """Which way each outcome count should move (module docstring explains ``abstained``)."""
 

@@ -57,7 +57,7 @@ from ..corpus.models import (
     Sidecar,
     format_corpus_date,
 )
-from ..projection import DEFAULT_INSTRUCTION, AdapterView, adapter_view
+from ..projection import ANSWER_CONTRACT, DEFAULT_INSTRUCTION, AdapterView, adapter_view
 from .declarations import VerticalDeclarations
 from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
 
@@ -447,11 +447,11 @@ def scan_view(record: QuestionRecord, view: AdapterView, *, vertical: str | None
 def _scan_gold_in_prompt(scan: _Scan, view: AdapterView, key: AnswerKey, answer: str,
                          counts: Counter[str]) -> None:
     """Rule ``gold_in_question``: the prompt (question, instruction) never carries the gold."""
-    # The default instruction is one reviewed constant shared by every question; its abstention
-    # wording ("say that you don't know") is the answer format, not a gold. A per-question
+    # The default instruction and the answer contract are reviewed constants shared by every
+    # question; the contract's decline phrase is the answer format, not a gold. A per-question
     # instruction from the extension block is scanned like the question.
     prompts = [("question", view.question)]
-    if view.instruction != DEFAULT_INSTRUCTION:
+    if view.instruction != f"{DEFAULT_INSTRUCTION} {ANSWER_CONTRACT}":
         prompts.append(("instruction", view.instruction))
     values: list[tuple[str, str]] = [("accepted", v) for v in key.accepted]
     values += [("must_name", v) for v in key.must_name]

@@ -7,14 +7,20 @@ from dataclasses import dataclass, field
 
 
 class Outcome(str, enum.Enum):
-    """Typed outcome of one question. ``error`` is a harness fact (adapter raised or timed out),
-    never a memory verdict, so it is kept apart from ``wrong``."""
+    """Typed outcome of one question.
+
+    ``unjudged`` is the judge's own admission: its rules could not read the answer (no value from
+    the key, no decline, no denial, no figure). It is counted apart and never pooled into
+    ``wrong`` (VERTICALS.md Appendix C, §5): an answer the judge cannot read says nothing about the
+    memory. ``error`` is a harness fact (adapter raised or timed out), never a memory verdict.
+    """
 
     CORRECT = "correct"
     WRONG = "wrong"
     ABSTAINED = "abstained"
     MISSED = "missed"
     PREMATURE = "premature"
+    UNJUDGED = "unjudged"
     ERROR = "error"
 
     def __str__(self) -> str:
@@ -24,7 +30,9 @@ class Outcome(str, enum.Enum):
 JUDGED_OUTCOMES: tuple[Outcome, ...] = (
     Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED, Outcome.PREMATURE,
 )
-ALL_OUTCOMES: tuple[Outcome, ...] = (*JUDGED_OUTCOMES, Outcome.ERROR)
+"""The memory verdicts of VERTICALS.md §5.1."""
+ALL_OUTCOMES: tuple[Outcome, ...] = (*JUDGED_OUTCOMES, Outcome.UNJUDGED, Outcome.ERROR)
+"""Every outcome a result can carry, in report column order."""
 
 SUBCOUNTS: tuple[str, ...] = ("stale_recall", "over_forgetting", "misattributed_forgetting")
 """Forgetting sub-counts published beside the vector (§5.3)."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 _ABBREVIATIONS = (("correct", "C"), ("wrong", "W"), ("abstained", "A"), ("missed", "M"),
-                  ("premature", "P"), ("error", "E"))
+                  ("premature", "P"), ("unjudged", "U"), ("error", "E"))
 
 
 def _vector_line(label: str, vector: Mapping[str, Any], width: int) -> str:
@@ -44,7 +44,8 @@ def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) ->
                              f"same answer both arms {pairs['same_answer_both_arms']}")
             for row in vertical.get("outcome_by_distance", []):
                 lines.append(_vector_line(f"d={row['distance_sessions']}", row, width))
-    lines.append("C correct, W wrong, A abstained, M missed, P premature, E error; "
+    lines.append("C correct, W wrong, A abstained, M missed, P premature, U unjudged (the judge "
+                 "could not read the answer; never counted as wrong), E error; "
                  "intervals are Wilson 95%; no composite score is computed.")
     for corpus_id in sorted(citations):
         if any(c["corpus_id"] == corpus_id for c in aggregated["results"]):
