@@ -27,7 +27,8 @@ class Judge(Protocol):
     name: str
     fingerprint: str
 
-    def judge(self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None) -> Verdict: ...
+    def judge(self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None,
+              *, question: str | None = None) -> Verdict: ...
 
 
 class AdapterTimeout(Exception):

@@ -449,7 +449,8 @@ class MechanicalJudge:
         self.fingerprint: str = JUDGE_FINGERPRINT
 
     def judge(
-        self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None
+        self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None,
+        *, question: str | None = None,
     ) -> Verdict:
-        """Delegate to :func:`judge_answer`."""
+        """Delegate to :func:`judge_answer`; the question text is not needed by these rules."""
         return judge_answer(answer, key, surfaced_items=surfaced_items)
