@@ -486,7 +486,7 @@ def test_a_gold_answer_the_judge_would_not_accept_is_refused() -> None:
     episodic._judge_gold(record)
     assert record["answer"] == "both of us"
     broken = copy.deepcopy(record)
-    broken["answer"] = "us both"
+    broken["answer"] = "someone else"
     with pytest.raises(GenerationError, match="judge"):
         episodic._judge_gold(broken)
     ambiguous = copy.deepcopy(record)

@@ -17,8 +17,9 @@ from pytest_typedmemeval.judge.mechanical import (
 )
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, P = (
+C, W, A, M, P, U = (
     Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED, Outcome.PREMATURE,
+    Outcome.UNJUDGED,
 )
 STALE = frozenset({"stale_recall"})
 OVER = frozenset({"over_forgetting"})
@@ -52,13 +53,13 @@ CASES = [
     pytest.param("I don't know; you no longer have one.", NEVER_KNOWN, W, MISATTRIBUTED, id="never-known/no-longer-beats-abstention"),
     pytest.param("It was the Marloe Basic.", NEVER_KNOWN, W, NONE, id="never-known/names-known-wrong-value"),
     pytest.param("I'm not sure, but probably the Zephyr.", NEVER_KNOWN, W, NONE, id="never-known/hedge-still-commits"),
-    pytest.param("The Zephyr 9.", NEVER_KNOWN, W, NONE, id="never-known/any-commitment-is-wrong"),
+    pytest.param("The Zephyr 9.", NEVER_KNOWN, U, NONE, id="never-known/unknown-value-unhedged-is-unjudged"),
     # 3. invalidated (no_longer)
     pytest.param("You had a Honda, but you sold it.", INVALIDATED, C, NONE, id="invalidated/names-value-and-invalidation"),
     pytest.param("You no longer have the Honda Civic.", INVALIDATED, C, NONE, id="invalidated/accepted-spelling-names-the-value"),
     pytest.param("No, it's no longer the Honda.", INVALIDATED, C, NONE, id="invalidated/plain-no-is-not-a-negator"),
     pytest.param("You don't have the Honda anymore.", INVALIDATED, C, NONE, id="invalidated/anymore-carries-its-own-negation"),
-    pytest.param("You sold it.", INVALIDATED, W, NONE, id="invalidated/omits-distinctive-value"),
+    pytest.param("You sold it.", INVALIDATED, M, NONE, id="invalidated/omits-distinctive-value-is-missed"),
     pytest.param("You sold the Toyota.", INVALIDATED, W, NONE, id="invalidated/invalidates-wrong-value"),
     pytest.param("You sold the Toyota.", INVALIDATED_STALE_ONLY, W, NONE, id="invalidated/no-must-name-still-needs-the-right-fact"),
     pytest.param("You sold the Honda.", INVALIDATED_STALE_ONLY, C, NONE, id="invalidated/stale-value-marked-void"),
@@ -78,9 +79,9 @@ CASES = [
     pytest.param("Yes, it's due now.", BEFORE, P, NONE, id="before/fires-without-naming"),
     pytest.param("It has expired.", BEFORE, P, NONE, id="before/validity-end-claimed-early"),
     pytest.param("I'm not sure.", BEFORE, A, NONE, id="before/abstains"),
-    pytest.param("Buy milk.", BEFORE, W, NONE, id="before/other-commitment"),
-    pytest.param("You mentioned the dentist later in the week.", BEFORE, W, NONE, id="before/bare-later-is-not-a-cue"),
-    pytest.param("Nothing is due yet.", BEFORE_NAMED, W, NONE, id="before/omits-distinctive-value"),
+    pytest.param("Buy milk.", BEFORE, U, NONE, id="before/unreadable-is-unjudged"),
+    pytest.param("You mentioned the dentist later in the week.", BEFORE, U, NONE, id="before/bare-later-is-not-a-cue"),
+    pytest.param("Nothing is due yet.", BEFORE_NAMED, M, NONE, id="before/omits-distinctive-value-is-missed"),
     pytest.param("The passport renewal isn't due yet.", BEFORE_NAMED, C, NONE, id="before/names-distinctive-value"),
     # 5. still-valid controls
     pytest.param("Acme Broadband, and it's still current.", STILL_VALID, C, NONE, id="still/names-value"),
@@ -103,19 +104,19 @@ CASES = [
     pytest.param("Orvel Prime.", POSITIVE, W, NONE, id="accepted/stale-value"),
     pytest.param("I don't know.", POSITIVE, A, NONE, id="accepted/abstains"),
     pytest.param("You never mentioned one.", POSITIVE, M, NONE, id="accepted/confident-negative"),
-    pytest.param("Something else entirely.", POSITIVE, W, NONE, id="accepted/no-value-named"),
+    pytest.param("Something else entirely.", POSITIVE, U, NONE, id="accepted/no-value-named-is-unjudged"),
     # 6b. positive gold, numeric
     pytest.param("12", COUNT, C, NONE, id="numeric/exact"),
     pytest.param("Twelve times.", COUNT, C, NONE, id="numeric/number-word"),
     pytest.param("Probably 12.", COUNT, C, NONE, id="numeric/hedge-commits"),
     pytest.param("5 + 7 = 12", COUNT, C, NONE, id="numeric/working-then-result"),
     pytest.param("In total 12, across 3 months.", COUNT, C, NONE, id="numeric/conclusion-marker-wins"),
-    pytest.param("12 times across 3 months.", COUNT, W, NONE, id="numeric/last-number-without-marker"),
+    pytest.param("12 times across 3 months.", COUNT, C, NONE, id="numeric/first-figure-without-marker"),
     pytest.param("About 10.", COUNT, W, NONE, id="numeric/one-significant-figure-too-coarse"),
     pytest.param("13", COUNT, W, NONE, id="numeric/off-by-one"),
     pytest.param("I don't know.", COUNT, A, NONE, id="numeric/abstains"),
     pytest.param("You never ordered from them.", COUNT, M, NONE, id="numeric/confident-negative"),
-    pytest.param("Not many.", COUNT, W, NONE, id="numeric/no-number"),
+    pytest.param("Not many.", COUNT, U, NONE, id="numeric/no-number-is-unjudged"),
     pytest.param("You never ordered from them.", ZERO, C, NONE, id="numeric/negative-matches-zero-gold"),
     pytest.param("Zero.", ZERO, C, NONE, id="numeric/zero-word"),
     pytest.param("Roughly 129 dollars.", AMOUNT, C, NONE, id="numeric/marked-rounded-figure"),
@@ -160,8 +161,8 @@ def test_list_order_is_graded_on_what_was_surfaced(
     ("answer", "key", "fragment"),
     [
         pytest.param("Bob, Ann, Cy.", LIST, "inversion: 'Bob' before 'Ann'", id="inversion"),
-        pytest.param("You sold it.", INVALIDATED, "omitted", id="distinctive-value"),
-        pytest.param("Not many.", COUNT, "no number found", id="no-number"),
+        pytest.param("You sold it.", INVALIDATED, "omits the value", id="distinctive-value"),
+        pytest.param("Not many.", COUNT, "no figure found", id="no-number"),
         pytest.param("", POSITIVE, "empty answer", id="empty"),
     ],
 )
@@ -193,9 +194,9 @@ def test_fingerprint_is_sha256_of_the_current_rules() -> None:
 
 
 def _add_abstention_cue(rules: dict[str, object]) -> None:
-    cues = rules["cues"]
-    assert isinstance(cues, dict)
-    cues["abstention"].append("no idea")
+    reading = rules["reading"]
+    assert isinstance(reading, dict)
+    reading["decline"].append(r"\bno idea\b")
 
 
 def _drop_number_word(rules: dict[str, object]) -> None:
@@ -205,7 +206,7 @@ def _drop_number_word(rules: dict[str, object]) -> None:
 
 
 def _bump_version(rules: dict[str, object]) -> None:
-    rules["version"] = "2"
+    rules["version"] = "bumped"
 
 
 def _change_normalisation(rules: dict[str, object]) -> None:

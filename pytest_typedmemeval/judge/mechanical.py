@@ -1,25 +1,16 @@
-"""The mechanical judge: a deterministic, rule-based verdict for one answer (VERTICALS.md §5).
+"""The mechanical judge: a deterministic, rule-based verdict for one answer (docs/JUDGING.md).
 
-It reads the normalised answer for *cues* (phrases that signal declining, a confident negative,
-an invalidation, a not-yet, a still-holds) and for *values* from the answer key (gold, known-wrong,
-stale, premature), then applies a fixed precedence chosen by ``key.expected_negative``. No
-network, no randomness: the same answer and key always give the same verdict, and the rules are
-pinned by :data:`JUDGE_FINGERPRINT` so results judged under different rules are never banded.
+:mod:`.reading` reads the answer — declines, denials, committed values, governing polarity,
+invalidation claims — and this module applies the precedence of the contract for the kind of key
+(positive, numeric, list, attribution, or a negative gold: ``no_longer``, ``not_yet``, ``abstain``,
+``still``). No network, no randomness: the same answer and key always give the same verdict, and
+the rules are pinned by :data:`JUDGE_FINGERPRINT`.
 
-Rules that apply across branches:
+Two rules hold in every branch. A named value beats hedging (§5.2.1): a hedge must not turn a
+wrong value into an abstention. And the judge never guesses: when no rule reads the answer, the
+outcome is ``unjudged`` with the reason, counted apart and never pooled into ``wrong`` (Appendix C).
 
-* **A named value beats hedging** (§5.2 rule 1). "I'm not certain, but probably X" is graded on X:
-  a system that names a value has committed to it, and letting a hedge turn a wrong value into an
-  abstention would reward guessing. So known values are checked before abstention cues, and an
-  abstention cue does not count as declining when a hedged-commitment cue ("probably", "I think
-  it") sits beside it.
-* **Acknowledging invalidation decides Forgetting** (§5.2 rule 2): "you had a Honda, but you sold
-  it" is correct; the Honda named without an invalidation is stale recall.
-* **Negative golds must name their value** (§5.5): "nothing on record" and "it used to be X, which
-  no longer holds" differ only by X.
-* Where the brief left a case open the stricter reading is taken and said so where it is coded.
-
-Bump :data:`JUDGE_RULESET_VERSION` whenever the precedence code changes; cue and table changes
+Bump :data:`JUDGE_RULESET_VERSION` whenever the precedence code changes; pattern and table changes
 move the fingerprint on their own.
 """
 
@@ -28,112 +19,67 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-from ..corpus.models import AnswerKey
+from ..corpus.models import AnswerKey, NumericKey
 from .numbers import ExtractedNumber, extract_numbers, numeric_matches, parsing_rules
 from .outcomes import Outcome, Verdict
-from .text import NORMALISATION_RULES, contains_any_phrase, normalize, phrase_spans
+from .reading import NO_LONGER_EVENT_CUES, Reading, reading_rules
+from .text import NORMALISATION_RULES, phrase_spans
 
-JUDGE_RULESET_VERSION = "1"
+__all__ = [
+    "JUDGE_FINGERPRINT", "JUDGE_RULESET_VERSION", "MechanicalJudge", "NO_LONGER_EVENT_CUES",
+    "committed_number", "compute_fingerprint", "judge_answer", "judge_rules",
+]
 
-# --- cue lists ---------------------------------------------------------------------------------
-# All are matched token-bounded on the normalised answer; a cue containing an apostrophe also
-# matches without it ("dont know"), because answers drop apostrophes as often as they curl them.
+JUDGE_RULESET_VERSION = "2"
 
-# The answer declines to commit ("abstained", §5.1). Checked after named values (§5.2 rule 1).
-ABSTENTION_CUES: tuple[str, ...] = (
-    "i don't know", "i do not know", "not sure", "unsure", "not certain",
-    "no record", "nothing on record", "don't have any record", "do not have any record",
-    "don't have any information", "do not have any information", "don't have that information",
-    "no information", "no mention", "not mentioned", "wasn't mentioned",
-    "can't recall", "cannot recall", "can not recall", "don't remember", "do not remember",
-    "can't find", "cannot find", "unable to find", "unable to tell", "can't tell", "cannot tell",
-    "unable to determine", "can't say", "cannot say", "doesn't say", "does not say",
-)
-# A hedge that still commits ("probably X"). Beside an abstention cue it cancels the abstention,
-# so "not sure, probably the Marloe" on a never-known probe is a commitment, not a decline. Bare
-# "maybe" is left out: polite declines use it ("maybe you told someone else").
-HEDGED_COMMITMENT_CUES: tuple[str, ...] = (
-    "probably", "most likely", "likely", "i think it", "i believe it", "i guess it",
-    "my guess is", "my best guess", "it might be", "it may be", "it could be", "perhaps it",
-)
-# A confident negative: the answer claims nothing exists ("missed" where gold has something).
-MISSED_CUES: tuple[str, ...] = (
-    "nothing is due", "you never told me", "you never mentioned", "never mentioned",
-    "there is no", "there's no", "there are no", "there isn't", "there aren't",
-    "you don't have", "you do not have", "you haven't got", "none", "never", "nothing",
-)
-# Invalidation stated as a state. These already carry their negation ("don't have it anymore"),
-# so the negation window below is not applied to them.
-NO_LONGER_STATE_CUES: tuple[str, ...] = (
-    "no longer", "anymore", "any longer", "not any more", "none any more",
-    "isn't current", "is not current", "not current", "isn't valid", "is not valid",
-)
-# Invalidation stated as an event. A negated one ("not cancelled", "hasn't lapsed") asserts the
-# opposite and must not count; "replaced"/"switched" are absent because still-valid controls are
-# set up by a switch ("switched broadband this week") and would read as over-forgetting.
-NO_LONGER_EVENT_CUES: tuple[str, ...] = (
-    "cancelled", "canceled", "sold", "ended", "lapsed", "expired", "used to", "stopped",
-    "gone", "got rid of", "discontinued", "terminated", "closed", "discharged", "quit", "gave up",
-)
-# Words that negate an event cue when they occur within NEGATION_WINDOW tokens before it, in the
-# same clause. Any token ending in "n't" also negates. Plain "no" is absent on purpose: "No, it's
-# no longer current" and "no, you sold it" must not be read as negated invalidations.
-NEGATORS: tuple[str, ...] = (
-    "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
-    "arent", "werent", "didnt", "dont", "doesnt", "wont",
-)
-NEGATION_WINDOW = 3
-# A negator before one of these does not reach past it ("not sure, but you sold it").
-CLAUSE_BREAKS: tuple[str, ...] = (",", ";", ".", "!", "?", ":", "—", "–", "but")
-# Prospective before-arm golds: an explicit not-yet (§2.1). Bare "later" is left out as too loose
-# ("you mentioned it later") — the stricter reading; "due later"/"later on" cover the real uses.
-NOT_YET_CUES: tuple[str, ...] = (
-    "not yet", "isn't due yet", "is not due yet", "not due yet", "nothing is due yet",
-    "isn't due", "is not due", "not due", "hasn't started", "has not started",
-    "hasn't happened yet", "has not happened yet", "hasn't come due", "yet to",
-    "still to come", "upcoming", "coming up", "due later", "later on", "not until", "isn't until",
-    "still valid", "still current", "still active", "still in effect",
-)
-# Affirming the fact still holds. On an invalidated question this without an invalidation is
-# stale recall even when no value is repeated ("yes, that's still current").
-STILL_CUES: tuple[str, ...] = ("still", "remains", "is current", "it's current", "that's current")
-# A reminder fired or a not-yet treated as true, without naming the item (premature, §5.1).
-FIRED_CUES: tuple[str, ...] = (
-    "is due now", "due now", "now due", "due today", "is due", "are due", "overdue",
-    "it's time to", "has started", "has begun", "has happened", "took place", "went ahead",
-    "don't forget",
-)
-# Numeric answers: the committed figure is the first number after the last of these that is
-# followed by a number, so working shown before the result ("5 + 7 = 12") is not graded.
+# --- numbers (J7) ------------------------------------------------------------------------------
+# The committed figure follows the last of these that has a figure after it in its sentence…
 CONCLUSION_MARKERS: tuple[str, ...] = (
-    "total", "in total", "in all", "altogether", "comes to", "=", "equals", "so", "that's",
-    "that is", "is",
+    "=", "total", "totals", "totalling", "totaling", "in total", "altogether", "overall", "in all",
+    "comes to", "came to", "come to", "adds up to", "add up to", "added up to", "sums to",
+    "sum", "sum is", "difference", "the difference is", "answer", "result", "so", "therefore",
+    "thus", "which gives", "giving",
+)
+# …or stands directly before one of these ("21 days in total").
+TRAILING_CONCLUSIONS: tuple[str, ...] = ("in total", "total", "altogether", "overall", "in all")
+# "A to B", "A-B", "between A and B", "A or B": two figures offered for one answer.
+RANGE_JOINERS: tuple[str, ...] = ("-", "\u2013", "to", "or", "and", "/")
+# The key's unit written out, so "6 purchases" beats "2 in March" when no marker is present.
+UNIT_SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("purchases", ("purchases", "purchase", "times", "orders", "order", "visits", "trips")),
+    ("days", ("days", "day")),
 )
 
-_CUE_TABLES: dict[str, tuple[str, ...]] = {
-    "abstention": ABSTENTION_CUES,
-    "hedged_commitment": HEDGED_COMMITMENT_CUES,
-    "missed": MISSED_CUES,
-    "no_longer_state": NO_LONGER_STATE_CUES,
-    "no_longer_event": NO_LONGER_EVENT_CUES,
-    "negators": NEGATORS,
-    "clause_breaks": CLAUSE_BREAKS,
-    "not_yet": NOT_YET_CUES,
-    "still": STILL_CUES,
-    "fired": FIRED_CUES,
-    "conclusion_markers": CONCLUSION_MARKERS,
-}
+# --- attribution (J9) --------------------------------------------------------------------------
+ATTRIBUTION_CHOICES = frozenset({"me", "you", "both of us"})
+ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("both", r"\b(?:both of us|we both|us both|both|each of us|the two of us|you and (?:i|me)|"
+             r"(?:i|me) and you|both you and (?:i|me)|we each|together)\b"),
+    ("assistant", r"\b(?:you \(the assistant\)|the assistant|the ai|(?:it|that) was me|i was the one|"
+                  r"i (?:did|said|mentioned|told|was|brought|wrote|noted|raised|made|suggested|"
+                  r"recommended|pointed|shared|reported|gave))\b"),
+    ("user", r"\b(?:me \(the person asking\)|the user|the person asking|(?:it|that) was you|"
+             r"you were the one|you (?:did|said|mentioned|told|were|brought|wrote|noted|raised|made|"
+             r"suggested|pointed|shared|reported|gave))\b"),
+)
+BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer|it was|it's|that was)?\W*"
+_OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
+_TWO_OPTIONS = re.compile(r"(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)")
 
 
 def judge_rules() -> dict[str, object]:
     """Every rule the judge applies, as plain JSON-able data (a fresh copy on each call)."""
     return {
         "version": JUDGE_RULESET_VERSION,
-        "cues": {name: list(cues) for name, cues in _CUE_TABLES.items()},
-        "negation_window": NEGATION_WINDOW,
+        "reading": json.loads(json.dumps(reading_rules())),
+        "conclusion_markers": list(CONCLUSION_MARKERS),
+        "trailing_conclusions": list(TRAILING_CONCLUSIONS),
+        "range_joiners": list(RANGE_JOINERS),
+        "unit_synonyms": [[unit, list(words)] for unit, words in UNIT_SYNONYMS],
+        "attribution": [list(pair) for pair in ATTRIBUTION_PATTERNS],
+        "bare_answer_prefixes": BARE_ANSWER_PREFIXES,
         "normalisation": json.loads(json.dumps(NORMALISATION_RULES)),
         "numbers": parsing_rules(),
     }
@@ -149,80 +95,8 @@ JUDGE_FINGERPRINT: str = compute_fingerprint(judge_rules())
 """Pins the judge's rules; runs judged under different fingerprints are not comparable."""
 
 
-def _variants(cue: str) -> tuple[str, ...]:
-    return (cue, cue.replace("'", "")) if "'" in cue else (cue,)
-
-
-_CLAUSE_BREAK = re.compile(
-    "|".join(r"\b" + re.escape(b) + r"\b" if b.isalpha() else re.escape(b) for b in CLAUSE_BREAKS)
-)
-
-
-@dataclass(frozen=True)
-class _Answer:
-    """The normalised answer plus the key's values, with the lookups every branch needs."""
-
-    norm: str
-    key_values: tuple[str, ...]
-
-    def cue_spans(self, cues: Iterable[str]) -> list[tuple[int, int]]:
-        return [
-            span
-            for cue in cues
-            for variant in _variants(cue)
-            for span in phrase_spans(self.norm, variant)
-        ]
-
-    def has(self, cues: Iterable[str]) -> bool:
-        return contains_any_phrase(self.norm, tuple(v for cue in cues for v in _variants(cue)))
-
-    def value_spans(self, value: str) -> list[tuple[int, int]]:
-        """Occurrences of ``value`` not lying inside an occurrence of a longer key value, so the
-        accepted "Marloe Basic" does not also name the wrong value "Marloe"."""
-        own = phrase_spans(self.norm, value)
-        size = len(normalize(value))
-        covering = [
-            span
-            for other in self.key_values
-            if len(normalize(other)) > size
-            for span in phrase_spans(self.norm, other)
-        ]
-        return [
-            (start, end)
-            for start, end in own
-            if not any(c_start <= start and end <= c_end for c_start, c_end in covering)
-        ]
-
-    def names(self, value: str) -> bool:
-        return bool(self.value_spans(value))
-
-    def named(self, values: Iterable[str]) -> list[str]:
-        return [value for value in values if self.names(value)]
-
-    def _negated(self, start: int) -> bool:
-        clause = self.norm[:start]
-        breaks = list(_CLAUSE_BREAK.finditer(clause))
-        if breaks:
-            clause = clause[breaks[-1].end():]
-        window = re.findall(r"[\w']+", clause)[-NEGATION_WINDOW:]
-        return any(token in NEGATORS or token.endswith("n't") for token in window)
-
-    def no_longer(self) -> bool:
-        """A (non-negated) invalidation claim: any state cue, or an event cue not negated."""
-        if self.has(NO_LONGER_STATE_CUES):
-            return True
-        return any(not self._negated(start) for start, _ in self.cue_spans(NO_LONGER_EVENT_CUES))
-
-    def negated_no_longer(self) -> bool:
-        """An event cue under negation ("hasn't lapsed"): the fact is asserted still to hold."""
-        return any(self._negated(start) for start, _ in self.cue_spans(NO_LONGER_EVENT_CUES))
-
-    def declines(self) -> bool:
-        """An abstention cue with no hedged commitment beside it (§5.2 rule 1)."""
-        return self.has(ABSTENTION_CUES) and not self.has(HEDGED_COMMITMENT_CUES)
-
-    def missed(self) -> bool:
-        return self.has(MISSED_CUES)
+def _verdict(outcome: Outcome, reason: str, *subcounts: str) -> Verdict:
+    return Verdict(outcome=outcome, reason=reason, subcounts=frozenset(subcounts))
 
 
 def _key_values(key: AnswerKey) -> tuple[str, ...]:
@@ -232,11 +106,7 @@ def _key_values(key: AnswerKey) -> tuple[str, ...]:
     )
 
 
-def _verdict(outcome: Outcome, reason: str, *subcounts: str) -> Verdict:
-    return Verdict(outcome=outcome, reason=reason, subcounts=frozenset(subcounts))
-
-
-def _names_required(answer: _Answer, key: AnswerKey) -> bool:
+def _names_required(answer: Reading, key: AnswerKey) -> bool:
     """Every ``must_name`` value is named (§5.5). ``accepted`` spellings stand in for it only when
     there is a single ``must_name`` value, since they are spellings of *one* gold value."""
     if not key.must_name:
@@ -246,107 +116,111 @@ def _names_required(answer: _Answer, key: AnswerKey) -> bool:
     return len(key.must_name) == 1 and bool(answer.named(key.accepted))
 
 
-def _fallback(answer: _Answer, committed_reason: str) -> Verdict:
-    """The tail every branch shares: decline → abstained, confident negative → missed, else
-    wrong."""
-    if answer.declines():
-        return _verdict(Outcome.ABSTAINED, "declines to commit")
-    if answer.missed():
-        return _verdict(Outcome.MISSED, "confident negative where gold has a value")
-    return _verdict(Outcome.WRONG, committed_reason)
+def _unreadable(answer: Reading, what: str) -> Verdict:
+    """The tail every branch shares: a hedged commitment to a value outside the key, a decline, a
+    denial, or an honest "cannot read" (J0)."""
+    if answer.hedges_a_commitment:
+        return _verdict(Outcome.WRONG, "hedged commitment to a value that is not the gold (J3.2)")
+    if answer.declines:
+        return _verdict(Outcome.ABSTAINED, "declines to commit (J1)")
+    if answer.denies:
+        return _verdict(Outcome.MISSED, "confident negative where gold has something (J2)")
+    return _verdict(Outcome.UNJUDGED, f"the rules cannot read this answer: {what}")
 
 
-def _judge_abstain(answer: _Answer, key: AnswerKey) -> Verdict:
-    if answer.no_longer():
+def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
+    """Never-known probes (J5): a decline or a denial is the gold."""
+    if answer.invalidates:
         return _verdict(
-            Outcome.WRONG, "claims a never-known fact was once known (§5.2 rule 3)",
+            Outcome.WRONG, "claims a never-known fact was once known (§5.2.3)",
             "misattributed_forgetting",
         )
-    if named := answer.named((*key.wrong, *key.stale)):
-        return _verdict(
-            Outcome.WRONG, f"names known-wrong value {named[0]!r} on a never-known probe"
-        )
-    if answer.declines() or answer.missed():
+    if committed := answer.committed((*key.accepted, *key.wrong, *key.stale, *key.premature)):
+        return _verdict(Outcome.WRONG, f"commits to {committed[0]!r} on a never-known probe")
+    if answer.hedges_a_commitment:
+        return _verdict(Outcome.WRONG, "hedged commitment on a never-known probe (J3.2)")
+    if answer.declines or answer.denies:
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
-    return _verdict(Outcome.WRONG, "committed to an answer on a never-known probe")
+    if answer.polarity == "fired":
+        return _verdict(Outcome.WRONG, "affirms what the gold says is not known")
+    return _verdict(Outcome.UNJUDGED, "the rules cannot read this answer: no decline, denial or "
+                                      "known value")
 
 
-def _judge_no_longer(answer: _Answer, key: AnswerKey) -> Verdict:
-    if answer.no_longer():
-        if not _names_required(answer, key):
-            return _verdict(Outcome.WRONG, "negative gold names a value the answer omitted (§5.5)")
-        gold = (*key.must_name, *key.accepted, *key.stale)
-        if not key.must_name and (wrong := answer.named(key.wrong)) and not answer.named(gold):
-            # Stricter reading: with no must_name to check, invalidating a *different* known value
-            # is still not the gold invalidation.
-            return _verdict(
-                Outcome.WRONG, f"invalidates known-wrong value {wrong[0]!r}, not the gold"
-            )
+def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
+    """Invalidated facts and expiring-validity after-arms (J5)."""
+    gold = (*key.must_name, *key.accepted, *key.stale)
+    other = answer.committed(v for v in (*key.wrong, *key.premature) if v not in gold)
+    if answer.invalidates:
+        if other and not answer.named(gold):
+            return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
+        if other:
+            return _verdict(Outcome.WRONG, f"asserts {other[0]!r} beside the invalidation")
+        if not _names_required(answer, key) or (not key.must_name and not answer.named(gold)):
+            return _verdict(Outcome.MISSED, "acknowledges an invalidation but omits the value "
+                                            "the gold names (§5.5)")
         return _verdict(Outcome.CORRECT, "acknowledges the fact no longer holds")
-    if stale := answer.named((*key.stale, *key.must_name, *key.accepted)):
-        return _verdict(
-            Outcome.WRONG, f"stale value {stale[0]!r} offered as current", "stale_recall"
-        )
-    if wrong := answer.named((*key.wrong, *key.premature)):
-        return _verdict(Outcome.WRONG, f"names known-wrong value {wrong[0]!r}")
-    if answer.has(STILL_CUES) and not answer.declines():
+    if stale := answer.committed(gold):
+        return _verdict(Outcome.WRONG, f"stale value {stale[0]!r} offered as current",
+                        "stale_recall")
+    if other:
+        return _verdict(Outcome.WRONG, f"names known-wrong value {other[0]!r}")
+    if answer.affirms_still and not answer.declines:
         return _verdict(Outcome.WRONG, "affirms an invalidated fact still holds", "stale_recall")
-    return _fallback(answer, "no invalidation acknowledged")
+    return _unreadable(answer, "no invalidation, value, decline or denial")
 
 
-def _judge_not_yet(answer: _Answer, key: AnswerKey) -> Verdict:
-    # A negated event cue ("hasn't lapsed") is a not-yet for expiring-validity before-arms.
-    if answer.has(NOT_YET_CUES) or answer.missed() or answer.negated_no_longer():
+def _judge_not_yet(answer: Reading, key: AnswerKey) -> Verdict:
+    """Prospective before-arms (J6): the governing polarity decides."""
+    allowed = (*key.must_name, *key.accepted, *key.premature)
+    other = answer.committed(v for v in (*key.wrong, *key.stale) if v not in allowed)
+    polarity = answer.polarity
+    if polarity == "fired":
+        return _verdict(Outcome.PREMATURE, "treats the not-yet as already true (J6)")
+    if polarity == "not_yet":
+        if other:
+            return _verdict(Outcome.WRONG, f"says not yet but names {other[0]!r}")
         if not _names_required(answer, key):
-            return _verdict(Outcome.WRONG, "negative gold names a value the answer omitted (§5.5)")
+            return _verdict(Outcome.MISSED, "says not yet but omits the value the gold names (§5.5)")
         return _verdict(Outcome.CORRECT, "says not yet")
-    if premature := answer.named(key.premature):
-        return _verdict(Outcome.PREMATURE, f"treats {premature[0]!r} as already due")
-    # Stricter reading: "it has lapsed" or "it's due now" fires early even without naming the item.
-    if answer.no_longer():
+    if premature := answer.committed(key.premature):
+        return _verdict(Outcome.PREMATURE, f"acts on {premature[0]!r} before it is due")
+    if key.must_name and answer.committed(key.must_name) and not other and not answer.invalidates:
+        return _verdict(Outcome.CORRECT, "names the value as current, no end claimed")
+    if answer.invalidates:
         return _verdict(Outcome.PREMATURE, "treats a not-yet validity end as already past")
-    if answer.has(FIRED_CUES):
-        return _verdict(Outcome.PREMATURE, "fires the reminder before it is due")
-    if wrong := answer.named((*key.wrong, *key.stale)):
-        return _verdict(Outcome.WRONG, f"names known-wrong value {wrong[0]!r}")
-    if answer.declines():
-        return _verdict(Outcome.ABSTAINED, "declines to commit")
-    return _verdict(Outcome.WRONG, "commits to something other than not-yet")
+    if other:
+        return _verdict(Outcome.WRONG, f"names known-wrong value {other[0]!r}")
+    return _unreadable(answer, "no not-yet, value, decline or denial")
 
 
-def _judge_still(answer: _Answer, key: AnswerKey) -> Verdict:
-    gold = answer.named((*key.accepted, *key.must_name))
-    wrong = answer.named((*key.wrong, *key.stale))
-    if answer.no_longer():
-        if wrong and not gold:
-            return _verdict(
-                Outcome.WRONG, f"asserts {wrong[0]!r} and calls the fact void", "over_forgetting"
-            )
-        return _verdict(
-            Outcome.MISSED, "reports a still-valid fact as no longer valid", "over_forgetting"
-        )
-    if gold and wrong:
-        return _verdict(Outcome.WRONG, f"names gold and known-wrong value {wrong[0]!r}")
+def _judge_still(answer: Reading, key: AnswerKey) -> Verdict:
+    """Still-valid controls (J5)."""
+    gold = answer.committed((*key.accepted, *key.must_name))
+    other = answer.committed(v for v in (*key.wrong, *key.stale) if v not in key.accepted)
+    if answer.invalidates:
+        if other and not gold:
+            return _verdict(Outcome.WRONG, f"asserts {other[0]!r} and calls the fact void",
+                            "over_forgetting")
+        return _verdict(Outcome.MISSED, "reports a still-valid fact as no longer valid",
+                        "over_forgetting")
+    if gold and other:
+        return _verdict(Outcome.WRONG, f"names gold and known-wrong value {other[0]!r} (J3.4)")
     if gold:
         return _verdict(Outcome.CORRECT, "names the value, no invalidation claimed")
-    if wrong:
-        return _verdict(Outcome.WRONG, f"names known-wrong value {wrong[0]!r}")
-    if answer.has(STILL_CUES):
+    if other:
+        return _verdict(Outcome.WRONG, f"names known-wrong value {other[0]!r}")
+    if answer.affirms_still and not answer.declines:
         return _verdict(Outcome.WRONG, "affirms the fact without naming its value (§5.5)")
-    return _fallback(answer, "no accepted value named")
+    return _unreadable(answer, "no value, decline or denial")
 
 
-def _judge_list_order(answer: _Answer, key: AnswerKey, surfaced: frozenset[str] | None) -> Verdict:
+def _judge_list_order(answer: Reading, key: AnswerKey, surfaced: frozenset[str] | None) -> Verdict:
+    """List order (J8, §5.4): pairwise order among named items, in order of first mention."""
     items = key.list_order or ()
-    positions: dict[str, int] = {}
-    for item in items:
-        spans = answer.value_spans(item)
-        if spans:
-            positions[item] = spans[0][0]
+    positions = {item: pos for item in items if (pos := answer.first_position(item)) is not None}
     if not positions:
-        return _fallback(answer, "no listed item named")
-    # Pairwise order over every named item, surfaced or not (§5.4): naming an item the system
-    # could not have seen, out of order, is still an inversion — the stricter reading.
+        return _unreadable(answer, "no listed item named")
     named = [item for item in items if item in positions]
     for earlier_index, earlier in enumerate(named):
         for later in named[earlier_index + 1:]:
@@ -355,61 +229,149 @@ def _judge_list_order(answer: _Answer, key: AnswerKey, surfaced: frozenset[str] 
     required = [item for item in items if surfaced is None or item in surfaced]
     if missing := [item for item in required if item not in positions]:
         return _verdict(Outcome.WRONG, f"missing item {missing[0]!r}")
-    if wrong := answer.named((*key.wrong, *key.stale)):
+    if wrong := answer.committed(v for v in (*key.wrong, *key.stale) if v not in items):
         return _verdict(Outcome.WRONG, f"lists known-wrong item {wrong[0]!r}")
     return _verdict(Outcome.CORRECT, "surfaced items named in gold order")
 
 
-def committed_number(answer_norm: str, numbers: list[ExtractedNumber]) -> ExtractedNumber | None:
-    """The figure an answer commits to: the first number after the last conclusion marker that has
-    a number after it ("5 + 7 = 12" → 12, "in total $45 over 3 orders" → 45), else the last
-    number.
+def _unit_words(key: NumericKey) -> tuple[str, ...]:
+    unit = (key.unit or "").casefold()
+    for name, words in UNIT_SYNONYMS:
+        if unit == name:
+            return words
+    return (unit,) if unit and unit.isalpha() and len(unit) > 3 else ()
 
-    Hedges do not matter here: "probably 12" commits to 12 (§5.2 rule 1).
-    """
+
+def committed_number(
+    answer_norm: str, numbers: list[ExtractedNumber], key: NumericKey | None = None
+) -> ExtractedNumber | None:
+    """The concluding figure (J7.1): after the last conclusion marker with a figure after it in
+    its sentence, or directly before a trailing "in total"; else the first figure in the key's
+    unit; else the first figure. Working and trailing context are not the answer."""
     if not numbers:
         return None
-    marker_ends = [
-        end
-        for cue in CONCLUSION_MARKERS
-        for variant in _variants(cue)
-        for _, end in phrase_spans(answer_norm, variant)
-        if any(number.position >= end for number in numbers)
-    ]
-    if not marker_ends:
-        return numbers[-1]
-    last = max(marker_ends)
-    return next(number for number in numbers if number.position >= last)
+    best: tuple[int, ExtractedNumber] | None = None
+    for marker in CONCLUSION_MARKERS:
+        for _, end in phrase_spans(answer_norm, marker):
+            sentence_end = _sentence_end(answer_norm, end)
+            after = [n for n in numbers if end <= n.position < sentence_end]
+            if after and (best is None or end > best[0]):
+                best = (end, after[0])
+    for marker in TRAILING_CONCLUSIONS:
+        for start, _ in phrase_spans(answer_norm, marker):
+            before = [n for n in numbers if n.position + len(n.raw) <= start]
+            if before:
+                number = before[-1]
+                gap = answer_norm[number.position + len(number.raw):start]
+                if len(gap.split()) <= 2 and (best is None or start > best[0]):
+                    best = (start, number)
+    if best is not None:
+        return best[1]
+    if key is not None:
+        currency = key.unit.upper() if key.unit and key.unit.upper() in {"USD", "EUR", "GBP"} else None
+        for number in numbers:
+            if currency and number.currency == currency:
+                return number
+            following = answer_norm[number.position + len(number.raw):].split()[:1]
+            if following and following[0].strip(".,;:!?()") in _unit_words(key):
+                return number
+    return numbers[0]
 
 
-def _judge_numeric(answer: _Answer, key: AnswerKey) -> Verdict:
+def _sentence_end(text: str, position: int) -> int:
+    match = re.compile(r"[!?;\n]|\.(?!\d)").search(text, position)
+    return match.start() if match else len(text)
+
+
+def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
+                   committed: ExtractedNumber) -> ExtractedNumber | None:
+    """The other end of "A-B", "A to B", "between A and B", "A or B" around the committed figure."""
+    index = numbers.index(committed)
+    joiners = "|".join(re.escape(j) if len(j) == 1 else rf"\b{j}\b" for j in RANGE_JOINERS)
+    pattern = re.compile(rf"^\s*(?:[a-z$€£]+\s*)?(?:{joiners})\s*(?:[$€£]|usd|eur|gbp)?\s*$")
+    for left, right in ((index - 1, index), (index, index + 1)):
+        if 0 <= left and right < len(numbers):
+            a, b = numbers[left], numbers[right]
+            gap = answer_norm[a.position + len(a.raw):b.position]
+            if pattern.match(gap) and (" and " not in f" {gap} " or "between" in
+                                      answer_norm[max(0, a.position - 10):a.position]):
+                return b if a is committed else a
+    return None
+
+
+def _judge_numeric(answer: Reading, key: AnswerKey) -> Verdict:
+    """Numbers (J7)."""
     assert key.numeric is not None
-    committed = committed_number(answer.norm, extract_numbers(answer.norm))
-    if committed is None:
-        if key.numeric.value == 0 and answer.missed():
-            return _verdict(Outcome.CORRECT, "confident negative matches a zero gold")
-        return _fallback(answer, "no number found")
+    numbers = [n for n in extract_numbers(answer.norm)
+               if not any(s <= n.position < e for s, e in answer.decline_scopes)]
+    committed = committed_number(answer.norm, numbers, key.numeric)
     gold = f"{key.numeric.value:g}"
+    if committed is None:
+        if key.numeric.value == 0 and answer.denies:
+            return _verdict(Outcome.CORRECT, "confident negative matches a zero gold")
+        return _unreadable(answer, "no figure found")
+    if committed.value == 0 and key.numeric.value != 0:
+        return _verdict(Outcome.MISSED, f"commits to zero where gold is {gold} (J2)")
+    partner = _range_partner(answer.norm, numbers, committed)
+    if partner is not None:
+        if numeric_matches(committed, key.numeric) and numeric_matches(partner, key.numeric):
+            return _verdict(Outcome.CORRECT, f"both ends of the range match gold {gold}")
+        return _verdict(Outcome.WRONG, f"offers {committed.raw!r} and {partner.raw!r}, gold {gold}")
     if numeric_matches(committed, key.numeric):
         how = "rounded figure" if committed.is_approximate else "figure"
         return _verdict(Outcome.CORRECT, f"{how} {committed.raw!r} matches gold {gold}")
     return _verdict(Outcome.WRONG, f"committed to {committed.raw!r}, gold {gold}")
 
 
-def _judge_accepted(answer: _Answer, key: AnswerKey) -> Verdict:
-    # Premature values count as known-wrong here too: on an after-arm, naming a reminder that is
-    # not yet due is a wrong answer (premature itself is reserved for before-arms, §5.1).
-    gold = answer.named((*key.accepted, *key.must_name))
-    wrong = answer.named((*key.wrong, *key.stale, *key.premature))
-    if gold and wrong:
-        return _verdict(Outcome.WRONG, f"names gold and known-wrong value {wrong[0]!r}")
+def _attribution_option(answer: Reading) -> str | None:
+    """J9: a bare option as the question words it; a sentence by speaker meaning."""
+    bare = re.sub(BARE_ANSWER_PREFIXES, "", answer.norm).strip(" .!*\"'`")
+    if bare in ATTRIBUTION_CHOICES:
+        return bare
+    if _TWO_OPTIONS.fullmatch(bare):
+        return "two options"
+    found = set()
+    for who, pattern in ATTRIBUTION_PATTERNS:
+        for match in re.finditer(pattern, answer.norm):
+            if not any(s <= match.start() < e for s, e in answer.decline_scopes):
+                found.add(who)
+                break
+    if "both" in found or {"assistant", "user"} <= found:
+        return "both of us"
+    if found:
+        return _OPTION_OF[found.pop()]
+    return None
+
+
+def _judge_attribution(answer: Reading, key: AnswerKey) -> Verdict:
+    option = _attribution_option(answer)
+    if option is None:
+        return _unreadable(answer, "no option read")
+    if option == "two options":
+        return _verdict(Outcome.WRONG, "offers two options, commits to neither (J3.4)")
+    if option in key.accepted:
+        return _verdict(Outcome.CORRECT, f"reads as option {option!r}")
+    return _verdict(Outcome.WRONG, f"reads as option {option!r}")
+
+
+def _judge_accepted(answer: Reading, key: AnswerKey) -> Verdict:
+    """Positive golds (J4). Premature values count as known-wrong: on an after-arm, naming a
+    reminder that is not yet due is a wrong answer (premature is reserved for before-arms)."""
+    if answer.says_not_due:
+        return _verdict(Outcome.MISSED, "says not yet where gold says it is due now (J4.2)")
+    gold = answer.committed((*key.accepted, *key.must_name))
+    other = answer.committed(
+        v for v in (*key.wrong, *key.stale, *key.premature) if v not in key.accepted
+    )
+    if gold and other:
+        return _verdict(Outcome.WRONG, f"names gold and known-wrong value {other[0]!r} (J3.4)")
     if gold:
         if not _names_required(answer, key):
             return _verdict(Outcome.WRONG, "omits a value the gold requires (§5.5)")
         return _verdict(Outcome.CORRECT, f"names accepted value {gold[0]!r}")
-    if wrong:
-        return _verdict(Outcome.WRONG, f"names known-wrong value {wrong[0]!r}")
-    return _fallback(answer, "no accepted value named")
+    if other:
+        return _verdict(Outcome.WRONG, f"names known-wrong value {other[0]!r}")
+    return _unreadable(answer, "no value from the key named")
 
 
 def judge_answer(
@@ -420,10 +382,17 @@ def judge_answer(
     ``surfaced_items`` are the ``list_order`` items whose sessions reached the system (§5.4); a
     list answer is then only required to name those. ``None`` means all items are required.
     """
-    norm = normalize(answer)
-    if not norm:
+    reading = Reading.of(answer, _key_values(key))
+    if not reading.norm:
         return _verdict(Outcome.ABSTAINED, "empty answer")
-    reading = _Answer(norm=norm, key_values=_key_values(key))
+    verdict = _judge(reading, key, surfaced_items)
+    if reading.truncated:
+        verdict = Verdict(verdict.outcome, f"{verdict.reason} (read the first "
+                                           f"{len(reading.norm)} characters only)", verdict.subcounts)
+    return verdict
+
+
+def _judge(reading: Reading, key: AnswerKey, surfaced_items: frozenset[str] | None) -> Verdict:
     if key.expected_negative == "abstain":
         return _judge_abstain(reading, key)
     if key.expected_negative == "no_longer":
@@ -436,6 +405,8 @@ def judge_answer(
         return _judge_list_order(reading, key, surfaced_items)
     if key.numeric is not None:
         return _judge_numeric(reading, key)
+    if key.choices and frozenset(key.choices) == ATTRIBUTION_CHOICES:
+        return _judge_attribution(reading, key)
     return _judge_accepted(reading, key)
 
 

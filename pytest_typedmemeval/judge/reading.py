@@ -1,0 +1,455 @@
+"""Reading an answer: what it declines, denies, commits to and claims (docs/JUDGING.md J1–J3).
+
+The v1 judge matched closed cue lists anywhere in the answer and fell back to ``wrong``; an honest
+"I do not have that information." was then graded as a wrong commitment. This module reads by
+*structure* instead — negation plus a knowledge verb with the system as subject is a decline,
+negation plus a history verb with the user as subject is a denial — and by *scope*: a cue counts
+where it governs the answer ("Yes, it's due now, so there's no time to lose" is a yes; "no time"
+is not a denial), a value under "not" or before a self-correction is retracted, and a value inside
+"I don't know whether …" is not committed.
+
+Every pattern here is plain data folded into the judge fingerprint (:func:`reading_rules`), so
+results graded under different readings are never pooled. Patterns run on the *normalised* answer
+(:func:`~.text.normalize`: casefolded, apostrophes straightened); ``'?`` makes every apostrophe
+optional because answers drop them as often as they curl them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .text import normalize, phrase_spans
+
+MAX_JUDGED_CHARS = 20_000
+"""Answers are read up to this many characters (J11): every rule is a linear scan, and no memory
+answer needs more to commit to a value; the verdict says when text was cut."""
+
+# --- vocabularies ------------------------------------------------------------------------------
+
+_NEG = (
+    r"(?:do not|don'?t|did not|didn'?t|does not|doesn'?t|cannot|can'?t|can not|could not|"
+    r"couldn'?t|am not|'?m not|am unable to|'?m unable to|am not able to|was unable to|"
+    r"was not able to|wasn'?t able to|unable to|not able to|never|have no way to)"
+)
+_KNOW_VERBS = (
+    r"(?:know|recall|remember|find|tell|say|see|determine|confirm|verify|locate|identify|retrieve|"
+    r"access|answer|help|pin (?:it|that) down|work (?:it |that )?out|figure (?:it |that )?out|"
+    r"be (?:sure|certain)|guess|pull up|look (?:it |that )?up|speak to|comment)"
+)
+_RECORD_NOUNS = (
+    r"(?:idea|clue|information|info|record|records|details|detail|data|knowledge|memory|memories|"
+    r"recollection|mention|notes?|context|indication|reference|evidence)"
+)
+_HISTORY_VERBS = (
+    r"(?:told|tell|mention|mentioned|said|say|shared|share|talked|talk|brought|bring|discussed|"
+    r"discuss|given|give|gave|specified|specify|named|name|set|asked|ask|made|make|booked|book|"
+    r"arranged|arrange|scheduled|schedule|bought|buy|purchased|purchase|spent|spend|added|add|"
+    r"recorded|record|noted|note|owned|own|got|get|hired|hire|listed|list|ordered|order|sent|"
+    r"send|had|have|did|do|went|go|paid|pay|used|use|called|call|planned|plan)"
+)
+_CONVERSATION_NOUNS = (
+    r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
+    r"discussions?|context|logs?|transcripts?|sessions?)"
+)
+
+DECLINE_PATTERNS: tuple[str, ...] = (
+    # "I don't know", "I really can't recall", "I'm afraid I'm unable to say"
+    rf"\bi(?:'?m| am)?(?: \w+){{0,2}}? {_NEG}(?: \w+){{0,2}}? {_KNOW_VERBS}\b",
+    # the same without a subject, but never with "you"/"we" before it (that is a denial)
+    rf"(?<!\byou )(?<!\bwe )\b(?:cannot|can'?t|can not|couldn'?t|unable to|not able to|no way to|"
+    rf"no way of)(?: \w+){{0,2}}? (?:say|tell|know|knowing|determine|confirm|recall|find|be sure)\b",
+    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:\w+ ){{0,3}}?(?:have|hold|keep|see|find)"
+    rf"(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
+    rf"\bi (?:have|'?ve|had) (?:got )?(?:no|not got|not any|zero)(?: \w+){{0,2}}? {_RECORD_NOUNS}\b",
+    rf"\bi(?:'?ve| have) no (?:way|means) (?:of|to)\b",
+    r"\b(?:i'?m|i am|im)(?: \w+){0,2}? (?:not(?: \w+)? (?:sure|certain|aware|positive)|unsure|"
+    r"uncertain)\b",
+    r"\b(?:not (?:entirely |totally |completely |quite |fully |100% )?(?:sure|certain)|unsure|"
+    r"uncertain)\b",
+    rf"\bno (?:such |specific |further |relevant |clear |real |recorded )?{_RECORD_NOUNS}\b",
+    r"(?<!\byou )(?<!\byou've )(?<!\byouve )(?<!\bwe )\b(?:wasn'?t|was not|weren'?t|were not|isn'?t|is not|"
+    r"aren'?t|are not|hasn'?t been|has not been|haven'?t been|have not been|never been|never|not)"
+    r"(?: \w+)? (?:mentioned|specified|stated|recorded|discussed|covered|noted|documented|"
+    r"included|provided|given|clear|known|available|specified)\b",
+    rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
+    rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
+    rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
+    rf"indicate|reveal|record|recorded|have|name|give|touch)\b",
+    rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
+    r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
+    r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
+    r"\bnot something i (?:know|have|can)\b",
+    r"\bi lack\b",
+    r"\bbeyond (?:what i know|my knowledge)\b",
+    r"\bhard to say\b",
+    r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
+)
+"""J1: the system speaks about its own knowledge or the record."""
+
+DENIAL_PATTERNS: tuple[str, ...] = (
+    rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
+    rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
+    r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
+    r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
+    r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an)\b",
+    r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
+    r"\b(?:nobody|no one|no-one|none|nothing|never)\b",
+)
+"""J2: a claim that the thing does not exist or never happened."""
+
+HEDGED_COMMITMENT_PATTERNS: tuple[str, ...] = (
+    r"\b(?:probably|most likely|likely|presumably|perhaps it|my (?:best )?guess(?: is|would be)?|"
+    r"i(?:'?d| would) (?:say|guess)|i (?:think|believe|guess|suspect) (?:it|that|you|the|he|she|they)|"
+    r"it (?:might|may|could|would) (?:be|have been))\b",
+)
+"""J3.2: a hedge that still commits ("probably X"). Bare "maybe" is left out: polite declines use it
+("maybe you told someone else")."""
+
+COMPLEMENT_OPENERS = r"(?:\w+ ){0,3}?(?:whether|if|who|whom|which|what|when|how)\b"
+"""J3.2: words after a decline that open its complement; values there are not committed."""
+
+RETRACTING_PREFIXES: tuple[str, ...] = (
+    "not", "never", "isn't", "isnt", "wasn't", "wasnt", "aren't", "arent", "weren't", "werent",
+    "rather than", "instead of", "as opposed to", "other than", "not the", "not a", "not an",
+)
+"""J3.3: a value directly after one of these (within two words, same clause) is retracted."""
+
+CORRECTION_MARKERS: tuple[str, ...] = (
+    r"sorry", r"no wait", r"wait", r"actually", r"i mean", r"or rather", r"correction",
+    r"scratch that", r"my mistake", r"i misspoke", r"let me correct",
+)
+"""J3.3: "X — sorry, Y": a value before one of these is retracted when a key value follows it."""
+
+CLAUSE_BREAK = r"[,;.!?:()\n\u2014\u2013]|\s-\s|\b(?:but|however|though|although|whereas|so|because|and)\b"
+SENTENCE_BREAK = r"[.!?;\n]|\bbut\b"
+
+# Polarity of yes/no and state questions (J4.2, J5, J6).
+NOT_DUE_PATTERNS: tuple[str, ...] = (
+    r"\bnot yet\b",
+    r"\b(?:isn'?t|is not|not|aren'?t|are not|wasn'?t|was not)(?: \w+)? due\b",
+    r"\bnothing(?: is|'?s)?(?: \w+)? due\b",
+    r"\b(?:not|isn'?t|is not) (?:until|till)\b",
+    r"\bnot for (?:another|a few|some|a while)\b",
+    r"\bhas(?:n'?t| not) (?:yet )?come (?:up|due|round|around)\b",
+)
+"""The narrow not-yet of a reminder (J4.2): a clock-blind "Not yet" on a due after-arm."""
+
+NOT_YET_PATTERNS: tuple[str, ...] = (
+    *NOT_DUE_PATTERNS,
+    r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not)(?: \w+){0,3}? yet\b",
+    r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
+    r"arrived|come|lapsed|expired|ended|run out|passed|taken place|finished)\b",
+    r"\byet to\b",
+    r"\b(?:due later|later on|comes later|for later|until later|in the future|still ahead|"
+    r"still to come|still pending|upcoming|coming up)\b",
+    r"\b(?:still|remains?|is) (?:valid|current|active|in effect|in force|good|covered|running)\b",
+)
+"""J6: the before-arm gold's polarity — the thing has not happened or not run out yet."""
+
+FIRED_PATTERNS: tuple[str, ...] = (
+    r"^(?:yes|yep|yeah|yup|correct|indeed)\b",
+    r"(?<!not )(?<!n't )\b(?:it'?s|it is|is|are|now|already|they'?re|that'?s) (?:now |already )?"
+    r"(?:due|overdue)\b",
+    r"\bdue (?:now|today|already)\b",
+    r"\boverdue\b",
+    r"\bit'?s time\b",
+    r"\btime to (?:call|ring|phone|contact|book|do|deal)\b",
+    r"\b(?:call|ring|phone|contact) (?:\w+ ){0,3}?(?:now|today|right away|straight away)\b",
+    r"\bgo ahead\b",
+    r"\bdon'?t forget\b",
+    r"\b(?:has|have|had|it'?s) (?:already |now )?(?:lapsed|expired|ended|run out|started|begun|"
+    r"happened|come due|arrived)\b",
+    r"\bno longer (?:valid|current|active|in effect|in force)\b",
+    r"\b(?:is|it'?s|now) (?:invalid|void|out of date|expired|lapsed)\b",
+    r"\byou(?:'?ve| have)? (?:already )?(?:booked|did book|went ahead)\b",
+    r"\bwent ahead\b",
+)
+"""J6: the not-yet treated as already true, or the reminder fired."""
+
+INVALIDATION_STATE_CUES: tuple[str, ...] = (
+    "no longer", "not any more", "not anymore", "anymore", "any more", "any longer",
+    "used to", "previously", "formerly", "former", "in the past", "was current", "not current",
+    "isn't current", "no longer valid", "not valid", "isn't valid", "void", "out of date",
+    "outdated", "is gone", "it's gone", "are gone", "past",
+)
+"""J5: invalidation stated as a state; they carry their own negation and are never negated."""
+
+NO_LONGER_EVENT_CUES: tuple[str, ...] = (
+    "lapsed", "expired", "ended", "cancelled", "canceled", "sold", "gave away", "gave it away",
+    "gave them away", "given away", "gave up", "gave it up", "parted with", "let go", "let it go",
+    "let them go", "got rid of", "gotten rid of", "moved on from", "dropped", "stopped", "quit",
+    "closed", "terminated", "discontinued", "replaced", "switched from", "ditched", "sold off",
+)
+"""J5: invalidation stated as an event; a negated one ("hasn't lapsed") asserts the opposite."""
+
+NEGATORS: tuple[str, ...] = (
+    "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
+    "arent", "werent", "didnt", "dont", "doesnt", "wont", "no",
+)
+NEGATION_WINDOW = 3
+"""An event cue is negated by a negator (or any "n't" word) within this many words before it in
+its clause. Plain "no" counts only when it is not the answer's opening word ("No, you sold it")."""
+
+STILL_CUES: tuple[str, ...] = (
+    "still", "remains", "is current", "it's current", "that's current", "still current",
+    "still valid", "still have", "kept", "stayed with", "stuck with", "carried on with",
+)
+"""J5: affirming the fact still holds."""
+
+
+JUDGE_CUE_PATTERNS: tuple[str, ...] = (
+    *DENIAL_PATTERNS, *NOT_YET_PATTERNS, *FIRED_PATTERNS,
+    *(rf"\b{re.escape(cue)}\b" for cue in (*INVALIDATION_STATE_CUES, *NO_LONGER_EVENT_CUES)),
+)
+"""Every polarity, denial and invalidation pattern: generators assert that no subject or value
+they write reads as one, so a gold can never trip the judge through its own nouns."""
+
+
+def reading_rules() -> dict[str, object]:
+    """Every pattern and table of this module, as plain data for the judge fingerprint."""
+    return {
+        "max_judged_chars": MAX_JUDGED_CHARS,
+        "decline": list(DECLINE_PATTERNS),
+        "denial": list(DENIAL_PATTERNS),
+        "hedged_commitment": list(HEDGED_COMMITMENT_PATTERNS),
+        "complement_openers": COMPLEMENT_OPENERS,
+        "retracting_prefixes": list(RETRACTING_PREFIXES),
+        "correction_markers": list(CORRECTION_MARKERS),
+        "clause_break": CLAUSE_BREAK,
+        "sentence_break": SENTENCE_BREAK,
+        "not_due": list(NOT_DUE_PATTERNS),
+        "not_yet": list(NOT_YET_PATTERNS),
+        "fired": list(FIRED_PATTERNS),
+        "invalidation_state": list(INVALIDATION_STATE_CUES),
+        "invalidation_event": list(NO_LONGER_EVENT_CUES),
+        "negators": list(NEGATORS),
+        "negation_window": NEGATION_WINDOW,
+        "still": list(STILL_CUES),
+    }
+
+
+def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+_DECLINE = _compile_all(DECLINE_PATTERNS)
+_DENIAL = _compile_all(DENIAL_PATTERNS)
+_HEDGED = _compile_all(HEDGED_COMMITMENT_PATTERNS)
+_COMPLEMENT = re.compile(r"\s*" + COMPLEMENT_OPENERS)
+_CORRECTION = re.compile(r"(?:^|[\s,;.!?:(\u2014\u2013-])(?:" + "|".join(CORRECTION_MARKERS) + r")\b")
+_SAID_THEN_BUT = re.compile(
+    r"\b(?:said|thought|guessed|mentioned|wrote|told you)\b[^.!?;\n]*?\bbut (?:it'?s|it is|it was|"
+    r"that'?s|the answer is)\b"
+)
+_CLAUSE_BREAK = re.compile(CLAUSE_BREAK)
+_SENTENCE_BREAK = re.compile(SENTENCE_BREAK)
+_NOT_DUE = _compile_all(NOT_DUE_PATTERNS)
+_NOT_YET = _compile_all(NOT_YET_PATTERNS)
+_FIRED = _compile_all(FIRED_PATTERNS)
+_WORD = re.compile(r"[\w']+")
+_RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
+
+
+Span = tuple[int, int]
+
+
+def _inside(span: Span, regions: Sequence[Span]) -> bool:
+    return any(start <= span[0] and span[1] <= end for start, end in regions)
+
+
+@dataclass
+class Reading:
+    """One normalised answer and the key values it may name, with every lookup the rules need.
+
+    Built once per answer; every property is computed on first use, so a verdict that stops at
+    the first rule pays for nothing else.
+    """
+
+    norm: str
+    key_values: tuple[str, ...]
+    truncated: bool = False
+    _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, answer: str, key_values: Iterable[str]) -> Reading:
+        norm = normalize(answer[: MAX_JUDGED_CHARS * 2])
+        truncated = len(answer) > MAX_JUDGED_CHARS
+        return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated)
+
+    # --- clauses and scopes ----------------------------------------------------------------------
+
+    def clause_start(self, position: int) -> int:
+        """Where the clause holding ``position`` begins (after the last clause break before it)."""
+        start = 0
+        for match in _CLAUSE_BREAK.finditer(self.norm, 0, position):
+            start = match.end()
+        return start
+
+    def sentence_end(self, position: int) -> int:
+        match = _SENTENCE_BREAK.search(self.norm, position)
+        return match.start() if match else len(self.norm)
+
+    @cached_property
+    def decline_spans(self) -> list[Span]:
+        return [m.span() for m in _DECLINE.finditer(self.norm)]
+
+    @cached_property
+    def decline_scopes(self) -> list[Span]:
+        """J3.2: "I don't know whether X or Y" — the complement after a decline, to sentence end."""
+        scopes = []
+        for _, end in self.decline_spans:
+            if _COMPLEMENT.match(self.norm, end):
+                scopes.append((end, self.sentence_end(end)))
+        return scopes
+
+    def _outside_scopes(self, spans: Iterable[Span]) -> list[Span]:
+        return [span for span in spans if not _inside(span, self.decline_scopes)]
+
+    @cached_property
+    def declines(self) -> bool:
+        return bool(self.decline_spans)
+
+    @cached_property
+    def denies(self) -> bool:
+        """A denial outside any decline's complement; "nothing is due" is a not-yet, not a denial."""
+        not_due = [m.span() for m in _NOT_DUE.finditer(self.norm)]
+        spans = [m.span() for m in _DENIAL.finditer(self.norm)]
+        return bool([s for s in self._outside_scopes(spans) if not _overlaps_any(s, not_due)])
+
+    @cached_property
+    def hedges_a_commitment(self) -> bool:
+        """"I'm not sure, probably the Zephyr": the answer commits, whatever the value (J3.2)."""
+        return bool(self._outside_scopes(m.span() for m in _HEDGED.finditer(self.norm)))
+
+    # --- values --------------------------------------------------------------------------------
+
+    def value_spans(self, value: str) -> list[Span]:
+        """Occurrences of ``value`` not inside an occurrence of a longer key value, so the accepted
+        "Marloe Basic" does not also name the wrong value "Marloe"."""
+        if value not in self._spans:
+            own = phrase_spans(self.norm, value)
+            size = len(normalize(value))
+            covering = [
+                span
+                for other in self.key_values
+                if len(normalize(other)) > size
+                for span in phrase_spans(self.norm, other)
+            ]
+            self._spans[value] = [s for s in own if not _inside(s, covering)]
+        return self._spans[value]
+
+    def names(self, value: str) -> bool:
+        """Named anywhere outside a decline's complement (retracted or not)."""
+        return bool(self._outside_scopes(self.value_spans(value)))
+
+    def named(self, values: Iterable[str]) -> list[str]:
+        return [value for value in values if self.names(value)]
+
+    def first_position(self, value: str) -> int | None:
+        spans = self._outside_scopes(self.value_spans(value))
+        return spans[0][0] if spans else None
+
+    @cached_property
+    def _correction_points(self) -> list[int]:
+        points = [m.end() for m in _CORRECTION.finditer(self.norm)]
+        points += [m.end() for m in _SAID_THEN_BUT.finditer(self.norm)]
+        return sorted(points)
+
+    def _retracted(self, span: Span) -> bool:
+        """J3.3: under a retracting prefix in its clause ("not X", "rather than the X"), or before a
+        self-correction that goes on to name a key value ("X — sorry, Y")."""
+        start = span[0]
+        words = [w.replace("'", "") for w in _WORD.findall(self.norm[self.clause_start(start):start])]
+        for prefix in _RETRACTING_WORDS:
+            for gap in (0, 1):  # the prefix may stand one word earlier: "not the X", "isn't really X"
+                end = len(words) - gap
+                if end >= len(prefix) and tuple(words[end - len(prefix):end]) == prefix:
+                    return True
+        return any(point > span[1] and self._value_after(point) for point in self._correction_points)
+
+    def _value_after(self, point: int) -> bool:
+        return any(s[0] >= point for value in self.key_values for s in self.value_spans(value))
+
+    def commits(self, value: str) -> bool:
+        """Named in at least one place where it is neither retracted nor under a decline (J3)."""
+        return any(not self._retracted(span) for span in self._outside_scopes(self.value_spans(value)))
+
+    def committed(self, values: Iterable[str]) -> list[str]:
+        return [value for value in values if self.commits(value)]
+
+    # --- polarity and state ----------------------------------------------------------------------
+
+    def negated(self, start: int) -> bool:
+        """A negator within NEGATION_WINDOW words before ``start`` in its clause."""
+        clause_start = self.clause_start(start)
+        words = _WORD.findall(self.norm[clause_start:start])[-NEGATION_WINDOW:]
+        for index, word in enumerate(words):
+            bare = word.replace("'", "")
+            if bare == "no" and clause_start == 0 and index == 0 and len(words) > 1:
+                continue  # "No, you sold it": the opening "no" answers, it does not negate
+            if bare in NEGATORS or word.endswith("n't"):
+                return True
+        return False
+
+    def _cue_spans(self, cues: Iterable[str]) -> list[Span]:
+        spans: list[Span] = []
+        for cue in cues:
+            for variant in {cue, cue.replace("'", "")}:
+                spans.extend(phrase_spans(self.norm, variant))
+        return self._outside_scopes(spans)
+
+    @cached_property
+    def invalidates(self) -> bool:
+        """A non-negated invalidation claim (J5)."""
+        if self._cue_spans(INVALIDATION_STATE_CUES):
+            return True
+        return any(not self.negated(s) for s, _ in self._cue_spans(NO_LONGER_EVENT_CUES))
+
+    @cached_property
+    def negated_invalidation(self) -> bool:
+        """"It hasn't lapsed": the fact is asserted still to hold."""
+        return any(self.negated(s) for s, _ in self._cue_spans(NO_LONGER_EVENT_CUES))
+
+    @cached_property
+    def affirms_still(self) -> bool:
+        return bool(self._cue_spans(STILL_CUES)) or self.negated_invalidation
+
+    def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
+        for match in pattern.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes):
+                continue
+            if negatable and self.negated(match.start()):
+                continue
+            return match.start()
+        return None
+
+    @cached_property
+    def polarity(self) -> str | None:
+        """The governing claim of a yes/no or state question (J6): ``not_yet``, ``fired`` or None.
+
+        The earliest cue wins: a cue governs where it opens the answer's claim, so "Yes, it's due
+        now, so there's no time to lose" is a yes whatever follows.
+        """
+        not_yet = self._first(_NOT_YET)
+        fired = self._first(_FIRED, negatable=True)
+        if not_yet is None and fired is None:
+            return None
+        if fired is None or (not_yet is not None and not_yet <= fired):
+            return "not_yet"
+        return "fired"
+
+    @cached_property
+    def says_not_due(self) -> bool:
+        """J4.2: the narrow "not yet (due)" governs the answer."""
+        not_due = self._first(_NOT_DUE)
+        if not_due is None:
+            return False
+        fired = self._first(_FIRED, negatable=True)
+        return fired is None or not_due < fired
+
+
+def _overlaps_any(span: Span, others: Sequence[Span]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in others)
