@@ -102,11 +102,12 @@ DENIAL_PATTERNS: tuple[str, ...] = (
 
 HEDGED_COMMITMENT_PATTERNS: tuple[str, ...] = (
     r"\b(?:probably|most likely|likely|presumably|perhaps it|my (?:best )?guess(?: is|would be)?|"
-    r"i(?:'?d| would) (?:say|guess)|i (?:think|believe|guess|suspect) (?:it|that|you|the|he|she|they)|"
+    r"i(?:'?d| would) (?:say|guess)|i (?:think|believe|guess|suspect) (?:it|that)(?:'?s| is| was)|"
     r"it (?:might|may|could|would) (?:be|have been))\b",
 )
 """J3.2: a hedge that still commits ("probably X"). Bare "maybe" is left out: polite declines use it
-("maybe you told someone else")."""
+("maybe you told someone else"); a hedge in the same clause as a decline or a denial ("you probably
+never told me") qualifies that negative and commits to nothing."""
 
 COMPLEMENT_OPENERS = r"(?:\w+ ){0,3}?(?:whether|if|who|whom|which|what|when|how)\b"
 """J3.2: words after a decline that open its complement; values there are not committed."""
@@ -288,6 +289,10 @@ class Reading:
             start = match.end()
         return start
 
+    def clause_end(self, position: int) -> int:
+        match = _CLAUSE_BREAK.search(self.norm, position)
+        return match.start() if match else len(self.norm)
+
     def sentence_end(self, position: int) -> int:
         match = _SENTENCE_BREAK.search(self.norm, position)
         return match.start() if match else len(self.norm)
@@ -322,22 +327,30 @@ class Reading:
     @cached_property
     def hedges_a_commitment(self) -> bool:
         """"I'm not sure, probably the Zephyr": the answer commits, whatever the value (J3.2)."""
-        return bool(self._outside_scopes(m.span() for m in _HEDGED.finditer(self.norm)))
+        negatives = [*self.decline_spans, *(m.span() for m in _DENIAL.finditer(self.norm))]
+        for span in self._outside_scopes(m.span() for m in _HEDGED.finditer(self.norm)):
+            clause = (self.clause_start(span[0]), self.clause_end(span[1]))
+            if not _overlaps_any(clause, negatives):
+                return True
+        return False
 
     # --- values --------------------------------------------------------------------------------
+
+    @cached_property
+    def _raw_value_spans(self) -> dict[str, tuple[int, list[Span]]]:
+        """Every key value's normalised length and occurrences, scanned once per answer."""
+        return {value: (len(normalize(value)), phrase_spans(self.norm, value))
+                for value in dict.fromkeys(self.key_values)}
 
     def value_spans(self, value: str) -> list[Span]:
         """Occurrences of ``value`` not inside an occurrence of a longer key value, so the accepted
         "Marloe Basic" does not also name the wrong value "Marloe"."""
         if value not in self._spans:
-            own = phrase_spans(self.norm, value)
-            size = len(normalize(value))
-            covering = [
-                span
-                for other in self.key_values
-                if len(normalize(other)) > size
-                for span in phrase_spans(self.norm, other)
-            ]
+            raw = self._raw_value_spans
+            size, own = raw[value] if value in raw else (len(normalize(value)),
+                                                         phrase_spans(self.norm, value))
+            covering = [span for other_size, spans in raw.values() if other_size > size
+                        for span in spans] if own else []
             self._spans[value] = [s for s in own if not _inside(s, covering)]
         return self._spans[value]
 
