@@ -48,13 +48,14 @@ def corpus_table() -> list[str]:
 
 
 def outcome_table(report: dict) -> list[str]:
-    lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | error |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | unjudged "
+             "| error |", "|---|---|---|---|---|---|---|---|---|---|"]
     for corpus in report["results"]:
         for vertical in corpus["verticals"]:
             for shape in vertical["shapes"]:
                 counts = [shape["outcomes"][o]["count"] for o in
-                          ("correct", "wrong", "abstained", "missed", "premature", "error")]
+                          ("correct", "wrong", "abstained", "missed", "premature", "unjudged",
+                           "error")]
                 lines.append(f"| {vertical['vertical']} | {shape['shape']} | {shape['n']} | "
                              + " | ".join(str(c) for c in counts) + " |")
     return lines
