@@ -134,6 +134,9 @@ MALFORMED_CASES = [
     ("dates_out_of_order.json", "tme-ari-003", "haystack_dates[2]", "dated before session 1"),
     ("dangling_answer_session.json", "tme-ari-003", "answer_session_ids[0]", "'sess-gone'"),
     ("bad_weekday.json", "tme-ari-003", "haystack_dates[1]", "weekday Mon does not match"),
+    ("session_after_question.json", "tme-ari-003", "haystack_dates[5]", "dated after the question"),
+    ("non_finite_gold.json", "tme-ari-003", "typedmemeval.answer_key.numeric.value", "finite number"),
+    ("deeply_nested.json", None, None, "nested too deeply"),
 ]
 
 

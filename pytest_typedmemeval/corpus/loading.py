@@ -106,6 +106,13 @@ def _check_record_semantics(path: Path, record: QuestionRecord) -> None:
             raise CorpusError(path, f"session {index} is dated before session {index - 1} "
                               f"({record.haystack_dates[index]} < {record.haystack_dates[index - 1]})",
                               question_id=qid, field=f"haystack_dates[{index}]")
+    if times and times[-1] > record.query_time:
+        # A session after the question would hand the system the future: the haystack is what
+        # was said before the moment of asking.
+        late = next(i for i, t in enumerate(times) if t > record.query_time)
+        raise CorpusError(path, f"session {late} is dated after the question "
+                          f"({record.haystack_dates[late]} > {record.question_date})",
+                          question_id=qid, field=f"haystack_dates[{late}]")
     known = set(record.haystack_session_ids)
     for index, session_id in enumerate(record.answer_session_ids):
         if session_id not in known:
@@ -175,6 +182,9 @@ def load_corpus(path: str | Path) -> Corpus:
         raise CorpusError(path, f"not UTF-8 at byte {error.start}") from None
     except json.JSONDecodeError as error:
         raise CorpusError(path, f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise CorpusError(path, "JSON nested too deeply to be a corpus (records are at most a few "
+                          "levels deep)") from None
     if not isinstance(data, list) or not data:
         raise CorpusError(path, "a corpus file must be a non-empty JSON array of question records")
     corpus_id = path.stem

@@ -58,7 +58,9 @@ CorpusDate = Annotated[str, AfterValidator(_check_corpus_date)]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # NaN and infinities are refused: a NaN gold equals nothing, so every answer would be wrong
+    # and the corpus would still load as if it were fine.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 Role = Literal["user", "assistant"]
@@ -202,7 +204,7 @@ class ExtensionBlock(_Frozen):
 class QuestionRecord(BaseModel):
     """One question with its own haystack; top level is LongMemEval-compatible (§1.2)."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
 
     question_id: str
     question_type: str
