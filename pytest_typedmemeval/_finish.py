@@ -65,7 +65,6 @@ def finish_session(tme: TypedMemEvalSession) -> bool:
         f"{row['vertical']}: correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})"
         for row in thresholds if not row["passed"]
     ]
-    judge = tme.judge()
     extra: dict[str, Any] = {
         "thresholds": thresholds if tme.threshold_mode else None,
         "baseline": _baseline_summary(tme) if tme.baseline else None,
@@ -74,7 +73,7 @@ def finish_session(tme: TypedMemEvalSession) -> bool:
     }
     corpora: list[Corpus] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
-                          judge={"name": judge.name, "fingerprint": judge.fingerprint}, extra=extra)
+                          judge=tme.judge_description(), extra=extra)
     tme.config.hook.pytest_typedmemeval_report(report=report, config=tme.config)
     if tme.report_path is not None:
         tme.report_path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import pytest
 
 from .corpus.loading import Corpus
 from .corpus.models import QuestionRecord
+from .judge.choice import JudgeChoice
 from .judge.outcomes import Outcome
 from .results import QuestionResult
 from .run import Judge, run_question
@@ -57,7 +58,9 @@ class TypedMemEvalSession:
     expected_from_workers: set[tuple[str, str]] = field(default_factory=set)
     workers_without_payload: list[str] = field(default_factory=list)
     threshold_failures: list[str] = field(default_factory=list)
+    judge_choice: JudgeChoice = field(default_factory=JudgeChoice)
     _judge: Judge | None = None
+    _judge_from_hook: bool = False
     _loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -69,14 +72,18 @@ class TypedMemEvalSession:
         return bool(self.fail_under)
 
     def judge(self) -> Judge:
+        """The judge of this process, built on first use: the hook's, else ``--tme-judge``'s."""
         if self._judge is None:
             custom = self.config.hook.pytest_typedmemeval_make_judge(config=self.config)
-            if custom is None:
-                from .judge.mechanical import MechanicalJudge
-
-                custom = MechanicalJudge()
-            self._judge = custom
+            self._judge_from_hook = custom is not None
+            self._judge = custom if custom is not None else self.judge_choice.build()
         return self._judge
+
+    def judge_description(self) -> dict[str, str | None]:
+        """The report's ``judge`` block: mode, name, model and fingerprint."""
+        judge = self.judge()
+        return {"mode": "hook" if self._judge_from_hook else self.judge_choice.mode, "name": judge.name,
+                "model": getattr(judge, "model", None), "fingerprint": judge.fingerprint}
 
     def loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
@@ -84,6 +91,9 @@ class TypedMemEvalSession:
         return self._loop
 
     def close(self) -> None:
+        close_judge = getattr(self._judge, "close", None)
+        if callable(close_judge):
+            close_judge()
         if self._loop is not None:
             self._loop.close()
             self._loop = None
@@ -112,6 +122,8 @@ def failure_text(result: QuestionResult) -> str:
         f"  gold:        {result.gold}",
         f"  answer:      {result.answer if result.answer is not None else '(none)'}",
         f"  reason:      {result.reason}",
+        *([f"  mechanical:  {result.mechanical_outcome} (second opinion; not the verdict)"]
+          if result.mechanical_outcome is not None else []),
         f"  coverage:    {coverage}",
         f"  attribution: {result.attribution}",
     ])
@@ -164,8 +176,9 @@ def evaluate_question(request: pytest.FixtureRequest, case: object, agent: objec
         return
     if session.threshold_mode:
         if result.outcome == Outcome.ERROR.value:
-            pytest.fail("adapter error (errors fail even in threshold mode: they are harness "
-                        "faults, not memory results)\n" + failure_text(result), pytrace=False)
+            pytest.fail("error from the adapter or the judge's endpoint (errors fail even in "
+                        "threshold mode: they are harness faults, not memory results)\n"
+                        + failure_text(result), pytrace=False)
         return
     if result.outcome != Outcome.CORRECT.value:
         pytest.fail(failure_text(result), pytrace=False)

@@ -17,16 +17,20 @@ if TYPE_CHECKING:
 
 @pytest.hookspec(firstresult=True)
 def pytest_typedmemeval_make_judge(config: pytest.Config) -> Judge | None:
-    """Return the judge that grades every answer, or ``None`` to keep the mechanical judge.
+    """Return the judge that grades every answer, or ``None`` to keep the judge ``--tme-judge``
+    names (mechanical by default).
 
     :param config: the pytest config.
 
-    Runs once per process (the controller and every xdist worker), at the first question. The judge
-    must be deterministic across processes if you want ``-n 0`` and ``-n 4`` to agree; its
-    ``fingerprint`` is recorded on every result so runs graded by different rules never pool.
+    Runs once per process (the controller and every xdist worker), at the first question. A
+    non-``None`` result wins over ``--tme-judge``. The judge must be deterministic across processes
+    if you want ``-n 0`` and ``-n 4`` to agree; its ``fingerprint`` is recorded on every result so
+    runs graded by different rules never pool.
 
     Use in conftest plugins: return an object with ``name``, ``fingerprint`` and
-    ``judge(answer, key, surfaced_items=None) -> Verdict``.
+    ``judge(answer, key, surfaced_items=None, *, question=None) -> Verdict`` (``question`` is the
+    question text). Optional: ``model`` (named in the report's ``judge`` block) and ``close()``
+    (called once when the session ends). The report names such a judge's mode ``hook``.
     """
 
 

@@ -29,6 +29,7 @@ from ._session import (
 )
 from .corpus.loading import Corpus, CorpusError, load_corpus
 from .corpus.registry import shipped_corpora, shipped_sha256s
+from .judge.choice import JUDGE_MODES, JudgeChoice, JudgeChoiceError
 from .results import QuestionResult
 
 RESULT_ATTRIBUTE = "typedmemeval_result"
@@ -91,11 +92,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="collect the certification gate items (also implied by -m naming a tme_gate_ marker)")
     group.addoption("--tme-require-probes", action="store_true", default=False,
                     help="a shape without probe records fails tme_gate_probes instead of skipping")
+    group.addoption("--tme-judge", choices=JUDGE_MODES, default=None,
+                    help="who grades answers: mechanical (default; rules, no network), llm (a model "
+                    "over an OpenAI-compatible endpoint; the mechanical outcome is kept as a second "
+                    "opinion) or hybrid (the model only where the mechanical judge is unjudged)")
+    group.addoption("--tme-judge-model", default=None, metavar="NAME",
+                    help="model name for --tme-judge llm/hybrid (the key comes from OPENAI_API_KEY only)")
+    group.addoption("--tme-judge-base-url", default=None, metavar="URL",
+                    help="OpenAI-compatible endpoint for the model judge (default: OPENAI_BASE_URL, "
+                    "else the public OpenAI API)")
     parser.addini("typedmemeval", "collect the shipped TypedMemEval corpora", type="bool", default=False)
     parser.addini("typedmemeval_corpus", "corpus files to collect", type="paths", default=[])
     parser.addini("typedmemeval_agent", "adapter factory as module:factory", default="")
     parser.addini("typedmemeval_timeout", "per adapter call timeout in seconds", default="")
     parser.addini("typedmemeval_report", "path of the JSON report", default="")
+    parser.addini("typedmemeval_judge", "judge mode: mechanical, llm or hybrid", default="")
+    parser.addini("typedmemeval_judge_model", "model name for the llm/hybrid judge", default="")
+    parser.addini("typedmemeval_judge_base_url", "OpenAI-compatible endpoint for the model judge", default="")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -150,6 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session.fail_under = dict(config.getoption("tme_fail_under"))
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
+    session.judge_choice = _judge_choice(config)
     if getattr(config.option, "update_snapshots", False):
         # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
         # syrupy's clean-up can only do harm here: under -m/--lf, or without --tme-baseline, it
@@ -177,6 +191,21 @@ def pytest_configure(config: pytest.Config) -> None:
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
                 raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+
+
+def _judge_choice(config: pytest.Config) -> JudgeChoice:
+    """The --tme-judge settings (flags over ini), checked now: a model mode without a model or
+    without a usable key is one usage error at session start, not an error per question."""
+    try:
+        choice = JudgeChoice.parse(
+            config.getoption("tme_judge") or config.getini("typedmemeval_judge") or "mechanical",
+            config.getoption("tme_judge_model") or config.getini("typedmemeval_judge_model"),
+            config.getoption("tme_judge_base_url") or config.getini("typedmemeval_judge_base_url"),
+        )
+        choice.check()
+    except JudgeChoiceError as error:
+        raise pytest.UsageError(f"TypedMemEval judge: {error}") from None
+    return choice
 
 
 def _only_gates(config: pytest.Config) -> bool:

@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2
+"""2 added ``mechanical_outcome`` (the mechanical judge's second opinion under a model judge)."""
 
 Attribution = Literal["present", "partial", "absent", "unobserved", "not_applicable"]
 """Evidence attribution (VERTICALS.md §5.8). ``partial``: some but not all gold sessions surfaced;
@@ -41,6 +42,10 @@ class QuestionResult(BaseModel):
     unknown_evidence_ids: int = 0
     judge: str
     judge_fingerprint: str
+    mechanical_outcome: str | None = None
+    """The mechanical judge's outcome on the same answer, set only where a model judge decided
+    ``outcome`` (``--tme-judge llm``: every judged answer; ``hybrid``: the mechanically unjudged
+    ones). ``None`` where the mechanical judge decided, or nothing was judged."""
     duration_seconds: float = 0.0
     """Wall time of the question; excluded from comparisons (it is the only non-deterministic field)."""
 

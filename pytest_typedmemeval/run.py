@@ -22,7 +22,12 @@ from .results import Attribution, QuestionResult
 
 
 class Judge(Protocol):
-    """A judge grades one answer against the answer key. The mechanical judge is the default."""
+    """A judge grades one answer against the answer key. The mechanical judge is the default.
+
+    ``question`` is the question text as the adapter saw it (never its id): the mechanical rules do
+    not need it, a model judge does. A judge may also offer ``model: str | None`` (named in the
+    report's ``judge`` block) and ``close()`` (called once at the end of the session).
+    """
 
     name: str
     fingerprint: str
@@ -142,7 +147,7 @@ def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judg
             surfaced_items = frozenset(item for item, index in zip(block.list_order.items,
                                                                     block.list_order.session_indices)
                                        if index in surfaced_indices)
-        verdict = judge.judge(answer_text, block.answer_key, surfaced_items)
+        verdict = judge.judge(answer_text, block.answer_key, surfaced_items, question=record.question)
     return QuestionResult(
         corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256, question_id=record.question_id,
         vertical=block.vertical, shape=block.shape, pair_id=block.pair_id, arm=block.arm,
@@ -150,5 +155,7 @@ def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judg
         subcounts=tuple(sorted(verdict.subcounts)), question=record.question, gold=record.answer,
         answer=answer_text, coverage=coverage, coverage_source=source,  # type: ignore[arg-type]
         attribution=attribution, unknown_evidence_ids=unknown, judge=judge.name,
-        judge_fingerprint=judge.fingerprint, duration_seconds=time.perf_counter() - started,
+        judge_fingerprint=judge.fingerprint,
+        mechanical_outcome=None if verdict.mechanical_outcome is None else verdict.mechanical_outcome.value,
+        duration_seconds=time.perf_counter() - started,
     )

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 
 import numpy  # noqa: F401
+import openai  # noqa: F401
 import pytest
 import rank_bm25  # noqa: F401
 
 # Imported here, before any in-process pytester run: pytester restores sys.modules after each
-# inner run, and numpy's C extension refuses to be imported a second time in one process.
+# inner run, and numpy's C extension (like openai's jiter, a PyO3 module) refuses to be imported a
+# second time in one process.
 
+from _loopback_openai import LoopbackOpenAI
 from _support import ORACLE_CONFTEST, fixture_corpus_files
 
 
@@ -21,3 +25,16 @@ def consumer(pytester: pytest.Pytester) -> pytest.Pytester:
         shutil.copy(path, pytester.path / f"corpus_{path.name}")
     pytester.makeconftest(ORACLE_CONFTEST)
     return pytester
+
+
+@pytest.fixture
+def loopback_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackOpenAI]:
+    """A scripted chat-completions server on 127.0.0.1 (see tests/_loopback_openai.py).
+
+    A dummy ``OPENAI_API_KEY`` is set and ``OPENAI_BASE_URL`` cleared, so a developer's real key or
+    endpoint is never used and nothing leaves the machine.
+    """
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with LoopbackOpenAI() as server:
+        yield server

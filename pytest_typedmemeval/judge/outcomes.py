@@ -40,8 +40,15 @@ SUBCOUNTS: tuple[str, ...] = ("stale_recall", "over_forgetting", "misattributed_
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judge's decision: the outcome, a one-line reason naming the rule, and sub-count flags."""
+    """A judge's decision: the outcome, a one-line reason naming the rule, and sub-count flags.
+
+    ``mechanical_outcome`` is a second opinion: the mechanical judge's outcome on the same answer,
+    set only when a model judge decided this verdict (every answer under ``--tme-judge llm``, the
+    mechanically unjudged ones under ``hybrid``). It feeds the report's judge-agreement block and
+    never changes the outcome.
+    """
 
     outcome: Outcome
     reason: str
     subcounts: frozenset[str] = field(default_factory=frozenset)
+    mechanical_outcome: Outcome | None = None

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..judge.outcomes import ALL_OUTCOMES, SUBCOUNTS
+from ..judge.outcomes import ALL_OUTCOMES, JUDGED_OUTCOMES, SUBCOUNTS, Outcome
 from ..results import QuestionResult
 from .intervals import wilson_interval
 
@@ -85,6 +85,46 @@ def _pair_consistency(results: Sequence[QuestionResult]) -> dict[str, Any] | Non
     }
 
 
+def _agreement_counts(paired: Sequence[QuestionResult]) -> dict[str, Any]:
+    judged = {outcome.value for outcome in JUDGED_OUTCOMES}
+    compared = [r for r in paired if r.mechanical_outcome in judged and r.outcome in judged]
+    agreed = sum(1 for r in compared if r.mechanical_outcome == r.outcome)
+    interval = wilson_interval(agreed, len(compared))
+    return {"n": len(paired), "compared": len(compared), "agreed": agreed,
+            "agreement_rate": round(agreed / len(compared), 6) if compared else None,
+            "ci95": list(interval) if interval else None}
+
+
+def judge_agreement(results: Iterable[QuestionResult]) -> dict[str, Any] | None:
+    """The mechanical judge's second opinion against the model judge's verdict, where both graded.
+
+    Only results carrying ``mechanical_outcome`` count (``--tme-judge llm``: every judged answer;
+    ``hybrid``: only the mechanically unjudged ones, so there ``compared`` is 0 and the matrix's
+    ``unjudged`` row shows what the model made of them). ``compared`` keeps the answers both judges
+    gave one of the five memory verdicts; an ``unjudged`` (mechanical) or an ``error`` (model
+    endpoint) is no opinion to agree with, and is counted apart. ``None`` when no result has both.
+    Pooled over verticals (and corpora) because it measures the judges, not the memory; the
+    per-vertical split is beside it.
+    """
+    paired = sorted((r for r in results if r.mechanical_outcome is not None), key=lambda r: r.key)
+    if not paired:
+        return None
+    labels = [outcome.value for outcome in ALL_OUTCOMES]
+    matrix = {row: {column: 0 for column in labels} for row in labels}
+    for result in paired:
+        matrix[result.mechanical_outcome][result.outcome] += 1  # type: ignore[index]
+    by_vertical: dict[str, list[QuestionResult]] = defaultdict(list)
+    for result in paired:
+        by_vertical[result.vertical].append(result)
+    return {
+        **_agreement_counts(paired),
+        "mechanical_unjudged": sum(1 for r in paired if r.mechanical_outcome == Outcome.UNJUDGED.value),
+        "model_errors": sum(1 for r in paired if r.outcome == Outcome.ERROR.value),
+        "confusion": {"rows": "mechanical", "columns": "model", "matrix": matrix},
+        "by_vertical": {vertical: _agreement_counts(rs) for vertical, rs in sorted(by_vertical.items())},
+    }
+
+
 def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
     """Group results into per-vertical and per-shape vectors, per corpus (never across corpora)."""
     ordered = sorted(results, key=lambda r: r.key)
@@ -121,4 +161,4 @@ def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
             vertical_rows.append(row)
         corpora.append({"corpus_id": corpus_id, "corpus_sha256": corpus_results[0].corpus_sha256,
                         "n": len(corpus_results), "verticals": vertical_rows})
-    return {"results": corpora}
+    return {"results": corpora, "judge_agreement": judge_agreement(ordered)}

@@ -29,7 +29,7 @@ def tool_version() -> str:
 
 
 def build_report(results: Iterable[QuestionResult], corpora: Iterable[Corpus], *,
-                 citations: Mapping[str, str], judge: Mapping[str, str],
+                 citations: Mapping[str, str], judge: Mapping[str, str | None],
                  extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     ordered = sorted(results, key=lambda r: r.key)
     ran = {r.corpus_id for r in ordered}

@@ -24,6 +24,16 @@ def _vector_line(label: str, vector: Mapping[str, Any], width: int) -> str:
     return f"  {label:<{width}} n={vector['n']:<3} {counts}{rate}  {cov}  {observed}"
 
 
+def agreement_line(agreement: Mapping[str, Any]) -> str:
+    """One line: how often the mechanical second opinion agreed with the model judge."""
+    rate = agreement["agreement_rate"]
+    agreed = (f"agreed {agreement['agreed']}/{agreement['compared']} ({rate:.2f} "
+              f"[{agreement['ci95'][0]:.2f}, {agreement['ci95'][1]:.2f}])" if rate is not None
+              else "no answer graded by both with a verdict each")
+    return (f"judge agreement (mechanical vs model, n={agreement['n']}): {agreed}; mechanical "
+            f"unjudged {agreement['mechanical_unjudged']}, model errors {agreement['model_errors']}")
+
+
 def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) -> list[str]:
     lines: list[str] = []
     for corpus in aggregated["results"]:
@@ -44,6 +54,9 @@ def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) ->
                              f"same answer both arms {pairs['same_answer_both_arms']}")
             for row in vertical.get("outcome_by_distance", []):
                 lines.append(_vector_line(f"d={row['distance_sessions']}", row, width))
+    agreement = aggregated.get("judge_agreement")
+    if agreement:
+        lines.append(agreement_line(agreement))
     lines.append("C correct, W wrong, A abstained, M missed, P premature, U unjudged (the judge "
                  "could not read the answer; never counted as wrong), E error; "
                  "intervals are Wilson 95%; no composite score is computed.")

@@ -1,0 +1,200 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for tests that must never
+touch the network (importable as ``_loopback_openai``: tests/ is on sys.path).
+
+The server speaks just enough of the wire format for the ``openai`` client: ``POST
+/v1/chat/completions`` answers with a ``chat.completion`` object whose message content a test
+decides. A test scripts replies in one of two ways, which combine:
+
+- ``enqueue(reply, ...)``: replies served first, in order, one per request;
+- ``script``: a callable ``(request_body: dict) -> Reply | str`` used once the queue is empty (a
+  ``str`` is shorthand for a 200 reply with that message content).
+
+Faults are replies too (:meth:`Reply.status_error`, :meth:`Reply.hang`, :meth:`Reply.malformed_body`,
+:meth:`Reply.content`): a status code with its headers (so 429 with ``Retry-After`` needs nothing
+new), a delay past the client's timeout, a body that is not JSON, a message that is not JSON.
+Every request body is recorded (``requests``), so tests can count calls and read prompts.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+CHAT_PATH = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP reply. ``content`` becomes the assistant message of a well-formed completion;
+    ``body`` (raw bytes) replaces the whole response body instead, for malformed-wire faults."""
+
+    status: int = 200
+    content: str | None = None
+    body: bytes | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_seconds: float = 0.0
+    usage: Mapping[str, int] = field(default_factory=lambda: {
+        "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18})
+
+    @classmethod
+    def verdict(cls, outcome: str, reason: str = "scripted", value: Any = None,
+                subcounts: tuple[str, ...] = ()) -> Reply:
+        """A well-formed judge verdict as the message content."""
+        return cls(content=json.dumps({"outcome": outcome, "reason": reason, "value": value,
+                                       "subcounts": list(subcounts)}))
+
+    @classmethod
+    def content_text(cls, text: str) -> Reply:
+        """A 200 completion whose message is ``text`` verbatim (e.g. not JSON at all)."""
+        return cls(content=text)
+
+    @classmethod
+    def status_error(cls, status: int, message: str = "scripted failure",
+                     headers: Mapping[str, str] | None = None) -> Reply:
+        """An HTTP error in OpenAI's error envelope (``{"error": {"message": ...}}``)."""
+        body = json.dumps({"error": {"message": message, "type": "scripted", "code": status}})
+        return cls(status=status, body=body.encode(), headers=dict(headers or {}))
+
+    @classmethod
+    def hang(cls, seconds: float) -> Reply:
+        """Say nothing for ``seconds`` (cut short when the server stops), then a valid verdict."""
+        return cls(content=json.dumps({"outcome": "correct", "reason": "too late"}), delay_seconds=seconds)
+
+    @classmethod
+    def malformed_body(cls) -> Reply:
+        """A 200 whose body is not JSON: the wire itself is broken, not the model's message."""
+        return cls(body=b'{"id": "chatcmpl-x", "choices": [')
+
+
+Script = Callable[[dict[str, Any]], "Reply | str"]
+
+
+class LoopbackOpenAI:
+    """The server. Use as a context manager (or the ``loopback_openai`` fixture in conftest.py)."""
+
+    def __init__(self, script: Script | None = None) -> None:
+        self.script: Script | None = script
+        self.requests: list[dict[str, Any]] = []
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="loopback-openai",
+                                        daemon=True)
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> LoopbackOpenAI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # releases hanging handlers
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> LoopbackOpenAI:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.stop()
+
+    # --- scripting ---------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What a client's ``base_url`` should be (the ``/v1`` prefix included)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def enqueue(self, *replies: Reply | str) -> None:
+        with self._lock:
+            self._queue.extend(r if isinstance(r, Reply) else Reply(content=r) for r in replies)
+
+    def prompts(self) -> list[str]:
+        """Every request's messages joined into one text per request (for leak checks)."""
+        with self._lock:
+            return ["\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+                    for body in self.requests]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+            queued = self._queue.popleft() if self._queue else None
+        if queued is not None:
+            return queued
+        if self.script is None:
+            return Reply.status_error(500, "no scripted reply left")
+        scripted = self.script(body)
+        return scripted if isinstance(scripted, Reply) else Reply(content=scripted)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body leave in two writes; without this, Nagle's algorithm and the
+                # client's delayed ACK add ~40 ms to every reply.
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output clean
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                if self.path.rstrip("/") != CHAT_PATH:
+                    self._send(Reply.status_error(404, f"no route {self.path}"), {})
+                    return
+                try:
+                    body = json.loads(raw)
+                except json.JSONDecodeError:
+                    self._send(Reply.status_error(400, "request body is not JSON"), {})
+                    return
+                reply = server._next_reply(body)
+                if reply.delay_seconds and server._stopping.wait(reply.delay_seconds):
+                    return
+                self._send(reply, body)
+
+            def _send(self, reply: Reply, body: dict[str, Any]) -> None:
+                if reply.body is not None:
+                    payload = reply.body
+                else:
+                    payload = json.dumps({
+                        "id": f"chatcmpl-loopback-{server.count}", "object": "chat.completion",
+                        "created": 0, "model": body.get("model", "unknown"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": reply.content}}],
+                        "usage": dict(reply.usage),
+                    }).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout): nothing to tell it
+
+        return Handler
