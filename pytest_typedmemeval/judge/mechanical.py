@@ -66,7 +66,7 @@ ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer|it was|it's|that was)?\W*"
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
-_TWO_OPTIONS = re.compile(r"(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)")
+_TWO_OPTIONS = re.compile(r"(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)")
 
 
 def judge_rules() -> dict[str, object]:
@@ -143,6 +143,8 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
     if answer.polarity == "fired":
         return _verdict(Outcome.WRONG, "affirms what the gold says is not known")
+    if answer.says_still_to_come:
+        return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
     return _verdict(Outcome.UNJUDGED, "the rules cannot read this answer: no decline, denial or "
                                       "known value")
 
@@ -199,7 +201,7 @@ def _judge_still(answer: Reading, key: AnswerKey) -> Verdict:
     gold = answer.committed((*key.accepted, *key.must_name))
     other = answer.committed(v for v in (*key.wrong, *key.stale) if v not in key.accepted)
     if answer.invalidates:
-        if other and not gold:
+        if other:
             return _verdict(Outcome.WRONG, f"asserts {other[0]!r} and calls the fact void",
                             "over_forgetting")
         return _verdict(Outcome.MISSED, "reports a still-valid fact as no longer valid",

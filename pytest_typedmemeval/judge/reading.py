@@ -94,7 +94,7 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
     r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
     r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
-    r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an)\b",
+    r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
     r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
     r"\b(?:nobody|no one|no-one|none|nothing|never)\b",
 )
@@ -137,6 +137,12 @@ NOT_DUE_PATTERNS: tuple[str, ...] = (
     r"\bhas(?:n'?t| not) (?:yet )?come (?:up|due|round|around)\b",
 )
 """The narrow not-yet of a reminder (J4.2): a clock-blind "Not yet" on a due after-arm."""
+
+STILL_TO_COME_PATTERNS: tuple[str, ...] = (
+    *NOT_DUE_PATTERNS,
+    r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b",
+)
+"""J5 never-known: "Not yet, it's still to come" commits to a state the gold says is not known."""
 
 NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
@@ -223,6 +229,7 @@ def reading_rules() -> dict[str, object]:
         "sentence_break": SENTENCE_BREAK,
         "not_due": list(NOT_DUE_PATTERNS),
         "not_yet": list(NOT_YET_PATTERNS),
+        "still_to_come": list(STILL_TO_COME_PATTERNS),
         "fired": list(FIRED_PATTERNS),
         "invalidation_state": list(INVALIDATION_STATE_CUES),
         "invalidation_event": list(NO_LONGER_EVENT_CUES),
@@ -249,6 +256,7 @@ _CLAUSE_BREAK = re.compile(CLAUSE_BREAK)
 _SENTENCE_BREAK = re.compile(SENTENCE_BREAK)
 _NOT_DUE = _compile_all(NOT_DUE_PATTERNS)
 _NOT_YET = _compile_all(NOT_YET_PATTERNS)
+_STILL_TO_COME = _compile_all(STILL_TO_COME_PATTERNS)
 _FIRED = _compile_all(FIRED_PATTERNS)
 _WORD = re.compile(r"[\w']+")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
@@ -453,6 +461,15 @@ class Reading:
         if fired is None or (not_yet is not None and not_yet <= fired):
             return "not_yet"
         return "fired"
+
+    @cached_property
+    def says_still_to_come(self) -> bool:
+        """J5 never-known: a governing "not yet" / "still to come"."""
+        to_come = self._first(_STILL_TO_COME)
+        if to_come is None:
+            return False
+        fired = self._first(_FIRED, negatable=True)
+        return fired is None or to_come < fired
 
     @cached_property
     def says_not_due(self) -> bool:
