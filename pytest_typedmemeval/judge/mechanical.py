@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 
 from ..corpus.models import AnswerKey, NumericKey
-from .numbers import ExtractedNumber, extract_numbers, numeric_matches, parsing_rules
+from .numbers import ExtractedNumber, currency_of, extract_numbers, numeric_matches, parsing_rules
 from .outcomes import Outcome, Verdict
 from .reading import NO_LONGER_EVENT_CUES, Reading, reading_rules
 from .text import NORMALISATION_RULES, phrase_spans
@@ -64,7 +64,7 @@ ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
              r"you were the one|you (?:did|said|mentioned|told|were|brought|wrote|noted|raised|made|"
              r"suggested|pointed|shared|reported|gave))\b"),
 )
-BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer|it was|it's|that was)?\W*"
+BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer)?\W*"
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
 _TWO_OPTIONS = re.compile(r"(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)")
 
@@ -141,7 +141,7 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
         return _verdict(Outcome.WRONG, "hedged commitment on a never-known probe (J3.2)")
     if answer.declines or answer.denies:
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
-    if answer.polarity == "fired":
+    if answer.polarity == "fired" or answer.opens_with_yes:
         return _verdict(Outcome.WRONG, "affirms what the gold says is not known")
     if answer.says_still_to_come:
         return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
@@ -250,6 +250,12 @@ def committed_number(
     """The concluding figure (J7.1): after the last conclusion marker with a figure after it in
     its sentence, or directly before a trailing "in total"; else the first figure in the key's
     unit; else the first figure. Working and trailing context are not the answer."""
+    if key is not None:
+        # A figure in another currency than the key's, or in any currency where the key counts
+        # things, is a different quantity ("6 purchases, $1,234.00 in total" on a count).
+        key_currency = currency_of(key.unit)
+        numbers = [n for n in numbers
+                   if n.currency is None or n.currency == key_currency] or numbers
     if not numbers:
         return None
     best: tuple[int, ExtractedNumber] | None = None
@@ -306,6 +312,10 @@ def _judge_numeric(answer: Reading, key: AnswerKey) -> Verdict:
     assert key.numeric is not None
     numbers = [n for n in extract_numbers(answer.norm)
                if not any(s <= n.position < e for s, e in answer.decline_scopes)]
+    if answer.correction_points:
+        # "20 days — sorry, 21 days": figures before a self-correction are retracted (J3.3).
+        after = [n for n in numbers if n.position >= answer.correction_points[-1]]
+        numbers = after or numbers
     committed = committed_number(answer.norm, numbers, key.numeric)
     gold = f"{key.numeric.value:g}"
     if committed is None:

@@ -96,7 +96,7 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
     r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
     r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
-    r"\b(?:nobody|no one|no-one|none|nothing|never)\b",
+    r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
 )
 """J2: a claim that the thing does not exist or never happened."""
 
@@ -146,7 +146,10 @@ STILL_TO_COME_PATTERNS: tuple[str, ...] = (
 
 NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
-    r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not)(?: \w+){0,3}? yet\b",
+    r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not|nothing|no one|"
+    r"nobody|none)(?: \w+){0,8}? yet\b",
+    r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
+    r"scheduled|done|started|got round to|gotten round to)\b",
     r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
     r"arrived|come|lapsed|expired|ended|run out|passed|taken place|finished)\b",
     r"\byet to\b",
@@ -157,7 +160,6 @@ NOT_YET_PATTERNS: tuple[str, ...] = (
 """J6: the before-arm gold's polarity — the thing has not happened or not run out yet."""
 
 FIRED_PATTERNS: tuple[str, ...] = (
-    r"^(?:yes|yep|yeah|yup|correct|indeed)\b",
     r"(?<!not )(?<!n't )\b(?:it'?s|it is|is|are|now|already|they'?re|that'?s) (?:now |already )?"
     r"(?:due|overdue)\b",
     r"\bdue (?:now|today|already)\b",
@@ -176,6 +178,12 @@ FIRED_PATTERNS: tuple[str, ...] = (
 )
 """J6: the not-yet treated as already true, or the reminder fired."""
 
+LEADING_YES = r"^(?:yes|yep|yeah|yup|correct|indeed)\b"
+LEADING_NO = r"^(?:no|nope|not really)\b(?! one\b)"
+"""J6: an opening yes or no takes its polarity from the question ("is it due yet?" — "Yes" fires;
+"is it still valid?" — "Yes, still valid" does not), so it decides only when no explicit cue
+follows it: "Yes, it's due now" fires through "due now", "Yes, X's cover is still valid" does not."""
+
 INVALIDATION_STATE_CUES: tuple[str, ...] = (
     "no longer", "not any more", "not anymore", "anymore", "any more", "any longer",
     "used to", "previously", "formerly", "former", "in the past", "was current", "not current",
@@ -191,6 +199,13 @@ NO_LONGER_EVENT_CUES: tuple[str, ...] = (
     "closed", "terminated", "discontinued", "replaced", "switched from", "ditched", "sold off",
 )
 """J5: invalidation stated as an event; a negated one ("hasn't lapsed") asserts the opposite."""
+
+INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
+    r"\b(?:gave|given|give) (?:\w+ ){1,4}?(?:away|up)\b",
+    r"\b(?:let|letting) (?:\w+ ){1,4}?go\b",
+    r"\b(?:sold|cancelled|canceled|dropped|ditched) (?:\w+ ){1,4}?off\b",
+)
+"""J5: event cues split by their object ("you gave the Zendak Sengat away")."""
 
 NEGATORS: tuple[str, ...] = (
     "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
@@ -233,6 +248,9 @@ def reading_rules() -> dict[str, object]:
         "fired": list(FIRED_PATTERNS),
         "invalidation_state": list(INVALIDATION_STATE_CUES),
         "invalidation_event": list(NO_LONGER_EVENT_CUES),
+        "invalidation_event_patterns": list(INVALIDATION_EVENT_PATTERNS),
+        "leading_yes": LEADING_YES,
+        "leading_no": LEADING_NO,
         "negators": list(NEGATORS),
         "negation_window": NEGATION_WINDOW,
         "still": list(STILL_CUES),
@@ -258,6 +276,9 @@ _NOT_DUE = _compile_all(NOT_DUE_PATTERNS)
 _NOT_YET = _compile_all(NOT_YET_PATTERNS)
 _STILL_TO_COME = _compile_all(STILL_TO_COME_PATTERNS)
 _FIRED = _compile_all(FIRED_PATTERNS)
+_LEADING_YES = re.compile(LEADING_YES)
+_LEADING_NO = re.compile(LEADING_NO)
+_SPLIT_EVENTS = _compile_all(INVALIDATION_EVENT_PATTERNS)
 _WORD = re.compile(r"[\w']+")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
 
@@ -316,6 +337,8 @@ class Reading:
         for _, end in self.decline_spans:
             if _COMPLEMENT.match(self.norm, end):
                 scopes.append((end, self.sentence_end(end)))
+            else:
+                scopes.append((end, self.clause_end(end)))  # "I can't recall X", "can't tell yet"
         return scopes
 
     def _outside_scopes(self, spans: Iterable[Span]) -> list[Span]:
@@ -374,7 +397,7 @@ class Reading:
         return spans[0][0] if spans else None
 
     @cached_property
-    def _correction_points(self) -> list[int]:
+    def correction_points(self) -> list[int]:
         points = [m.end() for m in _CORRECTION.finditer(self.norm)]
         points += [m.end() for m in _SAID_THEN_BUT.finditer(self.norm)]
         return sorted(points)
@@ -389,7 +412,7 @@ class Reading:
                 end = len(words) - gap
                 if end >= len(prefix) and tuple(words[end - len(prefix):end]) == prefix:
                     return True
-        return any(point > span[1] and self._value_after(point) for point in self._correction_points)
+        return any(point > span[1] and self._value_after(point) for point in self.correction_points)
 
     def _value_after(self, point: int) -> bool:
         return any(s[0] >= point for value in self.key_values for s in self.value_spans(value))
@@ -423,16 +446,21 @@ class Reading:
         return self._outside_scopes(spans)
 
     @cached_property
+    def _event_spans(self) -> list[Span]:
+        spans = self._cue_spans(NO_LONGER_EVENT_CUES)
+        return spans + self._outside_scopes(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+
+    @cached_property
     def invalidates(self) -> bool:
         """A non-negated invalidation claim (J5)."""
         if self._cue_spans(INVALIDATION_STATE_CUES):
             return True
-        return any(not self.negated(s) for s, _ in self._cue_spans(NO_LONGER_EVENT_CUES))
+        return any(not self.negated(s) for s, _ in self._event_spans)
 
     @cached_property
     def negated_invalidation(self) -> bool:
         """"It hasn't lapsed": the fact is asserted still to hold."""
-        return any(self.negated(s) for s, _ in self._cue_spans(NO_LONGER_EVENT_CUES))
+        return any(self.negated(s) for s, _ in self._event_spans)
 
     @cached_property
     def affirms_still(self) -> bool:
@@ -457,10 +485,20 @@ class Reading:
         not_yet = self._first(_NOT_YET)
         fired = self._first(_FIRED, negatable=True)
         if not_yet is None and fired is None:
+            if self.declines:
+                return None  # "No idea.": the opening "no" belongs to the decline
+            if _LEADING_YES.match(self.norm):
+                return "fired"
+            if _LEADING_NO.match(self.norm):
+                return "not_yet"
             return None
         if fired is None or (not_yet is not None and not_yet <= fired):
             return "not_yet"
         return "fired"
+
+    @cached_property
+    def opens_with_yes(self) -> bool:
+        return bool(_LEADING_YES.match(self.norm))
 
     @cached_property
     def says_still_to_come(self) -> bool:

@@ -1,0 +1,145 @@
+"""Measure how closely a judge grades the labelled answer bank the way docs/JUDGING.md says.
+
+Not a test: run ``python benchmarks/bench_judge_agreement.py [--bank PATH] [--judge mechanical]``.
+The bank (``tests/judge_bank/bank.jsonl``, built by ``tests/judge_bank/build_bank.py``) holds
+realistic answers to the shipped questions labelled from the contract alone, so this is the
+judge's second instrument: where ``tests/test_judge_bank.py`` only says pass or fail, this script
+says *where* a judge departs from the contract — agreement overall, per phrasing family and per
+vertical (each with n), the expected x judged confusion matrix, how many declines and denials were
+graded ``wrong`` (the failure the contract forbids outright), and the first disagreements with
+the judge's own reason, so a fix can start from the case rather than from a percentage.
+
+Agreement counts a case only when both the outcome and the Forgetting sub-counts match. The
+``llm`` and ``hybrid`` judges need ``--judge-model`` and an ``OPENAI_API_KEY``; they grade the
+same bank with the question text the adapter would have seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+from judge_bank.build_bank import (  # noqa: E402  (needs tests/ on sys.path)
+    BANK_PATH,
+    DECLINE_FAMILIES,
+    DENIAL_FAMILIES,
+    load_records,
+)
+
+from pytest_typedmemeval.corpus.models import AnswerKey  # noqa: E402
+from pytest_typedmemeval.judge.outcomes import Verdict  # noqa: E402
+
+OUTCOMES = ("correct", "wrong", "abstained", "missed", "premature", "unjudged")
+JUDGES = ("mechanical", "llm", "hybrid")
+
+Grader = Callable[[str, AnswerKey, str], Verdict]
+Row = tuple[dict[str, Any], Verdict]
+
+
+def build_grader(name: str, model: str | None, base_url: str | None) -> Grader:
+    """The judge to measure, behind one call shape: (answer, key, question) -> Verdict."""
+    if name == "mechanical":
+        from pytest_typedmemeval.judge.mechanical import judge_answer
+
+        return lambda answer, key, question: judge_answer(answer, key, surfaced_items=None)
+    from pytest_typedmemeval.judge.choice import JudgeChoice
+
+    judge = JudgeChoice.parse(name, model, base_url).build()
+    return lambda answer, key, question: judge.judge(answer, key, None, question=question)
+
+
+def grade(bank: Iterable[dict[str, Any]], grader: Grader) -> list[Row]:
+    records = {record["question_id"]: record for record in load_records()}
+    keys: dict[str, AnswerKey] = {}
+    rows = []
+    for case in bank:
+        record = records[case["question_id"]]
+        key = keys.get(case["question_id"])
+        if key is None:
+            key = keys[case["question_id"]] = AnswerKey.model_validate(record["typedmemeval"]["answer_key"])
+        rows.append((case, grader(case["answer"], key, record["question"])))
+    return rows
+
+
+def agrees(case: Mapping[str, Any], verdict: Verdict) -> bool:
+    return (verdict.outcome.value == case["expected"]
+            and sorted(verdict.subcounts) == list(case["expected_subcounts"]))
+
+
+def print_breakdown(title: str, rows: list[Row], key: Callable[[dict[str, Any]], str]) -> None:
+    """Agreement per group, worst first, with n (a rate without its n says nothing)."""
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for case, verdict in rows:
+        groups[key(case)].append(agrees(case, verdict))
+    print(f"\n{title}")
+    width = max(len(name) for name in groups)
+    for name, hits in sorted(groups.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0])):
+        print(f"  {name:<{width}}  {sum(hits) / len(hits):7.2%}  ({sum(hits)}/{len(hits)})")
+
+
+def print_confusion(rows: list[Row]) -> None:
+    """Expected (rows) x judged (columns) outcomes; the diagonal is agreement on the outcome."""
+    matrix: Counter[tuple[str, str]] = Counter((c["expected"], v.outcome.value) for c, v in rows)
+    judged = [*OUTCOMES, *sorted({v.outcome.value for _, v in rows} - set(OUTCOMES))]
+    print("\nconfusion (rows: expected, columns: judged)")
+    print(" " * 11 + "".join(f"{name[:9]:>10}" for name in judged) + f"{'n':>8}")
+    for expected in OUTCOMES:
+        cells = [matrix[expected, name] for name in judged]
+        print(f"  {expected:<9}" + "".join(f"{cell:>10}" for cell in cells) + f"{sum(cells):>8}")
+
+
+def print_disagreements(rows: list[Row], limit: int) -> None:
+    bad = [(case, verdict) for case, verdict in rows if not agrees(case, verdict)]
+    print(f"\ndisagreements: {len(bad)} (showing up to {limit})")
+    for case, verdict in bad[:limit]:
+        answer = case["answer"] if len(case["answer"]) <= 110 else case["answer"][:107] + "..."
+        expected = case["expected"] + (f" {case['expected_subcounts']}" if case["expected_subcounts"] else "")
+        got = verdict.outcome.value + (f" {sorted(verdict.subcounts)}" if verdict.subcounts else "")
+        print(f"  {case['case_id']}  [{case['rule']}]\n    answer:   {answer!r}\n"
+              f"    expected: {expected}   got: {got}\n    reason:   {verdict.reason}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bank", type=Path, default=BANK_PATH)
+    parser.add_argument("--judge", choices=JUDGES, default="mechanical")
+    parser.add_argument("--judge-model", default=None, help="model for --judge llm/hybrid")
+    parser.add_argument("--judge-base-url", default=None, help="endpoint for --judge llm/hybrid")
+    parser.add_argument("--show", type=int, default=30, help="disagreements to list")
+    args = parser.parse_args()
+
+    bank = [json.loads(line) for line in args.bank.read_text(encoding="utf-8").splitlines()]
+    grader = build_grader(args.judge, args.judge_model, args.judge_base_url)
+    start = time.perf_counter()
+    rows = grade(bank, grader)
+    seconds = time.perf_counter() - start
+
+    hits = sum(agrees(case, verdict) for case, verdict in rows)
+    outcome_hits = sum(case["expected"] == verdict.outcome.value for case, verdict in rows)
+    declines_wrong = sum(1 for case, verdict in rows
+                         if case["family"] in DECLINE_FAMILIES | DENIAL_FAMILIES
+                         and verdict.outcome.value == "wrong")
+    print(f"judge: {args.judge}   bank: {args.bank} ({len(rows)} cases, graded in {seconds:.2f} s, "
+          f"{1000 * seconds / max(len(rows), 1):.2f} ms/case)")
+    print(f"agreement: {hits / len(rows):.2%} ({hits}/{len(rows)}; outcome only "
+          f"{outcome_hits / len(rows):.2%})")
+    print(f"declines/denials graded wrong: {declines_wrong}")
+    print_breakdown("per vertical", rows, lambda case: case["vertical"])
+    print_breakdown("per (vertical, shape, arm)", rows,
+                    lambda case: f"{case['vertical']}/{case['shape']}/{case['arm'] or '-'}")
+    print_breakdown("per family", rows, lambda case: case["family"])
+    print_confusion(rows)
+    print_disagreements(rows, args.show)
+
+
+if __name__ == "__main__":
+    main()
