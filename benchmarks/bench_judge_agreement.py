@@ -1,9 +1,17 @@
 """Measure how closely a judge grades the labelled answer bank the way docs/JUDGING.md says.
 
-Not a test: run ``python benchmarks/bench_judge_agreement.py [--bank PATH] [--judge mechanical]``.
-The bank (``tests/judge_bank/bank.jsonl``, built by ``tests/judge_bank/build_bank.py``) holds
-realistic answers to the shipped questions labelled from the contract alone, so this is the
-judge's second instrument: where ``tests/test_judge_bank.py`` only says pass or fail, this script
+Not a test: run ``python benchmarks/bench_judge_agreement.py [--main | --heldout | --bank PATH]
+[--judge mechanical]``. By default it grades both banks and prints the same tables for each:
+
+* the main bank (``tests/judge_bank/bank.jsonl``, built by ``tests/judge_bank/build_bank.py``):
+  realistic answers to the shipped questions in templated phrasing families, labelled from the
+  contract alone;
+* the held-out set (``tests/judge_bank/heldout.jsonl``, see ``heldout_README.md``): answers written
+  by hand, one by one, in the styles real chat models and memory products use, labelled from the
+  contract before any judge graded them. The main bank's templates were written together with the
+  judge's rules, so agreement on it proves less than it seems; the held-out figure is the honest one.
+
+Either way this is the judge's second instrument: where ``tests/test_judge_bank.py`` only says pass or fail, this script
 says *where* a judge departs from the contract — agreement overall, per phrasing family and per
 vertical (each with n), the expected x judged confusion matrix, how many declines and denials were
 graded ``wrong`` (the failure the contract forbids outright), and the first disagreements with
@@ -30,6 +38,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from judge_bank.build_bank import (  # noqa: E402  (needs tests/ on sys.path)
     BANK_PATH,
+    HELDOUT_PATH,
     DECLINE_FAMILIES,
     DENIAL_FAMILIES,
     load_records,
@@ -108,17 +117,9 @@ def print_disagreements(rows: list[Row], limit: int) -> None:
               f"    expected: {expected}   got: {got}\n    reason:   {verdict.reason}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bank", type=Path, default=BANK_PATH)
-    parser.add_argument("--judge", choices=JUDGES, default="mechanical")
-    parser.add_argument("--judge-model", default=None, help="model for --judge llm/hybrid")
-    parser.add_argument("--judge-base-url", default=None, help="endpoint for --judge llm/hybrid")
-    parser.add_argument("--show", type=int, default=30, help="disagreements to list")
-    args = parser.parse_args()
-
-    bank = [json.loads(line) for line in args.bank.read_text(encoding="utf-8").splitlines()]
-    grader = build_grader(args.judge, args.judge_model, args.judge_base_url)
+def report(path: Path, grader: Grader, judge: str, show: int) -> None:
+    """Grade one bank file and print every table for it."""
+    bank = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     start = time.perf_counter()
     rows = grade(bank, grader)
     seconds = time.perf_counter() - start
@@ -128,7 +129,7 @@ def main() -> None:
     declines_wrong = sum(1 for case, verdict in rows
                          if case["family"] in DECLINE_FAMILIES | DENIAL_FAMILIES
                          and verdict.outcome.value == "wrong")
-    print(f"judge: {args.judge}   bank: {args.bank} ({len(rows)} cases, graded in {seconds:.2f} s, "
+    print(f"judge: {judge}   bank: {path} ({len(rows)} cases, graded in {seconds:.2f} s, "
           f"{1000 * seconds / max(len(rows), 1):.2f} ms/case)")
     print(f"agreement: {hits / len(rows):.2%} ({hits}/{len(rows)}; outcome only "
           f"{outcome_hits / len(rows):.2%})")
@@ -137,8 +138,47 @@ def main() -> None:
     print_breakdown("per (vertical, shape, arm)", rows,
                     lambda case: f"{case['vertical']}/{case['shape']}/{case['arm'] or '-'}")
     print_breakdown("per family", rows, lambda case: case["family"])
+    if all("style" in case for case, _ in rows):
+        # held-out answers carry their writing styles ("verbose+markdown"); a case counts in each
+        print_style_breakdown(rows)
     print_confusion(rows)
-    print_disagreements(rows, args.show)
+    print_disagreements(rows, show)
+
+
+def print_style_breakdown(rows: list[Row]) -> None:
+    """Agreement per writing style (held-out set): a case with several styles counts in each."""
+    expanded: list[Row] = []
+    for case, verdict in rows:
+        for style in case["style"].split("+"):
+            expanded.append(({**case, "style": style}, verdict))
+    print_breakdown("per style", expanded, lambda case: case["style"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--main", action="store_true", help="grade only the main bank")
+    which.add_argument("--heldout", action="store_true", help="grade only the hand-written held-out set")
+    which.add_argument("--bank", type=Path, default=None, help="grade only this bank file")
+    parser.add_argument("--judge", choices=JUDGES, default="mechanical")
+    parser.add_argument("--judge-model", default=None, help="model for --judge llm/hybrid")
+    parser.add_argument("--judge-base-url", default=None, help="endpoint for --judge llm/hybrid")
+    parser.add_argument("--show", type=int, default=30, help="disagreements to list per bank")
+    args = parser.parse_args()
+
+    if args.bank is not None:
+        paths = [args.bank]
+    elif args.main:
+        paths = [BANK_PATH]
+    elif args.heldout:
+        paths = [HELDOUT_PATH]
+    else:
+        paths = [BANK_PATH, HELDOUT_PATH]
+    grader = build_grader(args.judge, args.judge_model, args.judge_base_url)
+    for index, path in enumerate(paths):
+        if index:
+            print("\n" + "=" * 100 + "\n")
+        report(path, grader, args.judge, args.show)
 
 
 if __name__ == "__main__":

@@ -174,8 +174,7 @@ def test_a_valid_verdict_is_read_with_its_value_and_case_folded_outcome() -> Non
     {"outcome": "incorrect", "reason": "x"},
     {"reason": "no outcome at all"},
     {"outcome": 3},
-    {"outcome": "wrong", "subcounts": ["made_up"]},
-], ids=["unjudged", "synonym", "missing", "not-a-string", "unknown-subcount"])
+], ids=["unjudged", "synonym", "missing", "not-a-string"])
 def test_an_invalid_verdict_is_error_never_wrong(data: dict[str, Any]) -> None:
     verdict = parse_verdict(data, POSITIVE)
     assert verdict.outcome is Outcome.ERROR
@@ -185,6 +184,11 @@ def test_an_invalid_verdict_is_error_never_wrong(data: dict[str, Any]) -> None:
 def test_premature_is_refused_where_the_gold_is_not_a_not_yet() -> None:
     assert parse_verdict({"outcome": "premature", "reason": "r"}, POSITIVE).outcome is Outcome.ERROR
     assert parse_verdict({"outcome": "premature", "reason": "r"}, NOT_YET).outcome is Outcome.PREMATURE
+
+
+def test_unknown_subcount_labels_are_dropped_not_an_error() -> None:
+    verdict = parse_verdict({"outcome": "wrong", "reason": "r", "subcounts": ["made_up"]}, POSITIVE)
+    assert verdict.outcome is Outcome.WRONG and verdict.subcounts == frozenset()
 
 
 def test_subcounts_are_kept_only_where_the_contract_sets_them() -> None:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from ..corpus.loading import RESERVED_BENCHMARK_TOKEN
 from ..corpus.models import AnswerKey
 from ..model_call import JSON_RESPONSE_FORMAT, ModelCallError, ModelClient, ModelEndpoint
-from .outcomes import Outcome, Verdict
+from .outcomes import SUBCOUNTS, Outcome, Verdict
 
 if TYPE_CHECKING:
     from ..run import Judge
@@ -306,8 +306,14 @@ class LLMVerdictPayload(BaseModel):
 
     @field_validator("subcounts", mode="before")
     @classmethod
-    def _null_is_empty(cls, value: Any) -> Any:
-        return () if value is None else value
+    def _known_subcounts_only(cls, value: Any) -> Any:
+        """Unknown sub-count labels are dropped like unknown keys: a model that writes ``["none"]``
+        beside a valid outcome has still given a verdict (the contract drops disallowed ones too)."""
+        if value is None:
+            return ()
+        if isinstance(value, list | tuple):
+            return tuple(v for v in value if v in SUBCOUNTS)
+        return value
 
 
 def _allowed_subcounts(key: AnswerKey, outcome: Outcome) -> frozenset[str]:

@@ -44,8 +44,14 @@ CONCLUSION_MARKERS: tuple[str, ...] = (
 )
 # …or stands directly before one of these ("21 days in total").
 TRAILING_CONCLUSIONS: tuple[str, ...] = ("in total", "total", "altogether", "overall", "in all")
-# "A to B", "A-B", "between A and B", "A or B": two figures offered for one answer.
-RANGE_JOINERS: tuple[str, ...] = ("-", "\u2013", "to", "or", "and", "/")
+# "A to B", "A-B", "between A and B", "A or B": two figures offered for one answer. A dash joins
+# only digits on one line ("20-22"; a bullet's dash is not a range); a word joiner may have at most
+# two words either side ("3 times, or possibly 4", "20 to 22 days"); "and" only after "between".
+RANGE_PATTERNS: tuple[str, ...] = (
+    r"^[ \t]*[-\u2013/][ \t]*(?:[$€£]|usd |eur |gbp )?$",
+    r"^[ \t,]*(?:[\w$€£]+[ \t,]+){0,2}?(?:to|or|and)[ \t,]+(?:[\w$€£]+[ \t]+){0,2}?"
+    r"(?:[$€£]|usd|eur|gbp)?[ \t]*$",
+)
 # The key's unit written out, so "6 purchases" beats "2 in March" when no marker is present.
 UNIT_SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("purchases", ("purchases", "purchase", "times", "orders", "order", "visits", "trips")),
@@ -66,7 +72,8 @@ ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer)?\W*"
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
-_TWO_OPTIONS = re.compile(r"(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)")
+_TWO_OPTIONS = re.compile(
+    r"\b(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)\b")
 
 
 def judge_rules() -> dict[str, object]:
@@ -76,7 +83,7 @@ def judge_rules() -> dict[str, object]:
         "reading": json.loads(json.dumps(reading_rules())),
         "conclusion_markers": list(CONCLUSION_MARKERS),
         "trailing_conclusions": list(TRAILING_CONCLUSIONS),
-        "range_joiners": list(RANGE_JOINERS),
+        "range_patterns": list(RANGE_PATTERNS),
         "unit_synonyms": [[unit, list(words)] for unit, words in UNIT_SYNONYMS],
         "attribution": [list(pair) for pair in ATTRIBUTION_PATTERNS],
         "bare_answer_prefixes": BARE_ANSWER_PREFIXES,
@@ -139,12 +146,12 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
         return _verdict(Outcome.WRONG, f"commits to {committed[0]!r} on a never-known probe")
     if answer.hedges_a_commitment:
         return _verdict(Outcome.WRONG, "hedged commitment on a never-known probe (J3.2)")
+    if answer.says_still_to_come:
+        return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
     if answer.declines or answer.denies:
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
     if answer.polarity == "fired" or answer.opens_with_yes:
         return _verdict(Outcome.WRONG, "affirms what the gold says is not known")
-    if answer.says_still_to_come:
-        return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
     return _verdict(Outcome.UNJUDGED, "the rules cannot read this answer: no decline, denial or "
                                       "known value")
 
@@ -260,19 +267,15 @@ def committed_number(
         return None
     best: tuple[int, ExtractedNumber] | None = None
     for marker in CONCLUSION_MARKERS:
-        for _, end in phrase_spans(answer_norm, marker):
-            sentence_end = _sentence_end(answer_norm, end)
-            after = [n for n in numbers if end <= n.position < sentence_end]
-            if after and (best is None or end > best[0]):
-                best = (end, after[0])
-    for marker in TRAILING_CONCLUSIONS:
-        for start, _ in phrase_spans(answer_norm, marker):
-            before = [n for n in numbers if n.position + len(n.raw) <= start]
-            if before:
-                number = before[-1]
-                gap = answer_norm[number.position + len(number.raw):start]
-                if len(gap.split()) <= 2 and (best is None or start > best[0]):
-                    best = (start, number)
+        for start, end in phrase_spans(answer_norm, marker):
+            number = _figure_before(answer_norm, numbers, start) if marker in TRAILING_CONCLUSIONS \
+                else None
+            if number is None:  # "the total is 21": the figure follows the marker
+                sentence_end = _sentence_end(answer_norm, end)
+                after = [n for n in numbers if end <= n.position < sentence_end]
+                number = after[0] if after else None
+            if number is not None and (best is None or start > best[0]):
+                best = (start, number)
     if best is not None:
         return best[1]
     if key is not None:
@@ -286,22 +289,35 @@ def committed_number(
     return numbers[0]
 
 
+def _figure_before(text: str, numbers: list[ExtractedNumber], start: int) -> ExtractedNumber | None:
+    """"$2,174.95 in total across five orders": a trailing conclusion directly after a figure
+    (at most two words between, no punctuation) concludes that figure, not the one after it."""
+    before = [n for n in numbers if n.position + len(n.raw) <= start]
+    if not before:
+        return None
+    number = before[-1]
+    gap = text[number.position + len(number.raw):start]
+    return number if len(gap.split()) <= 2 and re.fullmatch(r"[ \w]*", gap) else None
+
+
 def _sentence_end(text: str, position: int) -> int:
     match = re.compile(r"[!?;\n]|\.(?!\d)").search(text, position)
     return match.start() if match else len(text)
+
+
+_RANGE_DASH, _RANGE_WORDS = (re.compile(pattern) for pattern in RANGE_PATTERNS)
 
 
 def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
                    committed: ExtractedNumber) -> ExtractedNumber | None:
     """The other end of "A-B", "A to B", "between A and B", "A or B" around the committed figure."""
     index = numbers.index(committed)
-    joiners = "|".join(re.escape(j) if len(j) == 1 else rf"\b{j}\b" for j in RANGE_JOINERS)
-    pattern = re.compile(rf"^\s*(?:[a-z$€£]+\s*)?(?:{joiners})\s*(?:[$€£]|usd|eur|gbp)?\s*$")
+    dash, pattern = _RANGE_DASH, _RANGE_WORDS
     for left, right in ((index - 1, index), (index, index + 1)):
         if 0 <= left and right < len(numbers):
             a, b = numbers[left], numbers[right]
             gap = answer_norm[a.position + len(a.raw):b.position]
-            if pattern.match(gap) and (" and " not in f" {gap} " or "between" in
+            if (dash.match(gap) or pattern.match(gap)) and (" and " not in f" {gap} " or "between" in
                                       answer_norm[max(0, a.position - 10):a.position]):
                 return b if a is committed else a
     return None
@@ -337,10 +353,12 @@ def _judge_numeric(answer: Reading, key: AnswerKey) -> Verdict:
 
 def _attribution_option(answer: Reading) -> str | None:
     """J9: a bare option as the question words it; a sentence by speaker meaning."""
-    bare = re.sub(BARE_ANSWER_PREFIXES, "", answer.norm).strip(" .!*\"'`")
+    bare = re.sub(BARE_ANSWER_PREFIXES, "", answer.norm).strip(" .!*\"'`{}")
+    bare = re.sub(r'^"?\w+"?\s*:\s*"?', "", bare).strip(" .!*\"'`{}")  # {"answer": "you"}
     if bare in ATTRIBUTION_CHOICES:
         return bare
-    if _TWO_OPTIONS.fullmatch(bare):
+    if any(not any(s <= m.start() < e for s, e in answer.decline_scopes)
+           for m in _TWO_OPTIONS.finditer(answer.norm)):
         return "two options"
     found = set()
     for who, pattern in ATTRIBUTION_PATTERNS:

@@ -37,11 +37,13 @@ _NEG = (
 _KNOW_VERBS = (
     r"(?:know|recall|remember|find|tell|say|see|determine|confirm|verify|locate|identify|retrieve|"
     r"access|answer|help|pin (?:it|that) down|work (?:it |that )?out|figure (?:it |that )?out|"
-    r"be (?:sure|certain)|guess|pull up|look (?:it |that )?up|speak to|comment)"
+    r"be (?:sure|certain)|guess|pull up|look (?:it |that )?up|speak to|comment|compare|calculate|"
+    r"compute|give|provide|count|add up|total|check|track|keep track|point to|share|list)"
 )
 _RECORD_NOUNS = (
     r"(?:idea|clue|information|info|record|records|details|detail|data|knowledge|memory|memories|"
-    r"recollection|mention|notes?|context|indication|reference|evidence)"
+    r"recollection|mention|notes?|context|indication|reference|evidence|receipts?|amounts?|"
+    r"figures?|numbers|dates|history|specifics|visibility|insight)"
 )
 _HISTORY_VERBS = (
     r"(?:told|tell|mention|mentioned|said|say|shared|share|talked|talk|brought|bring|discussed|"
@@ -83,6 +85,10 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
     r"\bnot something i (?:know|have|can)\b",
     r"\bi lack\b",
+    r"\bi (?:do not|don'?t) have (?:\w+ ){0,6}?on (?:record|file)\b",
+    r"\bi(?:'?ve| have)? (?:lost track|forgotten|forgot)\b",
+    r"\b(?:slipped|escapes|escaped) my (?:mind|memory)\b",
+    r"\b(?:i'?m|i am|i was) (?:\w+ )?(?:unable|not able) to\b",
     r"\bbeyond (?:what i know|my knowledge)\b",
     r"\bhard to say\b",
     r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
@@ -92,6 +98,7 @@ DECLINE_PATTERNS: tuple[str, ...] = (
 DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
     rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
+    r"\byou(?:'?ve| have)? (?:never|haven'?t|have not|didn'?t|did not) \w+",
     r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
     r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
     r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
@@ -141,13 +148,14 @@ NOT_DUE_PATTERNS: tuple[str, ...] = (
 STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b",
+    r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
 )
 """J5 never-known: "Not yet, it's still to come" commits to a state the gold says is not known."""
 
 NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not|nothing|no one|"
-    r"nobody|none)(?: \w+){0,8}? yet\b",
+    r"nobody|none)(?:'?s)?(?: \w+){0,8}? yet\b",
     r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
     r"scheduled|done|started|got round to|gotten round to)\b",
     r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
@@ -174,6 +182,7 @@ FIRED_PATTERNS: tuple[str, ...] = (
     r"\bno longer (?:valid|current|active|in effect|in force)\b",
     r"\b(?:is|it'?s|now) (?:invalid|void|out of date|expired|lapsed)\b",
     r"\byou(?:'?ve| have)? (?:already )?(?:booked|did book|went ahead)\b",
+    r"\b(?:is|was|are|were|got|has been|have been) (?:already )?booked\b",
     r"\bwent ahead\b",
 )
 """J6: the not-yet treated as already true, or the reminder fired."""
@@ -194,6 +203,7 @@ INVALIDATION_STATE_CUES: tuple[str, ...] = (
 
 NO_LONGER_EVENT_CUES: tuple[str, ...] = (
     "lapsed", "expired", "ended", "cancelled", "canceled", "sold", "gave away", "gave it away",
+    "returned", "gave back", "gave it back",
     "gave them away", "given away", "gave up", "gave it up", "parted with", "let go", "let it go",
     "let them go", "got rid of", "gotten rid of", "moved on from", "dropped", "stopped", "quit",
     "closed", "terminated", "discontinued", "replaced", "switched from", "ditched", "sold off",
@@ -353,7 +363,11 @@ class Reading:
         """A denial outside any decline's complement; "nothing is due" is a not-yet, not a denial."""
         not_due = [m.span() for m in _NOT_DUE.finditer(self.norm)]
         spans = [m.span() for m in _DENIAL.finditer(self.norm)]
-        return bool([s for s in self._outside_scopes(spans) if not _overlaps_any(s, not_due)])
+        fired = self._first(_FIRED, negatable=True) if self.polarity == "fired" else None
+        if self.polarity == "fired" and fired is None and self.opens_with_yes:
+            fired = 0
+        return bool([s for s in self._outside_scopes(spans) if not _overlaps_any(s, not_due)
+                     and (fired is None or s[0] < fired)])
 
     @cached_property
     def hedges_a_commitment(self) -> bool:

@@ -2,7 +2,7 @@
 
 Why this exists: the mechanical judge is one instrument; this bank is the second. Every case is a
 realistic answer to a real shipped question, labelled from the written contract (docs/JUDGING.md,
-rules J0-J11) and never from what any judge outputs, so a disagreement between bank and judge is a
+rules J0-J12) and never from what any judge outputs, so a disagreement between bank and judge is a
 bug in one of them (JUDGING.md preamble), found before it reaches a published vector.
 
 Design, readable as data:
@@ -20,7 +20,9 @@ Design, readable as data:
   values from ``wrong`` / ``stale`` / ``premature``.
 
 Cases the contract leaves open are *not* guessed: they are listed in :data:`AMBIGUOUS` with a
-proposed resolution and kept out of the bank until JUDGING.md settles them.
+proposed resolution and kept out of the bank until JUDGING.md settles them. The 25 the first bank
+listed are settled by JUDGING.md J12; each row of its table is now a ``j12-*`` family, run on every
+shipped question the row applies to.
 
 Deterministic: one ``random.Random`` per (question, family), seeded from a fixed string (string
 seeds hash with SHA-512, not ``PYTHONHASHSEED``); phrasings picked round-robin; no wall clock, no
@@ -50,6 +52,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CORPUS_DIR = REPO / "corpora"
 BANK_PATH = HERE / "bank.jsonl"
+HELDOUT_PATH = HERE / "heldout.jsonl"
+"""The hand-written held-out set (``heldout_README.md``): not built here, never regenerated."""
 
 C, W, A, M, P, U = "correct", "wrong", "abstained", "missed", "premature", "unjudged"
 STALE, OVER, MISATTRIBUTED = "stale_recall", "over_forgetting", "misattributed_forgetting"
@@ -110,6 +114,10 @@ class Family:
     per_question: int | None = None
     """Phrasings per question; ``None`` takes the kind's default from :data:`KIND_PLAN`."""
     first_of_corpus_only: bool = False
+    outside_rotation: bool = False
+    """Run on every applicable question, outside the kind's rotation budget (the J12 families:
+    each resolved case is checked on every shipped question it applies to, and adding them leaves
+    the rotation, and so every older case, unchanged)."""
 
     def template_group(self, kind: str, shape: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         for selectors, templates in self.templates.items():
@@ -310,6 +318,8 @@ KEY_GAP_NO_MUST_NAME = ("key gap: before-arm keys carry the person only as `prem
                         "`must_name`, so a bare not-yet is correct under the current key")
 KEY_GAP_YET = ("key gap: not-yet-true after-arm keys list the word 'yet' as a wrong value; a "
                "clock-blind not-yet is wrong through it")
+KEY_GAP_NOBODY = ("key gap (J12): on a not-known gold 'No one.' is a denial, correct, though the key cannot "
+                  "tell it from the clock-blind 'not yet'")
 
 # --- list and number renderings ------------------------------------------------------------------
 LIST_TEMPLATES_RIGHT = ("{commas}", "{numbered}", "{arrows}", "{then_cap}.")
@@ -739,10 +749,155 @@ FAMILIES: tuple[Family, ...] = (
                       ("name",): ("{filler_long} In the end, it was {gold}.",)},
            expect={("numeric", "invalidated", "name"): Expect(U, "J11", note="gold only past 20,000 characters")},
            first_of_corpus_only=True),
+    # -- J12: the cases the first bank left open, as JUDGING.md resolves them --------------------
+    # One family per row of the J12 table (row order), run on every shipped question the row
+    # applies to (outside the kinds' rotation), labelled exactly as the table says.
+    Family("j12-empty-negative",
+           templates={NEGATIVE_GOLD: EMPTIES},
+           expect={NEGATIVE_GOLD: Expect(A, "J12", note="J0: an empty reply is not a decline in words")},
+           outside_rotation=True),
+    Family("j12-nobody-booked",
+           templates={("booking-after",): ("No one.", "Nobody.")},
+           expect={("booking-after",): Expect(C, "J12", note=KEY_GAP_NOBODY)},
+           outside_rotation=True),
+    Family("j12-booked-yes",
+           templates={("booking-after",): ("Yes, you booked {person}.", "Yes — you've booked {person}.",
+                                           "Yes, you have booked {person} for the {thing} at the {place}.")},
+           expect={("booking-after",): Expect(W, "J12", note="governing yes on a not-known gold (J5)")},
+           outside_rotation=True),
+    Family("j12-still-current-never-known",
+           templates={("never-known",): ("Yes, it's still current.", "Yes — still current.",
+                                         "Yes, that's still current.")},
+           expect={("never-known",): Expect(W, "J12", note="governing yes (J5)")},
+           outside_rotation=True),
+    Family("j12-due-no-name",
+           templates={("due-after",): ("Yes, it's due now.", "Yes, it's due now, so there's no time to lose.",
+                                       "Yes — it's time.", "Yes, it is due.")},
+           expect={("due-after",): Expect(U, "J12", note="right polarity, the name the question asks for "
+                                                          "is missing; the hybrid judge decides")},
+           outside_rotation=True),
+    Family("j12-fired-other-before",
+           templates={("reminder-before",): ("Yes, it's due now: call {wrong}.",
+                                             "Yes — it's due now, so call {wrong}.",
+                                             "It's due now — call {wrong}.")},
+           expect={("reminder-before",): Expect(P, "J12", note="polarity decides first (J6)")},
+           outside_rotation=True),
+    Family("j12-premature-name",
+           templates={("reminder-before",): ("{person}", "{person}.", "**{person}**")},
+           expect={("reminder-before",): Expect(P, "J12", note="the premature name alone: acting on it now (J6)")},
+           outside_rotation=True),
+    Family("j12-call-invented",
+           templates={("reminder-before",): ("Call {invented}.", "Call {invented} about it.")},
+           expect={("reminder-before",): Expect(U, "J12", note="an imperative to a name outside the key")},
+           outside_rotation=True),
+    Family("j12-not-yet-invented",
+           templates={("reminder-before",): ("Not yet — you're to call {invented}.",
+                                             "Not yet. You'll call {invented} when it comes due.",
+                                             "It isn't due yet; you're to call {invented}.")},
+           expect={("reminder-before",): Expect(C, "J12", note=KEY_GAP_NO_MUST_NAME)},
+           outside_rotation=True),
+    Family("j12-not-booked",
+           templates={("booking-before",): ("You haven't booked anyone.", "No, you haven't booked anyone.",
+                                            "You haven't booked anyone for the {thing} at the {place}.")},
+           expect={("booking-before",): Expect(C, "J12", note="a negated booking is the not-yet (J6)")},
+           outside_rotation=True),
+    Family("j12-no-one-before",
+           templates={("booking-before",): ("No one.", "Nobody.")},
+           expect={("booking-before",): Expect(M, "J12", note="a bare denial (J2)")},
+           outside_rotation=True),
+    Family("j12-nothing-booked-yet",
+           templates={("booking-before",): ("Nothing is booked yet.", "Nothing has been booked yet.",
+                                            "Nothing's booked yet.")},
+           expect={("booking-before",): Expect(C, "J12", note="'nothing ... yet' is a not-yet (J6)")},
+           outside_rotation=True),
+    Family("j12-yes-still-valid",
+           templates={("validity-before",): ("Yes, {gold}'s cover is still valid.",
+                                             "Yes — {gold}, and the cover is still valid.",
+                                             "Yes, your cover with {gold} is still valid.")},
+           expect={("validity-before",): Expect(C, "J12", note="explicit not-yet after an opening yes (J6)")},
+           outside_rotation=True),
+    Family("j12-cancelled-before",
+           templates={("validity-before",): ("{gold}, but you cancelled it.", "{gold}, but you cancelled that cover.",
+                                             "It was {gold}, but you cancelled it.")},
+           expect={("validity-before",): Expect(P, "J12", note="an invalidation claimed before the end (J6)")},
+           outside_rotation=True),
+    Family("j12-other-invalidated-past",
+           templates={("validity-before",): ("{wrong}, but it has lapsed.", "{wrong}'s cover has expired."),
+                      ("still",): ("You had {wrong}, but you sold it.", "{wrong}, but that no longer holds.")},
+           expect={("validity-before",): Expect(P, "J12", note="on a before-arm the governing lapse "
+                                                            "claim decides first (J6), as for 'call Y now'"),
+                   ("still",): Expect(W, "J12", (OVER,), note="J3.4's exception covers the gold only; the "
+                                                              "invalidation claimed on a still-valid control "
+                                                              "sets over-forgetting (J5)")},
+           outside_rotation=True),
+    Family("j12-stale-or-other",
+           templates={("invalidated", "validity-after"): ("{gold} or {wrong}.", "Either {gold} or {wrong}.",
+                                                          "{wrong} or {gold}.",
+                                                          "{gold} or {wrong}, I'm not sure which.")},
+           expect={("invalidated", "validity-after"): Expect(W, "J12", (STALE,),
+                                                             note="the stale value offered as a current candidate")},
+           outside_rotation=True),
+    Family("j12-attribution-forms",
+           templates={("attribution",): ("**You**", "**you**", "**Me**", "**Both of us**", "It was me.",
+                                         "That was me.", "It was you.")},
+           expect={("attribution",): Expect(BY_READING, "J12")}, per_question=3, outside_rotation=True),
+    Family("j12-attribution-neither",
+           templates={("attribution",): ("Neither of us.", "Neither of us said that.", "Nobody mentioned that.",
+                                         "You never told me.")},
+           expect={("attribution",): Expect(M, "J12", note="a denial (J9)")},
+           outside_rotation=True),
+    Family("j12-hedged-invented",
+           templates={("name", "never-known"): ("I'm not sure, but probably {invented}.", "My guess is {invented}.",
+                                                "It might be {invented}.", "I think it was {invented}.")},
+           expect={("name",): Expect(W, "J12", note="a hedged commitment to a value outside the key (J3.2)"),
+                   ("never-known",): Expect(W, "J3.2")},
+           outside_rotation=True),
+    Family("j12-two-candidates-hedged",
+           templates={(*POSITIVE, "still"): ("{gold} or {wrong}, I'm not sure which.",
+                                             "{wrong} or {gold}, I'm not sure which.",
+                                             "Either {gold} or {wrong}, I'm not sure which one.")},
+           expect={(*POSITIVE, "still"): Expect(W, "J12", note="two candidates (J3.4) beat the hedge")},
+           outside_rotation=True),
+    Family("j12-number-unmarked-rounded",
+           templates={("numeric",): ("{unmarked}", "{unmarked}.", "That comes to {unmarked}.")},
+           expect={("numeric",): Expect(W, "J12", note="an unmarked rounded figure claims to be the value (J7.2)")},
+           outside_rotation=True),
+    Family("j12-number-approx-exact",
+           templates={("numeric",): ("About {fig}.", "Roughly {fig}.", "Around {fig}.", "~{fig}",
+                                     "Approximately {fig}.")},
+           expect={("numeric",): Expect(C, "J12", note="an approximate figure equal to the gold (J7.2)")},
+           outside_rotation=True),
+    Family("j12-number-count-with-money",
+           templates={("counts",): ("{fig}, {money} in total.", "{fig} — {money} altogether.",
+                                    "{fig}, and {money} in total.")},
+           expect={("numeric",): Expect(C, "J12", note="a currency figure on a count is skipped (J7.1)")},
+           outside_rotation=True),
+    Family("j12-number-self-correction",
+           templates={("numeric",): ("{wrong_fig} — sorry, {fig}.", "{wrong_fig}, no wait, {fig}.",
+                                     "{wrong_fig}. Actually, {fig}.")},
+           expect={("numeric",): Expect(C, "J12", note="figures before a self-correction are retracted (J7.1)")},
+           outside_rotation=True),
+    Family("j12-number-weeks",
+           templates={("durations",): ("{weeks}", "{Weeks}.", "That's {weeks} in total.")},
+           expect={("numeric",): Expect(W, "J12", note="no unit conversion (J7.2)")},
+           per_question=3, outside_rotation=True),
+    Family("j12-decline-yet",
+           templates={("booking-after",): ("I can't tell yet.", "I don't have that information yet.",
+                                           "I can't say yet.")},
+           expect={("booking-after",): Expect(C, "J12", note="a decline on a not-known gold; its own 'yet' "
+                                                             "commits to nothing")},
+           outside_rotation=True),
+    Family("j12-split-cue",
+           templates={FORGETTING_VALUE: ("You gave {gold} away.", "You let {gold} go.", "You gave {gold} up.")},
+           expect={("invalidated",): Expect(C, "J12", note="split event cue (J5)"),
+                   ("still",): Expect(M, "J5", (OVER,), note="split event cue (J12) claims an invalidation")},
+           outside_rotation=True),
 )
 
-DECLINE_FAMILIES: frozenset[str] = frozenset({"decline", "decline-whether", "decline-denial", "rambling-decline"})
-DENIAL_FAMILIES: frozenset[str] = frozenset({"denial", "denial-zero"})
+DECLINE_FAMILIES: frozenset[str] = frozenset({"decline", "decline-whether", "decline-denial", "rambling-decline",
+                                             "j12-decline-yet"})
+DENIAL_FAMILIES: frozenset[str] = frozenset({"denial", "denial-zero", "j12-nobody-booked", "j12-no-one-before",
+                                            "j12-attribution-neither"})
 """Test (b): no case of these families may be graded ``wrong`` (none is labelled ``wrong``)."""
 
 ATTRIBUTION_READINGS: dict[str, str] = {
@@ -772,6 +927,9 @@ ATTRIBUTION_READINGS: dict[str, str] = {
     "{filler} To answer your question: I did.": "you",
     "{filler} To answer your question: you told me.": "me",
     "{filler} To answer your question: we both did.": "both of us",
+    # J12: markdown is transparent around a bare option; "It was me." is a sentence (J9)
+    "**You**": "you", "**you**": "you", "**Me**": "me", "**Both of us**": "both of us",
+    "It was me.": "you", "That was me.": "you", "It was you.": "me",
 }
 
 
@@ -786,86 +944,14 @@ class Ambiguity:
 
 
 AMBIGUOUS: tuple[Ambiguity, ...] = (
-    Ambiguity("never-known, booking-after", "'' / '...' (empty answer)",
-              "J0: empty is `abstained`; J1/J5: a decline on a never-known gold is `correct`",
-              "abstained (J0 literal): silence should not score the negative gold"),
-    Ambiguity("booking-after", "No one. / Nobody.",
-              "J5 never-known: a denial is `correct`; but it asserts nobody was booked, which is as "
-              "unknown as the clock-blind 'Not yet.' the key grades `wrong` through 'yet'",
-              "wrong (same claim as 'not yet'); better: give the key a not-yet marker instead of 'yet'"),
-    Ambiguity("booking-after", "Yes, you booked {planned}.",
-              "J5 never-known: no key value, no decline or denial -> `unjudged`; J0: a state claim "
-              "is not unjudged; the planned name is in no after-arm key list",
-              "wrong; key fix: list the planned name in the after-arm `wrong`"),
-    Ambiguity("never-known", "Yes, it's still current.",
-              "J5 never-known lists no rule for an affirmation without a value -> `unjudged`; J0 "
-              "excludes state claims from `unjudged`", "wrong"),
-    Ambiguity("due-after", "Yes, it's due now. (no name)",
-              "J4: no gold, no not-yet, no key value -> `unjudged`; but it answers half the "
-              "question with a state claim", "missed (like J5 'acknowledged, value not named')"),
-    Ambiguity("due-after", "Yes, it's due now, so there's no time to lose.",
-              "as above: after-arm gold needs the name", "missed"),
-    Ambiguity("reminder-before", "Yes, it's due now: call {wrong}.",
-              "J6 bullet 2 (governing yes -> `premature`) vs bullet 6 (another key value -> `wrong`)",
-              "premature: the governing polarity is read first"),
-    Ambiguity("reminder-before", "Call {invented}. / {premature-name} (bare, no verb)",
-              "J6 names only 'the premature value named as the thing to do now'; a bare name is "
-              "not clearly 'to do now', an imperative to an unknown name has no key value",
-              "bare premature name -> premature; 'Call {invented}.' -> premature (imperative fires)"),
-    Ambiguity("reminder-before", "Not yet — you're to call {invented}.",
-              "governing not-yet, no must_name, invented value outside the key -> `correct` by J6; "
-              "it names the wrong person", "correct under the current key (key gap: no must_name)"),
-    Ambiguity("booking-before", "You haven't booked anyone. (no 'yet')",
-              "J6 not-yet (no booking has happened) vs J6 denial of existence -> `missed`",
-              "correct: it is the not-yet polarity"),
-    Ambiguity("booking-before", "No one. / Nothing is booked yet.",
-              "J2 denial ('no one', 'nothing') vs J6 not-yet ('nothing is due (yet)' is a not-yet)",
-              "correct (not-yet) with 'yet'; missed without"),
-    Ambiguity("validity-before", "Yes, {holder}'s cover is still valid.",
-              "J6 lists 'yes' as a governing fired cue, but here it answers 'is it still valid?'",
-              "correct: 'yes' takes its polarity from the question; J6 should say so"),
-    Ambiguity("validity-before", "{holder}, but you cancelled it.",
-              "J6's fired list has lapsed/expired/no longer valid, not J5's event cues",
-              "premature: any non-negated invalidation is a fired claim on a before-arm"),
-    Ambiguity("validity-before / still", "{wrong}, but it has lapsed. / You had {wrong}, but you sold it.",
-              "a different key value named only as the invalidated past: J3.4 says not committed; "
-              "J6 fired -> premature; J5 still -> over-forgetting?",
-              "validity-before: premature; still: unjudged (neither gold nor a current value)"),
-    Ambiguity("invalidated", "{gold} or {wrong}.",
-              "J3.4 two values -> wrong; is the stale-recall sub-count set?",
-              "wrong with stale_recall (the stale value is offered as current)"),
-    Ambiguity("attribution", "**You** / It was me. / That was me.",
-              "J9 bare options allow 'the answer is', quotes, a period — not markdown or 'it was'; "
-              "'it was me (the assistant)' is a sentence example",
-              "markdown emphasis is transparent (bare); 'It was me.' is a sentence = assistant"),
-    Ambiguity("attribution", "Neither of us. / Nobody mentioned that. / You never told me.",
-              "J2 denial vs J1 'it was not mentioned' decline; 'you ... told me' is a user pattern "
-              "under negation", "missed (denial) for all three"),
-    Ambiguity("name", "I'm not sure, but probably {invented}.",
-              "J3.5 graded on the value (outside the key -> unjudged) vs J1 decline -> abstained",
-              "unjudged: the answer commits, the rules cannot read to what"),
-    Ambiguity("name", "X or Y, I'm not sure which.",
-              "J3.4 two committed values -> wrong vs J3.2 decline over candidates -> abstained",
-              "abstained: the values sit in the decline's scope in meaning, if not in syntax"),
-    Ambiguity("numeric", "$1,944 (gold $1,944.19, no approximation marker)",
-              "J7.2: exact figure, tolerance 0 -> wrong; §5.6: a figure that is the gold rounded to "
-              "its own precision is correct", "wrong (J7.2); say so explicitly in J7.2"),
-    Ambiguity("numeric", "about 6 purchases (gold 6) / about €20 reading of 19.94",
-              "J7.2 two-significant-figure rule is undefined for a one-digit gold; trailing zeros "
-              "make '20' one significant figure", "exact one-digit figures with a marker: correct"),
-    Ambiguity("numeric", "6 purchases, $1,234.00 in total. (counts key)",
-              "J7.1: the figure before 'in total' is the answer -> $1,234 -> wrong, though the count "
-              "was answered first", "correct: a figure in a different unit from the key's is context"),
-    Ambiguity("numeric", "20 days — sorry, 21 days.",
-              "J3.3 retraction -> 21 vs J7.1 first figure carrying the unit -> 20",
-              "correct: retractions apply before J7.1 picks a figure"),
-    Ambiguity("numeric", "three weeks (gold 21 days)",
-              "unit conversion is not declared in judge/numbers.py", "wrong until declared"),
-    Ambiguity("booking-after", "I can't tell yet. / I don't have that information yet.",
-              "a decline, but 'yet' (a key value there) sits outside any if/whether complement: J3.5 "
-              "grades it on the value -> wrong", "correct: a decline's own adverb is not a commitment"),
-    Ambiguity("forgetting", "You gave {gold} away.",
-              "J5 cue 'gave away' is split by the value", "correct: cue words around the value count"),
+    # The first bank's 25 open cases are resolved by JUDGING.md J12 (the j12-* families). Still open:
+    Ambiguity("numeric (sums/deltas with a half at the figure's precision; e.g. tme-ari-018 "
+              "€2,042.45, tme-ari-023 $2,174.95)",
+              "about €2,042.5 / about €2,042.4",
+              "J7.2: correct iff 'the gold rounded to the figure's own precision gives it', but the "
+              "contract does not say how an exact half rounds (half up gives 2,042.5, half even "
+              "2,042.4); approximation_verdict() returns None and the bank renders neither",
+              "half up (the ordinary schoolbook rounding); say so in J7.2"),
 )
 
 
@@ -1036,9 +1122,11 @@ def _significant(figure: Decimal, precision: Decimal) -> int:
 
 
 def approximation_verdict(gold: Decimal, digits: str) -> str | None:
-    """J7.2 for an approximate figure: ``correct``, ``coarse`` (under two significant figures),
-    ``misround`` (gold rounded to the figure's precision differs), or ``None`` when the contract
-    is ambiguous (an exact half, or an exact one-digit gold: see :data:`AMBIGUOUS`)."""
+    """J7.2 for an approximate figure: ``correct`` (equal to the gold, J12 "about 6 purchases",
+    or the gold rounded to the figure's precision with two significant figures), ``coarse`` (under
+    two significant figures), ``misround`` (gold rounded to the figure's precision differs), or
+    ``None`` when the contract is ambiguous (the gold is an exact half at the figure's precision:
+    see :data:`AMBIGUOUS`)."""
     precision = text_precision(digits)
     scale = Decimal(1000) if digits.endswith("k") else Decimal(1)
     figure = Decimal(digits.rstrip("k").replace(",", "")) * scale
@@ -1047,8 +1135,8 @@ def approximation_verdict(gold: Decimal, digits: str) -> str | None:
     if (gold / precision) % 1 == Decimal("0.5"):
         return None
     significant = _significant(figure, precision)
-    if figure == gold and significant < 2:
-        return None
+    if figure == gold:
+        return "correct"
     if _round_to(gold, precision) != figure:
         return "misround"
     return "correct" if significant >= 2 else "coarse"
@@ -1067,6 +1155,8 @@ def approximations(gold: Decimal, unit: str) -> dict[str, list[str]]:
         for figure in (rounded, rounded + precision):
             digits = f"{figure:,.{max(0, -exponent)}f}"
             verdict = approximation_verdict(gold, digits)
+            if figure == gold and _significant(figure, text_precision(digits)) < 2:
+                continue  # "about 6" for 6: the j12-number-approx-exact family's case, not a rounding
             near_miss = figure == rounded or exponent <= 0 or _significant(figure, text_precision(digits)) >= 2
             if verdict is not None and near_miss:
                 found[verdict].append(_with_unit(digits, unit))
@@ -1130,7 +1220,24 @@ def numeric_values(record: Mapping[str, Any]) -> tuple[dict[str, str], dict[str,
     values["alt"] = (f"{fig} or {render_number(plus, unit)}" if unit in CURRENCY_SYMBOL
                      else f"{gold:.0f} or {render_number(plus, unit)}")
     values["zero_fig"] = render_number(Decimal(0), unit, 2 if unit in CURRENCY_SYMBOL else 0)
+    values.update(_j12_numbers(gold, unit))
     return values, approximations(gold, unit)
+
+
+def _j12_numbers(gold: Decimal, unit: str) -> dict[str, str]:
+    """Figures for the J12 number rows: the gold rounded to whole units with no approximation
+    marker (currency golds with cents), a money figure beside a count, and whole weeks for a
+    duration that is a multiple of seven days."""
+    values: dict[str, str] = {}
+    if unit in CURRENCY_SYMBOL and gold != gold.to_integral_value():
+        values["unmarked"] = render_number(_round_to(gold, Decimal(1)), unit, 0)
+    if unit == "purchases":
+        values["money"] = render_number(gold * Decimal("205.70"), "USD")
+    if unit == "days" and gold % 7 == 0:
+        weeks = number_words(int(gold) // 7)
+        values["weeks"] = f"{weeks} {'week' if gold == 7 else 'weeks'}"
+        values["Weeks"] = values["weeks"][0].upper() + values["weeks"][1:]
+    return values
 
 
 def _sum_text(amounts: Sequence[Decimal], unit: str) -> str:
@@ -1351,11 +1458,11 @@ def _families_for(kind: str, shape: str, first_of_corpus: bool) -> list[Family]:
 def _rotation(families: list[Family], index: int, budget: int | None) -> list[Family]:
     """Which families question ``index`` of its (kind, shape) gets: all, or ``budget`` of them in
     rotation, so every family reaches a share of every shape's questions, small shapes included.
-    Single-corpus families always run."""
-    if budget is None or budget >= len(families):
+    Single-corpus and out-of-rotation (J12) families always run."""
+    always = [f for f in families if f.first_of_corpus_only or f.outside_rotation]
+    rotating = [f for f in families if not (f.first_of_corpus_only or f.outside_rotation)]
+    if budget is None or budget >= len(rotating):
         return families
-    always = [f for f in families if f.first_of_corpus_only]
-    rotating = [f for f in families if not f.first_of_corpus_only]
     start = index * budget
     picked = {rotating[(start + j) % len(rotating)].name for j in range(budget)}
     return [f for f in families if f.name in picked or f in always]
