@@ -56,6 +56,11 @@ SCALE_WORDS: tuple[tuple[str, int], ...] = (
     ("thousand", 10**3), ("million", 10**6), ("billion", 10**9),
 )
 DOZEN_WORD = "dozen"
+# Counts of occasions: "You bought from Vinnar twice." Numbers are only read on numeric keys, so the
+# conjunction "once you're done" never reaches a Prospective or Forgetting verdict.
+FREQUENCY_WORDS: tuple[tuple[str, int], ...] = (("once", 1), ("twice", 2), ("thrice", 3))
+# "once in April and again in May", "once more": an occasion in passing, not the count.
+FREQUENCY_NOT_BEFORE: tuple[str, ...] = ("in", "on", "at", "during", "more", "again", "before")
 # After digits: "1.5k", "2bn". Lower-case only because the text is casefolded first.
 MAGNITUDE_SUFFIXES: tuple[tuple[str, int], ...] = (("k", 10**3), ("bn", 10**9))
 # "a hundred", "a dozen": the article stands for one, but only directly before these words.
@@ -96,6 +101,7 @@ _UNITS = dict(UNIT_WORDS)
 _TEENS = dict(TEEN_WORDS)
 _TENS = dict(TENS_WORDS)
 _SCALES = dict(SCALE_WORDS)
+_FREQUENCY = dict(FREQUENCY_WORDS)
 _SUFFIXES = dict(MAGNITUDE_SUFFIXES)
 _MAGNITUDE_WORDS: dict[str, int] = {HUNDRED_WORD: 100, **_SCALES, DOZEN_WORD: 12}
 _CURRENCY: dict[str, str] = {
@@ -143,6 +149,8 @@ def parsing_rules() -> dict[str, object]:
         "hundred_word": HUNDRED_WORD,
         "scale_words": [list(pair) for pair in SCALE_WORDS],
         "dozen_word": DOZEN_WORD,
+        "frequency_words": [list(pair) for pair in FREQUENCY_WORDS],
+        "frequency_not_before": list(FREQUENCY_NOT_BEFORE),
         "approximate_min_significant_figures": 2,
         "magnitude_suffixes": [list(pair) for pair in MAGNITUDE_SUFFIXES],
         "article_words": list(ARTICLE_WORDS),
@@ -349,6 +357,9 @@ def _word_numbers(text: str, taken: list[tuple[int, int]]) -> list[ExtractedNumb
     i = 0
     while i < len(tokens):
         parsed = _parse_words(text, tokens, i)
+        if parsed is None and words[i] in _FREQUENCY and not (
+                joined(i + 1) and words[i + 1] in FREQUENCY_NOT_BEFORE):
+            parsed = (Decimal(_FREQUENCY[words[i]]), i + 1, "frequency")
         if parsed is None:
             i += 1
             continue
