@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 import subprocess
 import sys
@@ -28,8 +29,11 @@ from pytest_typedmemeval.gates.result import SelfTestCase
 from pytest_typedmemeval.gates.features import PHRASE_PREFIX, extract_features, phrase_grams, segments
 from pytest_typedmemeval.gates.separability import (
     AUC_REFUSE,
+    DistributionFamily,
     check,
     distribution_z,
+    holm_adjust,
+    one_sided_p,
     perfect_separation_probability,
     pooled_auc,
     relevance_exemptions,
@@ -44,6 +48,10 @@ NO_EXEMPTIONS = VerticalDeclarations()
 # The threshold is restated here on purpose (VERTICALS.md §4.7 "Independent recomputation"): if the
 # module constant were relaxed, this test file would still hold the gate to 0.75.
 REFUSE_AT = 0.75
+# Likewise the distribution rule (VERTICALS.md Appendix C "§4.7 distribution rule"): Holm over the
+# features tested at family-wise 0.05, and the 0.20 share floor.
+FAMILY_ALPHA = 0.05
+SHARE_FLOOR = 0.20
 
 
 # --- small corpora built by hand ---------------------------------------------------------------
@@ -130,6 +138,131 @@ def test_z_is_zero_when_every_p_is_zero_or_one() -> None:
     # V = 0 forces X = E: p = 1 questions always separate, p = 0 questions never can.
     assert distribution_z(2, [1.0, 1.0, 0.0]) == 0.0
     assert distribution_z(3, [0.2, 0.2, 0.2]) == pytest.approx((3 - 0.6) / (3 * 0.16) ** 0.5)
+
+
+# --- the distribution rule's multiplicity correction (Holm) -------------------------------------
+
+
+def _holm_step_down(pvalues: list[float], alpha: float) -> set[int]:
+    """Holm's procedure as published: walk up the sorted p-values, reject while
+    p_(k) <= alpha / (m - k + 1), stop at the first that is not. A second implementation."""
+    m = len(pvalues)
+    rejected: set[int] = set()
+    for k, index in enumerate(sorted(range(m), key=lambda i: pvalues[i]), start=1):
+        if pvalues[index] > alpha / (m - k + 1):
+            break
+        rejected.add(index)
+    return rejected
+
+
+def test_one_sided_p_is_the_upper_normal_tail() -> None:
+    assert one_sided_p(0.0) == pytest.approx(0.5)
+    assert one_sided_p(1.959963984540054) == pytest.approx(0.025)
+    assert one_sided_p(2.5) == pytest.approx(0.0062096653)  # the retired per-feature cut
+    assert one_sided_p(-3.0) == pytest.approx(1 - one_sided_p(3.0))
+    assert 0.0 <= one_sided_p(40.0) < 1e-300  # may underflow to 0: still refused, never negative
+
+
+def test_holm_adjusted_p_refuses_exactly_what_the_step_down_rejects() -> None:
+    rng = random.Random(41)
+    for trial in range(300):
+        m = rng.randint(1, 40)
+        pvalues = [rng.random() ** rng.choice((1, 3, 8)) for _ in range(m)]
+        if trial % 5 == 0:  # ties
+            pvalues = [round(p, 2) for p in pvalues]
+        adjusted, ranks = holm_adjust(pvalues)
+        assert sorted(ranks) == list(range(1, m + 1))
+        assert all(a >= p for a, p in zip(adjusted, pvalues))
+        for alpha in (0.001, 0.01, 0.05, 0.2):
+            assert {i for i, a in enumerate(adjusted) if a <= alpha} == _holm_step_down(pvalues, alpha)
+
+
+def test_holm_worked_example() -> None:
+    adjusted, ranks = holm_adjust([0.01, 0.04, 0.03, 0.005])
+    assert ranks == [2, 4, 3, 1]
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])  # 4*.005, 3*.01, max(.03, 2*.03), .06
+
+
+def test_a_rescored_feature_takes_its_originals_place_in_the_family(marker_corpus: Corpus) -> None:
+    analysis = score_features(marker_corpus)
+    family = DistributionFamily.of(analysis.scores)
+    tested = [score for score in analysis.scores if score.variance > 0]
+    assert family.tested == len(tested) < len(analysis.scores)  # V = 0 features are not tested
+    target = max(tested, key=lambda score: score.z)
+    moved = dataclasses.replace(target, z=target.z - 1.5)
+    pvalues = [one_sided_p(s.z) for s in tested if s.feature != target.feature] + [one_sided_p(moved.z)]
+    adjusted, ranks = holm_adjust(pvalues)
+    test = family.test(moved)
+    assert (test.p_holm, test.rank, test.tested) == (pytest.approx(adjusted[-1]), ranks[-1], len(tested))
+    untested = next(score for score in analysis.scores if score.variance == 0)
+    assert family.test(untested).p_holm == 1.0 and family.test(untested).rank == 0
+
+
+def _independent_distribution_refusals(corpus: Corpus) -> set[str]:
+    """The distribution rule recomputed from the measured (X, E, V) with this file's constants."""
+    scores = [s for s in score_features(corpus).scores if s.variance > 0]
+    pvalues = [0.5 * math.erfc(((s.perfect_questions - s.expected_perfect) / math.sqrt(s.variance))
+                               / math.sqrt(2)) for s in scores]
+    rejected = _holm_step_down(pvalues, FAMILY_ALPHA)
+    return {scores[i].feature for i in rejected
+            if scores[i].perfect_questions / scores[i].questions >= SHARE_FLOOR}
+
+
+def _dash_corpus() -> Corpus:
+    hook, decorate = separability._dash_tell(separability._dash_modes(60, 105))
+    return separability._build_corpus(105, questions=60, plan_hook=hook, decorate=decorate)
+
+
+INDEPENDENT_CASES = {
+    "clean-G1": lambda: separability._build_corpus(5, gold_counts=(1,)),
+    "strong-single": lambda: separability._ranked_corpus(107, *separability._STRONG_SINGLE),
+    "chance-sized": lambda: separability._ranked_corpus(204, *separability._CHANCE_SIZED),
+    "dash-50pct": _dash_corpus,
+}
+
+
+@pytest.mark.parametrize("name", INDEPENDENT_CASES)
+def test_distribution_refusals_equal_an_independent_recomputation(name: str) -> None:
+    corpus = INDEPENDENT_CASES[name]()
+    result = check(corpus, declared=NO_EXEMPTIONS)
+    gate = {r.subject for r in result.refusals if r.rule == "distribution"}
+    assert gate == _independent_distribution_refusals(corpus)
+
+
+def test_uncorrected_rule_refused_clean_g1_corpora_that_holm_passes() -> None:
+    # The CHANGELOG's known issue, pinned on fixed seeds: one template machinery, G = 1 in 8-12
+    # sessions. The retired z >= 2.5 fires on some seeds; the corrected rule on none of these.
+    old = new = 0
+    for seed in range(20, 32):
+        corpus = separability._build_corpus(seed, gold_counts=(1,))
+        scores = score_features(corpus).scores
+        old += any(s.z >= 2.5 and s.perfect_share >= SHARE_FLOOR for s in scores)
+        new += bool(_independent_distribution_refusals(corpus))
+    assert old >= 2
+    assert new == 0
+
+
+def test_refused_and_closest_distribution_entries_carry_z_p_holm_p_and_rank() -> None:
+    result = check(separability._ranked_corpus(107, *separability._STRONG_SINGLE),
+                   declared=NO_EXEMPTIONS)
+    block = result.measured["distribution"]
+    assert block["correction"] == "holm" and block["alpha"] == FAMILY_ALPHA
+    assert block["share_floor"] == SHARE_FLOOR and block["features_tested"] > 500
+    refused = {entry["feature"]: entry for entry in block["refused"]}
+    entry = refused["dashes[session]"]
+    assert entry["z"] == pytest.approx(4.81, abs=0.01)
+    assert entry["p"] == pytest.approx(one_sided_p(entry["z"]), rel=1e-5)
+    assert entry["p"] <= entry["p_holm"] <= FAMILY_ALPHA
+    assert entry["rank"] >= 1 and entry["tested"] == block["features_tested"]
+    assert entry["perfect_questions"] == 18 and entry["meets_share_floor"]
+    assert block["closest"] == result.measured["worst"]["distribution"]
+    assert block["closest"]["p_holm"] == min(e["p_holm"] for e in block["refused"])
+
+    clean = check(separability._ranked_corpus(204, *separability._CHANCE_SIZED),
+                  declared=NO_EXEMPTIONS).measured["distribution"]
+    assert clean["refused"] == []
+    assert clean["closest"]["meets_share_floor"] and not clean["closest"]["meets_alpha"]
+    assert clean["closest"]["p_holm"] > FAMILY_ALPHA
 
 
 # --- pooling, then folding once ----------------------------------------------------------------
@@ -278,9 +411,11 @@ SELF_TEST_CASES = (
     "role-order tell with equal turn counts",
     "feature perfect in 50% of questions, pooled AUC about 0.55",
     "one-in-two-gold marker with G = 2",
+    "one feature perfect in 45% of G = 1 questions, refused through the Holm correction",
     "clean corpus from one template machinery",
     "phrase only across a punctuation boundary",
     "gram in the question text of the questions whose gold holds it",
+    "chance-sized tell at z = 2.7 in G = 1 haystacks, refused uncorrected, passes under Holm",
 )
 
 
@@ -518,8 +653,10 @@ def test_measured_reports_worst_per_rule_thresholds_and_counts(marker_corpus: Co
     result = check(marker_corpus, declared=NO_EXEMPTIONS)
     measured = result.measured
     assert set(measured["worst"]) == {"auc", "distribution", "exclusivity", "role_sequence"}
+    assert {"z", "p", "p_holm", "rank", "tested"} <= set(measured["worst"]["distribution"])
+    assert measured["distribution"]["features_tested"] == measured["worst"]["distribution"]["tested"]
     assert measured["worst"]["auc"]["value"] == 1.0
-    assert measured["thresholds"] == {"auc": 0.75, "distribution_z": 2.5, "distribution_share": 0.2,
+    assert measured["thresholds"] == {"auc": 0.75, "distribution_alpha": 0.05, "distribution_share": 0.2,
                                       "exclusivity_share": 0.2, "instance_token_share": 0.1,
                                       "phrase_min_sessions": 5, "max_gram": 3}
     assert measured["features_evaluated"] == measured["numeric_features"] + measured["phrase_features"]

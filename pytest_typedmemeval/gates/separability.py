@@ -6,7 +6,9 @@ feature of :mod:`.features`:
 - ``auc`` - within-question pairs (gold g, distractor d) pooled over all questions, scored
   1 / 0.5 / 0, folded once after pooling; refuse at AUC >= 0.75.
 - ``distribution`` - X questions separated perfectly against E expected by chance (exact under
-  ties); refuse when z = (X - E) / sqrt(V) >= 2.5 and X / Q >= 0.20.
+  ties), z = (X - E) / sqrt(V) and its one-sided normal tail p; refuse when the p, Holm-adjusted
+  over every feature tested in the corpus (V > 0), is <= 0.05 and X / Q >= 0.20 (VERTICALS.md
+  Appendix C "§4.7 distribution rule"; docs/V7.md has the rule and its simulated false-refusal rate).
 - ``exclusivity`` - a phrase in gold sessions of >= 20% of the questions with gold and in no
   distractor session anywhere.
 - ``role_sequence`` - per question, no role sequence may occur only among its gold sessions.
@@ -30,6 +32,14 @@ Readings chosen where the spec leaves room (the stricter one unless said otherwi
   two haystacks counts twice.
 - V = 0 means every p_q is 0 or 1. Then X = E whatever the arrangement (p_q = 0: the observed values
   cannot separate; p_q = 1: every arrangement does), so z is defined as 0: no evidence either way.
+  Such a feature is not tested: it is left out of the Holm family (m counts features with V > 0).
+- The Holm family is every feature of the corpus with V > 0, numeric and phrase alike, declared
+  exemptions included (they are tested; only their verdict is suppressed). A feature rescored for a
+  shape-scoped exemption takes its original's place in the family (same m, same other p-values).
+- The raw p is the upper normal tail of z, as the revision asked for (no scipy). It is
+  anti-conservative where E is small and X/Q is skewed: the few clean corpora the corrected rule
+  still refuses (benchmarks/bench_v7_false_refusal.py, docs/V7.md) have normal-tail p 40-400 times
+  below their exact Poisson-binomial tail. Measured, within the 5 % budget; not patched here.
 - AUC exactly 0.75 is refused (">= 0.75"), although GATES.md calls 0.75 the cap a one-in-two-gold
   marker cannot reach past; such a marker on every question is refused by ``auc`` as well.
 - Not stricter: role sequences are compared only where a question has both gold and distractors; a
@@ -41,6 +51,7 @@ Readings chosen where the spec leaves room (the stricter one unless said otherwi
 
 from __future__ import annotations
 
+import bisect
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -48,7 +59,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
-from math import comb, sqrt
+from math import comb, erfc, sqrt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -68,10 +79,24 @@ GATE = "separability"
 
 AUC_REFUSE = 0.75
 """GATES.md §2: "Refuse a feature at AUC >= 0.75" (pooled within-question AUC, folded once)."""
-DISTRIBUTION_Z = 2.5
-"""GATES.md §2 distribution rule: z >= 2.5 (about p < 0.01 one-tailed; VERTICALS.md §4.7)."""
+DISTRIBUTION_ALPHA = 0.05
+"""Distribution rule, family-wise error rate: refuse a feature only when its one-sided p, Holm-adjusted
+over the features tested in that corpus, is <= 0.05. Source: VERTICALS.md Appendix C "§4.7
+distribution rule" (a family-wise correction; false refusal on clean generated corpora <= 5 %) and
+GATES.md §3 v2. A family-wise error rate of 0.05 is that <= 5 % budget itself: Holm bounds the chance
+that any null feature of the corpus is refused by alpha under any dependence between features, so
+0.05 is the largest alpha that still meets the target by construction. It replaces GATES.md §2's
+per-feature z >= 2.5 (one-sided p = 0.0062, VERTICALS.md §4.7 "about p < 0.01"), which was a level
+for one test; held family-wise, 0.0062 would spend an eighth of the budget and raise the bar for a
+single tell from z = 3.89 to z = 4.37 at 1,000 features tested, for no required gain (docs/V7.md)."""
+UNCORRECTED_Z = 2.5
+"""The retired per-feature cut of GATES.md §2 (z >= 2.5, one-sided p = 0.0062). Not a rule any more:
+kept so the self-test's Holm control and benchmarks/bench_v7_false_refusal.py can show what it
+refused."""
 DISTRIBUTION_SHARE = 0.20
-"""GATES.md §2 distribution rule: and X / Q >= 0.20 (practical significance)."""
+"""GATES.md §2 distribution rule: and X / Q >= 0.20 (practical significance; VERTICALS.md §4.7
+"the share floor supplies practical significance"). Kept unchanged: it is not a multiplicity
+control but an effect-size floor, and the self-test's 50 % tells clear it by far."""
 EXCLUSIVITY_SHARE = 0.20
 """GATES.md §2 exclusivity: gold sessions of >= 20% of the questions that have gold."""
 INSTANCE_TOKEN_SHARE = 0.10
@@ -92,7 +117,7 @@ RULES: tuple[str, ...] = ("auc", "distribution", "exclusivity", "role_sequence",
 
 THRESHOLDS: dict[str, float | int] = {
     "auc": AUC_REFUSE,
-    "distribution_z": DISTRIBUTION_Z,
+    "distribution_alpha": DISTRIBUTION_ALPHA,
     "distribution_share": DISTRIBUTION_SHARE,
     "exclusivity_share": EXCLUSIVITY_SHARE,
     "instance_token_share": INSTANCE_TOKEN_SHARE,
@@ -157,6 +182,84 @@ def distribution_z(perfect: int, probabilities: Sequence[float]) -> float:
     expected = sum(probabilities)
     variance = sum(p * (1 - p) for p in probabilities)
     return (perfect - expected) / sqrt(variance) if variance > 0 else 0.0
+
+
+def one_sided_p(z: float) -> float:
+    """Upper normal tail P(Z >= z) = erfc(z / sqrt 2) / 2 (the distribution rule's raw p)."""
+    return 0.5 * erfc(z / sqrt(2.0))
+
+
+def holm_adjust(pvalues: Sequence[float]) -> tuple[list[float], list[int]]:
+    """Holm step-down adjusted p-values and 1-based ranks, in input order.
+
+    Sorted ascending p_(1) <= ... <= p_(m), the adjusted value of p_(i) is
+    max over j <= i of min(1, (m - j + 1) p_(j)); refusing where it is <= alpha is exactly Holm's
+    step-down at family-wise level alpha. Ties keep input order for the rank (their adjusted values
+    are equal anyway).
+    """
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [1.0] * m
+    ranks = [0] * m
+    running = 0.0
+    for position, index in enumerate(order):
+        running = max(running, min(1.0, (m - position) * pvalues[index]))
+        adjusted[index] = running
+        ranks[index] = position + 1
+    return adjusted, ranks
+
+
+@dataclass(frozen=True)
+class DistributionTest:
+    """One feature's place in the corpus's Holm family (the distribution rule's inputs)."""
+
+    p: float
+    """One-sided normal tail of z; 1.0 for a feature not tested (V = 0)."""
+    p_holm: float
+    rank: int
+    """1-based rank of p among the tested features; 0 when not tested."""
+    tested: int
+    """m: features tested in the corpus (V > 0), the size of the Holm family."""
+
+
+@dataclass(frozen=True)
+class DistributionFamily:
+    """Holm step-down over the features tested in one corpus (V > 0: X can differ from E).
+
+    Features with V = 0 cannot separate by anything but certainty (z := 0) and are left out of m.
+    Declared exemptions stay in the family: they are tested, only their verdict is suppressed.
+    """
+
+    tests: dict[str, DistributionTest]
+    tested: int
+    _sorted: tuple[float, ...]
+
+    @classmethod
+    def of(cls, scores: Iterable[FeatureScore]) -> DistributionFamily:
+        family = [score for score in scores if score.variance > 0]
+        raw = [one_sided_p(score.z) for score in family]
+        adjusted, ranks = holm_adjust(raw)
+        tests = {score.feature: DistributionTest(p, a, r, len(family))
+                 for score, p, a, r in zip(family, raw, adjusted, ranks)}
+        return cls(tests, len(family), tuple(sorted(raw)))
+
+    def test(self, score: FeatureScore) -> DistributionTest:
+        """The feature's test; a rescored feature (a shape-scoped exemption) takes its original's
+        place in the family, so m and the other features' p-values are unchanged."""
+        known = self.tests.get(score.feature)
+        if score.variance <= 0:
+            return DistributionTest(1.0, 1.0, 0, self.tested)
+        p = one_sided_p(score.z)
+        if known is not None and known.p == p:
+            return known
+        others = list(self._sorted)
+        if known is not None:
+            del others[bisect.bisect_left(others, known.p)]
+        position = bisect.bisect_right(others, p)
+        ordered = others[:position] + [p] + others[position:]
+        m = len(ordered)
+        adjusted = max(min(1.0, (m - j) * ordered[j]) for j in range(position + 1))
+        return DistributionTest(p, adjusted, position + 1, m)
 
 
 # --------------------------------------------------------------------------------------------
@@ -632,9 +735,10 @@ def _rescore(analysis: SeparabilityAnalysis, feature: str, shapes: frozenset[str
 # Verdict
 
 
-def _fired(score: FeatureScore) -> list[Refusal]:
+def _fired(score: FeatureScore, family: DistributionFamily) -> list[Refusal]:
     """The rules this feature breaks, each as a refusal that says what, why and how to fix."""
     found: list[Refusal] = []
+    test = family.test(score)
     direction = "higher" if score.raw_auc >= 0.5 else "lower"
     if score.auc >= AUC_REFUSE:
         found.append(Refusal(
@@ -643,13 +747,15 @@ def _fired(score: FeatureScore) -> list[Refusal]:
             f"gold/distractor pairs (gold reads {direction}): one cheap feature finds gold without "
             "reading. Make gold and filler alike in it by construction (VERTICALS.md §4.1-4.4) or "
             "declare an exemption with its own reason in gates/declarations.py."))
-    if score.z >= DISTRIBUTION_Z and score.perfect_share >= DISTRIBUTION_SHARE:
+    if test.p_holm <= DISTRIBUTION_ALPHA and score.perfect_share >= DISTRIBUTION_SHARE:
         found.append(Refusal(
             "distribution", score.feature, round(score.z, 3),
             f"separates gold perfectly in {score.perfect_questions} of {score.questions} questions "
             f"({score.perfect_share:.0%}) against {score.expected_perfect:.2f} expected by chance "
-            f"(z = {score.z:.2f} >= {DISTRIBUTION_Z}, share >= {DISTRIBUTION_SHARE:.0%}): a tell in "
-            "a large minority of questions that a pooled AUC hides. Balance it per question."))
+            f"(z = {score.z:.2f}, one-sided p = {test.p:.3g}, Holm-adjusted p = {test.p_holm:.3g} "
+            f"<= {DISTRIBUTION_ALPHA} at rank {test.rank} of {test.tested} features tested; share "
+            f">= {DISTRIBUTION_SHARE:.0%}): a tell in a large minority of questions that a pooled "
+            "AUC hides. Balance it per question."))
     if score.kind == "phrase" and score.exclusive_share >= EXCLUSIVITY_SHARE:
         found.append(Refusal(
             "exclusivity", score.feature, round(score.exclusive_share, 4),
@@ -668,16 +774,49 @@ def _role_refusal(finding: RoleSequenceFinding, vertical: str | None) -> Refusal
         vertical=vertical, shape=finding.shape)
 
 
-def _worst(scores: Sequence[FeatureScore]) -> dict[str, Any]:
+def _sig(value: float) -> float:
+    """Six significant digits: p-values span hundreds of orders of magnitude, so no fixed rounding."""
+    return float(f"{value:.6g}")
+
+
+def _distribution_entry(score: FeatureScore, test: DistributionTest) -> dict[str, Any]:
+    """One feature as the distribution rule sees it: ``value`` is the Holm-adjusted p."""
+    return {"feature": score.feature, "value": _sig(test.p_holm), "z": round(score.z, 6),
+            "p": _sig(test.p), "p_holm": _sig(test.p_holm), "rank": test.rank, "tested": test.tested,
+            "perfect_questions": score.perfect_questions,
+            "expected_perfect": round(score.expected_perfect, 6), "questions": score.questions,
+            "share": round(score.perfect_share, 6),
+            "meets_alpha": test.p_holm <= DISTRIBUTION_ALPHA,
+            "meets_share_floor": score.perfect_share >= DISTRIBUTION_SHARE}
+
+
+def _closest_distribution(scores: Sequence[FeatureScore],
+                          family: DistributionFamily) -> dict[str, Any] | None:
+    """The feature nearest the distribution rule: refused ones first (lowest adjusted p), then
+    those that meet the share floor (lowest adjusted p), then those that meet alpha (highest
+    share), then the rest (lowest adjusted p). Untested features (V = 0) only if nothing else."""
+
+    def key(score: FeatureScore) -> tuple[Any, ...]:
+        test = family.test(score)
+        meets_alpha = test.p_holm <= DISTRIBUTION_ALPHA
+        meets_share = score.perfect_share >= DISTRIBUTION_SHARE
+        category = (0 if meets_alpha and meets_share else 1 if meets_share else
+                    2 if meets_alpha else 3)
+        primary = -score.perfect_share if category == 2 else test.p_holm
+        return (test.rank == 0, category, primary, test.p, -score.perfect_share, score.feature)
+
+    if not scores:
+        return None
+    top = min(scores, key=key)
+    return _distribution_entry(top, family.test(top))
+
+
+def _worst(scores: Sequence[FeatureScore], family: DistributionFamily) -> dict[str, Any]:
     worst: dict[str, Any] = {}
     if scores:
         top = max(scores, key=lambda s: (s.auc, s.feature))
         worst["auc"] = {"feature": top.feature, "value": round(top.auc, 6), "pairs": top.pairs}
-        top = max(scores, key=lambda s: (s.z, s.perfect_share, s.feature))
-        worst["distribution"] = {"feature": top.feature, "value": round(top.z, 6),
-                                 "perfect_questions": top.perfect_questions,
-                                 "expected_perfect": round(top.expected_perfect, 6),
-                                 "questions": top.questions, "share": round(top.perfect_share, 6)}
+        worst["distribution"] = _closest_distribution(scores, family)
     exclusive = [s for s in scores if s.kind == "phrase" and s.exclusive_share > 0]
     if exclusive:
         top = max(exclusive, key=lambda s: (s.exclusive_share, s.feature))
@@ -719,9 +858,11 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
     stale: list[str] = []
     evaluated = {score.feature for score in analysis.scores}
     unexempted: list[FeatureScore] = []
+    family = DistributionFamily.of(analysis.scores)
+    distribution_refused: list[dict[str, Any]] = []
 
     for score in analysis.scores:
-        fired = [replace(r, vertical=vertical) for r in _fired(score)]
+        fired = [replace(r, vertical=vertical) for r in _fired(score, family)]
         exemption = exemptions.get(score.feature)
         if exemption is None:
             unexempted.append(score)
@@ -732,9 +873,12 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
             if exemption.shapes:
                 shapes = frozenset(exemption.shapes)
                 within = _rescore(analysis, score.feature, shapes, inside=True)
-                suppressed = sorted({r.rule for r in _fired(within)}) if within else []
+                suppressed = sorted({r.rule for r in _fired(within, family)}) if within else []
                 rest = _rescore(analysis, score.feature, shapes, inside=False)
-                kept = [replace(r, vertical=vertical) for r in _fired(rest)] if rest else []
+                kept = ([replace(r, vertical=vertical) for r in _fired(rest, family)]
+                        if rest else [])
+                if rest is not None and any(r.rule == "distribution" for r in kept):
+                    distribution_refused.append(_distribution_entry(rest, family.test(rest)))
             if suppressed:
                 applied.append({"feature": score.feature, "reason": exemption.reason,
                                 "shapes": list(exemption.shapes), "rules": suppressed})
@@ -744,6 +888,8 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
         for refusal in kept:
             refused_features.append({"feature": refusal.subject, "rule": refusal.rule,
                                      "value": refusal.value})
+        if exemption is None and any(r.rule == "distribution" for r in kept):
+            distribution_refused.append(_distribution_entry(score, family.test(score)))
         if fired:
             stamps.append(score.stamp(refused=bool(kept), rule=kept[0].rule if kept else None))
 
@@ -782,7 +928,7 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
     order = {rule: index for index, rule in enumerate(RULES)}
     refusals.sort(key=lambda r: (order.get(r.rule, len(order)),
                                  -(r.value if isinstance(r.value, (int, float)) else 0), r.subject))
-    worst = _worst(unexempted)
+    worst = _worst(unexempted, family)
     worst["role_sequence"] = (
         {"questions": len(role_refusals), "question": max(
             (f for f in analysis.role_findings if f.question_id not in suppressed_questions),
@@ -802,6 +948,14 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
         "pairs": analysis.pairs,
         "relevance_exempt_pairs": int(analysis.exempt_keys.size),
         "worst": worst,
+        "distribution": {
+            "correction": "holm",
+            "alpha": DISTRIBUTION_ALPHA,
+            "share_floor": DISTRIBUTION_SHARE,
+            "features_tested": family.tested,
+            "refused": sorted(distribution_refused, key=lambda e: (e["p_holm"], e["feature"])),
+            "closest": worst.get("distribution"),
+        },
         "refused": refused_features,
         "exemptions_applied": applied,
         "stale_exemptions": sorted(set(stale)),
@@ -809,7 +963,10 @@ def _verdict(corpus: Corpus, analysis: SeparabilityAnalysis,
     }
     notes = (
         "pairs are within a question, pooled over questions, folded once after pooling",
-        "distribution rule: z := 0 when V = 0 (X then equals E under any arrangement)",
+        "distribution rule: z := 0 when V = 0 (X then equals E under any arrangement); such a "
+        "feature is not tested and is left out of the Holm family",
+        "distribution rule: one-sided normal p of z, Holm step-down over the features tested, "
+        f"refused at adjusted p <= {DISTRIBUTION_ALPHA} and X / Q >= {DISTRIBUTION_SHARE}",
         "frames are never exempt: a question-text gram is exempt only with a token in < 10% of sessions",
     )
     return GateResult(GATE, corpus.corpus_id, "refused" if refusals else "passed",
@@ -850,11 +1007,11 @@ _ECHO_WORDS = ("lamp", "river", "garden", "window", "paper", "coffee", "market",
 _START = datetime(2026, 1, 5, 9, 0)
 _GOLD_COUNTS = (2, 3)
 """G per question in the synthetic corpora. With G = 1 and 8-12 sessions the chance of a perfect
-split is 2/n, about 0.2, so the 0.20 share floor of the distribution rule stops binding and z >= 2.5
-alone decides over ~250 correlated numeric features: measured over 40 seeds, 45% of clean corpora
-with G in {1, 2} were refused by ``distribution`` on a scattered noise feature (10 of 40 with
-G in {1, 2, 3}; 0 of 40 with G in {2, 3}). That is a property of GATES.md §2's rule, reported, not
-patched here; the controls use G in {2, 3} so they test the gate rather than its multiplicity."""
+split is 2/n, about 0.2, so the 0.20 share floor of the distribution rule stops binding and the
+significance test alone decides over ~900 correlated features. The retired uncorrected z >= 2.5
+refused 43% of such clean corpora (173 of 400 seeds); with the Holm correction it is 2.8% (11 of
+400), and 0.2% with G in {2, 3} (benchmarks/bench_v7_false_refusal.py; docs/V7.md). The controls
+keep G in {2, 3}; the Holm cases (``_ranked_corpus``) use G = 1, where the correction matters."""
 
 
 @dataclass
@@ -885,6 +1042,8 @@ class _Draft:
 
 _Decorate = Callable[[random.Random, _Plan, _Draft], None]
 _PlanHook = Callable[[random.Random, _Plan], None]
+_Arrange = Callable[[random.Random, _Plan, Sequence[_Draft]], None]
+"""Like ``_Decorate``, but sees the whole haystack of one question at once."""
 
 
 def _invented_name(rng: random.Random, syllables: Sequence[str], taken: set[str]) -> str:
@@ -925,6 +1084,7 @@ def _build_corpus(seed: int, *, questions: int = 40, sessions: tuple[int, int] =
                   gold_counts: Sequence[int] = _GOLD_COUNTS, frames: Sequence[str] = _FACT_FRAMES,
                   question_frame: str = "What is {subject}'s {attribute}?",
                   plan_hook: _PlanHook | None = None, decorate: _Decorate | None = None,
+                  arrange: _Arrange | None = None,
                   corpus_id: str = "synthetic-separability") -> Corpus:
     rng = random.Random(seed)
     taken: set[str] = set()
@@ -952,6 +1112,8 @@ def _build_corpus(seed: int, *, questions: int = 40, sessions: tuple[int, int] =
         if decorate is not None:
             for draft in drafts:
                 decorate(rng, plan, draft)
+        if arrange is not None:
+            arrange(rng, plan, drafts)
         session_ids = [f"syn{q_index:03d}-s{s_index:02d}" for s_index in range(n)]
         records.append(QuestionRecord.model_validate({
             "question_id": f"tme-syn-{q_index + 1:03d}",
@@ -1063,6 +1225,80 @@ def _one_in_two_marker(rng: random.Random, plan: _Plan, draft: _Draft) -> None:
         turn[1] = f"{turn[1]} {_ONE_IN_TWO_MARKER}"
 
 
+_RANKED_SESSIONS = 12
+"""Haystack size of the Holm cases: G = 1 in 12 sessions, so a perfect split has chance 2/12 = 1/6
+and the 0.20 share floor sits barely above chance (the regime where the uncorrected rule failed)."""
+_RANKED_QUESTIONS = 40
+
+
+def _ranked_modes(up: int, down: int, seed: int) -> list[str]:
+    modes = ["up"] * up + ["down"] * down + ["middle"] * (_RANKED_QUESTIONS - up - down)
+    random.Random(seed).shuffle(modes)
+    return modes
+
+
+def _ranked_dashes(modes: Sequence[str]) -> tuple[_PlanHook, _Arrange]:
+    """Each haystack's first user turns carry 0..n-1 dashes, a random permutation over its sessions
+    (distinct values: p_q = 2/n exactly). Gold holds the most ("up") or the fewest ("down") in the
+    chosen questions and a value strictly inside the range elsewhere, so exactly ``up + down``
+    questions separate perfectly, in both directions (pooled AUC near 0.5)."""
+
+    def plan_hook(rng: random.Random, plan: _Plan) -> None:
+        plan.extra["mode"] = modes[plan.index]
+
+    def arrange(rng: random.Random, plan: _Plan, drafts: Sequence[_Draft]) -> None:
+        n = len(drafts)
+        values = list(range(n))
+        mode = plan.extra["mode"]
+        gold_value = n - 1 if mode == "up" else 0 if mode == "down" else rng.randint(1, n - 2)
+        values.remove(gold_value)
+        rng.shuffle(values)
+        rest = iter(values)
+        for draft in drafts:
+            count = gold_value if draft.gold else next(rest)
+            turn = draft.turns[0]
+            turn[1] = turn[1] + " \u2013" * count
+
+    return plan_hook, arrange
+
+
+def _ranked_corpus(seed: int, up: int, down: int) -> Corpus:
+    hook, arrange = _ranked_dashes(_ranked_modes(up, down, seed))
+    return _build_corpus(seed, questions=_RANKED_QUESTIONS, gold_counts=(1,),
+                         sessions=(_RANKED_SESSIONS, _RANKED_SESSIONS), plan_hook=hook,
+                         arrange=arrange)
+
+
+_RANKED_FEATURE = "dashes[session]"
+_CHANCE_SIZED = (7, 6)
+"""13 of 40 questions perfect against E = 40/6 = 6.67, V = 5.56: z = 2.69 (one-sided p = 0.0036),
+share 0.33. The uncorrected rule (z >= 2.5, share >= 0.20) refused it; among ~1,000 features tested
+its Holm-adjusted p is about 1, as it should be: one of a thousand noise features reaches z = 2.69
+more often than not."""
+_STRONG_SINGLE = (9, 9)
+"""18 of 40 perfect: z = 4.81 (p = 7.6e-7), Holm-adjusted about 7e-4 at ~1,000 features. With G = 1
+in 12 sessions the corrected rule refuses from 16 of 40 (z = 3.96) at that family size."""
+
+
+def _expect_holm_pass(name: str, corpus: Corpus) -> SelfTestCase:
+    """A control that the uncorrected rule refused: it must pass now, and the planted feature must
+    still meet the old rule (else the case proves nothing about the correction)."""
+    analysis = score_features(corpus)
+    case = control_case(name, _verdict(corpus, analysis, VerticalDeclarations()))
+    score = analysis.score(_RANKED_FEATURE)
+    if score is None:
+        return replace(case, ok=False, detail=f"{_RANKED_FEATURE} was not measured")
+    if not (score.z >= UNCORRECTED_Z and score.perfect_share >= DISTRIBUTION_SHARE):
+        return replace(case, ok=False, detail=(
+            f"{_RANKED_FEATURE} no longer meets the uncorrected rule (z = {score.z:.2f}, share "
+            f"{score.perfect_share:.2f}), so this control proves nothing about the correction"))
+    test = DistributionFamily.of(analysis.scores).test(score)
+    return replace(case, detail=(
+        f"{case.detail}; {_RANKED_FEATURE}: z = {score.z:.2f} >= {UNCORRECTED_Z} and share "
+        f"{score.perfect_share:.2f} (refused uncorrected), p = {test.p:.3g}, Holm-adjusted p = "
+        f"{test.p_holm:.3g} at rank {test.rank} of {test.tested} features tested"))
+
+
 # Controls ------------------------------------------------------------------------------------
 
 
@@ -1167,6 +1403,11 @@ def _self_test(seed: int) -> list[SelfTestCase]:
                             decorate=_one_in_two_marker), declared=none),
         "exclusivity", lambda s: s in one_in_two, not_by=("auc", "distribution")))
 
+    cases.append(_expect(
+        "one feature perfect in 45% of G = 1 questions, refused through the Holm correction",
+        check(_ranked_corpus(seed + 107, *_STRONG_SINGLE), declared=none),
+        "distribution", lambda s: s == _RANKED_FEATURE, not_by=("auc",)))
+
     cases.append(control_case(
         "clean corpus from one template machinery",
         check(_build_corpus(seed + 201), declared=none)))
@@ -1178,22 +1419,30 @@ def _self_test(seed: int) -> list[SelfTestCase]:
         check(_build_corpus(seed + 203, frames=_QUESTION_WORD_FRAMES,
                             plan_hook=_question_word_plan(40, seed + 203)),
               declared=none)))
+    cases.append(_expect_holm_pass(
+        "chance-sized tell at z = 2.7 in G = 1 haystacks, refused uncorrected, passes under Holm",
+        _ranked_corpus(seed + 204, *_CHANCE_SIZED)))
     return cases
 
 
 __all__ = [
     "AUC_REFUSE",
+    "DistributionFamily",
+    "DistributionTest",
+    "DISTRIBUTION_ALPHA",
     "DISTRIBUTION_SHARE",
-    "DISTRIBUTION_Z",
     "EXCLUSIVITY_SHARE",
     "GATE",
     "INSTANCE_TOKEN_SHARE",
     "FeatureScore",
     "RoleSequenceFinding",
     "SeparabilityAnalysis",
+    "UNCORRECTED_Z",
     "build_synthetic_corpus",
     "check",
     "distribution_z",
+    "holm_adjust",
+    "one_sided_p",
     "perfect_separation_probability",
     "pooled_auc",
     "relevance_exemptions",
