@@ -1,34 +1,68 @@
-"""End of session on the controller: thresholds, baseline changes, the JSON report, summary lines."""
+"""End of session on the controller: what ran and what did not, thresholds, baseline changes, the
+JSON report, summary lines, and the exit code a partial or failed run must carry.
+
+Nothing computed is dropped here: results that reached the controller, results a worker spooled
+but whose report never arrived (Ctrl-C), a question in flight on a worker that died (an ``error``
+result naming the worker). Every selected question without a result is named in ``not_run`` with
+its cause; a run with any is ``complete: false``, its thresholds are not evaluated, and its exit code
+is never 0.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from ._session import TypedMemEvalSession, marker_name
 from .corpus.loading import Corpus
 from .report.aggregate import aggregate, outcome_vector
-from .report.document import build_report, dumps_report
+from .report.document import build_report, dumps_report, write_report
 from .report.terminal import render_lines
+from .results import QuestionResult
+
+EXIT_OK, EXIT_TESTS_FAILED, EXIT_USAGE_ERROR = 0, 1, 4
+NOT_RUN_SHOWN = 10
+"""How many not-run questions the terminal names (the JSON report names all of them)."""
 
 
 def _citations(tme: TypedMemEvalSession, shipped: frozenset[str]) -> dict[str, str]:
     return {corpus.corpus_id: corpus.citation(shipped) for corpus in tme.corpora}
 
 
-def _threshold_verdicts(tme: TypedMemEvalSession) -> list[dict[str, Any]]:
-    """Per vertical (over every corpus that ran it): correct rate vs the bound in force."""
+def _threshold_verdicts(tme: TypedMemEvalSession, *, evaluated: bool) -> list[dict[str, Any]]:
+    """Per vertical (over every corpus that ran it), and per shape named in a bound: correct rate vs
+    the bound in force. A bound whose vertical or shape ran no question fails (it measured nothing);
+    on a partial run no row passes or fails (``passed`` is ``None``)."""
     rows: list[dict[str, Any]] = []
-    verticals = sorted({r.vertical for r in tme.results.values()})
+    results = list(tme.results.values())
+    verticals = sorted({marker_name(r.vertical) for r in results} | {
+        name for name in tme.fail_under if name != "*" and name in _corpus_verticals(tme)})
     for vertical in verticals:
-        bound = tme.fail_under.get(marker_name(vertical), tme.fail_under.get("*"))
+        bound = tme.fail_under.get(vertical, tme.fail_under.get("*"))
         if bound is None:
             continue
-        results = [r for r in tme.results.values() if r.vertical == vertical]
-        vector = outcome_vector(results)
-        rate = vector["outcomes"]["correct"]["rate"] or 0.0
-        rows.append({"vertical": vertical, "n": vector["n"], "correct_rate": rate, "bound": bound,
-                     "ci95": vector["outcomes"]["correct"]["ci95"], "passed": rate >= bound})
+        rows.append(_threshold_row({"vertical": vertical}, bound, evaluated,
+                                   [r for r in results if marker_name(r.vertical) == vertical]))
+    for shape in sorted(name for name in tme.fail_under if name != "*" and name not in _corpus_verticals(tme)):
+        rows.append(_threshold_row({"shape": shape}, tme.fail_under[shape], evaluated,
+                                   [r for r in results if marker_name(r.shape) == shape]))
     return rows
+
+
+def _corpus_verticals(tme: TypedMemEvalSession) -> set[str]:
+    return {marker_name(r.vertical) for c in tme.corpora for r in c.records}
+
+
+def _threshold_row(scope: dict[str, str], bound: float, evaluated: bool,
+                   results: list[QuestionResult]) -> dict[str, Any]:
+    vector = outcome_vector(results)
+    rate = vector["outcomes"]["correct"]["rate"]
+    passed: bool | None = None
+    if evaluated:
+        passed = rate is not None and rate >= bound
+    return {**scope, "n": vector["n"], "correct_rate": rate or 0.0, "bound": bound,
+            "ci95": vector["outcomes"]["correct"]["ci95"], "passed": passed}
 
 
 def _baseline_summary(tme: TypedMemEvalSession) -> dict[str, list[str]]:
@@ -55,34 +89,95 @@ def _missing(tme: TypedMemEvalSession) -> list[str]:
     return sorted(f"{c}/{q}" for c, q in tme.expected_from_workers - set(tme.results))
 
 
-def finish_session(tme: TypedMemEvalSession) -> bool:
-    """Write the report and return True when the session must fail on thresholds."""
+def _merge_spool(tme: TypedMemEvalSession) -> int:
+    """Results workers spooled whose reports never reached this process (count merged)."""
+    merged = 0
+    for payload in tme.read_spool():
+        try:
+            result = QuestionResult.model_validate(payload.get("result"))
+        except ValidationError:
+            continue
+        if result.key in tme.results:
+            continue
+        tme.add_result(result)
+        merged += 1
+        if isinstance(payload.get("baseline"), dict):
+            tme.baseline_changes.append(payload["baseline"])
+    return merged
+
+
+def _not_run(tme: TypedMemEvalSession) -> list[dict[str, str]]:
+    rows = []
+    for key in sorted(set(tme.selected) - set(tme.results)):
+        if tme.adapter_failure is not None:
+            cause = "not run: the adapter could not be built"
+        elif key in tme.not_run_causes:
+            cause = tme.not_run_causes[key]
+        elif tme.stop_reason is not None:
+            cause = f"not run: the run stopped first ({tme.stop_reason})"
+        else:
+            cause = "no result reached the report (its worker died or its report was lost)"
+        rows.append({"question": f"{key[0]}/{key[1]}", "cause": cause})
+    return rows
+
+
+def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
+    """Merge, write the report, and return the exit status the session must end with (``None``:
+    keep pytest's). Nothing to report (no question selected, nothing ran) returns ``None``."""
+    tme.recovered_from_spool = _merge_spool(tme)
+    if not tme.selected and not tme.results:
+        return None
     from . import shipped_sha256s
 
     shipped = shipped_sha256s()
-    thresholds = _threshold_verdicts(tme) if tme.threshold_mode else []
+    not_run = _not_run(tme)
+    missing = _missing(tme)
+    complete = not not_run and not missing and tme.adapter_failure is None
+    thresholds = _threshold_verdicts(tme, evaluated=complete) if tme.threshold_mode else []
+    tme.thresholds_evaluated = complete
     tme.threshold_failures = [
-        f"{row['vertical']}: correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})"
-        for row in thresholds if not row["passed"]
+        f"{row.get('vertical') or row.get('shape')}: "
+        + (f"correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})" if row["n"]
+           else "no question ran, so the bound measured nothing")
+        for row in thresholds if row["passed"] is False
     ]
+    tme.not_run = not_run
     extra: dict[str, Any] = {
+        "complete": complete,
+        "interrupted": tme.stop_reason is not None,
+        "stop_reason": tme.stop_reason,
+        "adapter_failure": tme.adapter_failure,
+        "selected": len(tme.selected),
+        "not_run": not_run,
         "thresholds": thresholds if tme.threshold_mode else None,
+        "thresholds_evaluated": complete if tme.threshold_mode else None,
         "baseline": _baseline_summary(tme) if tme.baseline else None,
-        "missing_results": _missing(tme),
+        "missing_results": missing,
+        "workers_lost": sorted(tme.workers_lost, key=lambda row: (row["worker"] or "", row["question"] or "")),
         "workers_without_payload": sorted(tme.workers_without_payload),
     }
     corpora: list[Corpus] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
                           judge=tme.judge_description(), extra=extra)
     tme.config.hook.pytest_typedmemeval_report(report=report, config=tme.config)
+    tme.reported = True
     if tme.report_path is not None:
-        tme.report_path.parent.mkdir(parents=True, exist_ok=True)
-        tme.report_path.write_text(dumps_report(report), encoding="utf-8")
-    return bool(tme.threshold_failures)
+        try:
+            write_report(tme.report_path, dumps_report(report))
+        except OSError as error:
+            tme.report_error = f"the JSON report could not be written to {tme.report_path}: {error.strerror or error}"
+    if tme.adapter_failure is not None:
+        return EXIT_USAGE_ERROR
+    status = exitstatus
+    if status == EXIT_OK and (tme.threshold_failures or not complete or tme.report_error):
+        status = EXIT_TESTS_FAILED
+    return status if status != exitstatus else None
 
 
 def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str]:
-    lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped))
+    lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped)) if tme.results else []
+    if tme.adapter_failure is not None:
+        lines.append(f"ERROR: {tme.adapter_failure}")
     if tme.baseline:
         changes = _baseline_summary(tme)
         for kind in ("regressions", "improvements", "shifts", "new"):
@@ -90,11 +185,26 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
                 lines.append(f"baseline {kind} ({len(changes[kind])}): " + ", ".join(changes[kind]))
         if not any(changes.values()):
             lines.append("baseline: every outcome equals its snapshot")
+    if tme.not_run:
+        shown = ", ".join(row["question"] for row in tme.not_run[:NOT_RUN_SHOWN])
+        more = f" and {len(tme.not_run) - NOT_RUN_SHOWN} more" if len(tme.not_run) > NOT_RUN_SHOWN else ""
+        lines.append(f"PARTIAL RUN: {len(tme.not_run)} of {len(tme.selected)} selected question(s) did not run "
+                     f"({tme.not_run[0]['cause'].removeprefix('not run: ')}): {shown}{more}")
+    elif tme.stop_reason is not None:
+        lines.append(f"interrupted ({tme.stop_reason}) after every selected question had run")
     if tme.threshold_mode:
-        if tme.threshold_failures:
+        if not tme.thresholds_evaluated:
+            lines.append("thresholds: NOT EVALUATED: the run is partial, so no bound can pass")
+        elif tme.threshold_failures:
             lines.append("FAILED thresholds: " + "; ".join(tme.threshold_failures))
         else:
             lines.append("thresholds: every vertical at or above its bound")
+    for lost in tme.workers_lost:
+        where = f"while running {lost['question']} (recorded as error)" if lost["question"] else "between questions"
+        lines.append(f"WARNING: xdist worker {lost['worker']} died {where}")
+    if tme.recovered_from_spool:
+        lines.append(f"{tme.recovered_from_spool} result(s) whose reports never arrived were recovered "
+                     "from the workers' spool files")
     missing = _missing(tme)
     if missing:
         lines.append(f"WARNING: {len(missing)} result(s) produced by workers never reached the "
@@ -102,6 +212,9 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
     if tme.workers_without_payload:
         lines.append("WARNING: worker(s) sent no TypedMemEval payload (crashed?): "
                      + ", ".join(sorted(tme.workers_without_payload)))
-    if tme.report_path is not None:
-        lines.append(f"JSON report: {tme.report_path}")
+    if tme.report_error is not None:
+        lines.append(f"ERROR: {tme.report_error}")
+    elif tme.report_path is not None:
+        lines.append(f"JSON report: {tme.report_path}" + ("" if not tme.not_run and tme.adapter_failure is None
+                                                          else " (partial: see complete, not_run)"))
     return lines

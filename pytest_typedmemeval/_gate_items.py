@@ -41,16 +41,13 @@ def gate_params(corpus: Corpus, marker_name: Callable[[str], str]) -> list[Any]:
     return params
 
 
-def recorded_outcomes(snapshot_file: Path) -> dict[str, str]:
-    """Question id -> outcome from the syrupy snapshot file written by ``--tme-baseline``."""
-    from syrupy.extensions.amber.serializer import AmberDataSerializer
+def recorded_outcomes(snapshot_file: Path, question_for_item: dict[str, str] | None = None) -> dict[str, str]:
+    """Question id -> outcome from the snapshot file written by ``--tme-baseline`` (read strictly:
+    a truncated or corrupt file raises :class:`~.snapshot_file.SnapshotFileError`). Entries are
+    named by item id; ``question_for_item`` maps those back to question ids."""
+    from .snapshot_file import recorded_outcomes as read_recorded
 
-    recorded: dict[str, str] = {}
-    for snapshot in AmberDataSerializer.read_file(str(snapshot_file)):
-        name = snapshot.name
-        if name.startswith("question[") and name.endswith("]"):
-            recorded[name[len("question["):-1]] = str(snapshot.data).strip().strip("'\"")
-    return recorded
+    return read_recorded(snapshot_file, question_for_item or {})
 
 
 def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult:
@@ -63,13 +60,20 @@ def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult
     except pytest.UsageError as error:
         pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: {error}")
     session = tme_session(request.config)
+    from .snapshot_file import SnapshotFileError
+
+    question_for_item = {item: question for question, item in session.item_ids(case.corpus).items()}
+    try:
+        recorded = recorded_outcomes(snapshot_file, question_for_item)
+    except SnapshotFileError as error:
+        pytest.fail(str(error), pytrace=False)
     judge = session.judge()
-    fresh = {record.question_id: run_question(agent, case.corpus, record, judge, timeout=session.timeout,
-                                              loop=session.loop()).outcome
+    fresh = {record.question_id: run_question(agent, case.corpus, record, judge,
+                                              calls=session.adapter_calls()).outcome
              for record in case.corpus.records}
     from .gates import baseline
 
-    return baseline.check(recorded_outcomes(snapshot_file), fresh, corpus_id=case.corpus.corpus_id)
+    return baseline.check(recorded, fresh, corpus_id=case.corpus.corpus_id)
 
 
 def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:

@@ -12,5 +12,8 @@ import pytest
 from ._session import evaluate_question
 
 
-def question(tme_case: object, typedmemeval_agent: object, request: pytest.FixtureRequest) -> None:
-    evaluate_question(request, tme_case, typedmemeval_agent)
+def question(tme_case: object, request: pytest.FixtureRequest) -> None:
+    # The adapter (the ``typedmemeval_agent`` fixture) is requested inside the call, not as an
+    # argument: a fixture that raises is then one usage error for the run, not a setup traceback
+    # per question.
+    evaluate_question(request, tme_case)

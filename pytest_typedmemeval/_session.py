@@ -6,19 +6,24 @@ requests and failure reporting go.
 
 from __future__ import annotations
 
-import asyncio
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
+from .adapter_calls import AdapterCalls
 from .corpus.loading import Corpus
 from .corpus.models import QuestionRecord
+from .item_ids import item_ids
 from .judge.choice import JudgeChoice
 from .judge.outcomes import Outcome
 from .results import QuestionResult
-from .run import Judge, run_question
+from .run import Judge, one_line, run_question
+
+QUESTION_FUNCTION = "question"
+"""The plugin-owned test function every corpus question is parametrized over."""
 
 
 def marker_name(label: str) -> str:
@@ -59,9 +64,34 @@ class TypedMemEvalSession:
     workers_without_payload: list[str] = field(default_factory=list)
     threshold_failures: list[str] = field(default_factory=list)
     judge_choice: JudgeChoice = field(default_factory=JudgeChoice)
+    selected: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Questions this run set out to measure (after -m/-k/--lf deselection): key -> node id."""
+    not_run_causes: dict[tuple[str, str], str] = field(default_factory=dict)
+    """Why a selected question has no result, where a report said so (a skip, a setup error)."""
+    adapter_failure: str | None = None
+    """One line: the adapter fixture or ``--tme-agent`` factory raised; nothing can run."""
+    stop_reason: str | None = None
+    """Why the run ended before every selected question ran (Ctrl-C, -x, an unusable adapter)."""
+    workers_lost: list[dict[str, str | None]] = field(default_factory=list)
+    """xdist workers that died, each with the question it was running (``None``: between questions)."""
+    spool_dir: Path | None = None
+    """Controller: where workers also append their results (read back if their reports never
+    arrive, e.g. after Ctrl-C); worker: the directory its own spool file lives in."""
+    reported: bool = False
+    """The end of the session produced a report (so the terminal summary has something to say)."""
+    not_run: list[dict[str, str]] = field(default_factory=list)
+    """Selected questions without a result, each with its cause (set at the end of the session)."""
+    thresholds_evaluated: bool = True
+    recovered_from_spool: int = 0
+    report_error: str | None = None
+    exit_status: int | None = None
+    """The exit status the end of the session decided (``None``: keep pytest's)."""
+    _spool: IO[str] | None = None
     _judge: Judge | None = None
     _judge_from_hook: bool = False
-    _loop: asyncio.AbstractEventLoop | None = None
+    _calls: AdapterCalls | None = None
+    _item_ids: dict[str, dict[str, str]] = field(default_factory=dict)
+    _nodeid_index: dict[str, tuple[Corpus, QuestionRecord]] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -85,21 +115,80 @@ class TypedMemEvalSession:
         return {"mode": "hook" if self._judge_from_hook else self.judge_choice.mode, "name": judge.name,
                 "model": getattr(judge, "model", None), "fingerprint": judge.fingerprint}
 
-    def loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop
+    def adapter_calls(self) -> AdapterCalls:
+        """The process's way of calling the adapter (helper threads and event loop live here)."""
+        if self._calls is None:
+            self._calls = AdapterCalls(self.timeout)
+        return self._calls
 
     def close(self) -> None:
         close_judge = getattr(self._judge, "close", None)
         if callable(close_judge):
             close_judge()
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
+        if self._calls is not None:
+            self._calls.close()
+            self._calls = None
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
     def add_result(self, result: QuestionResult) -> None:
         self.results[result.key] = result
+
+    # --- item ids ---------------------------------------------------------------------------
+
+    def item_ids(self, corpus: Corpus) -> dict[str, str]:
+        """Question id -> the label-free id its item carries (see :mod:`.item_ids`)."""
+        if corpus.corpus_id not in self._item_ids:
+            self._item_ids[corpus.corpus_id] = item_ids(corpus.records, corpus.sha256)
+        return self._item_ids[corpus.corpus_id]
+
+    def case_for_nodeid(self, nodeid: str) -> tuple[Corpus, QuestionRecord] | None:
+        """The question a node id names, or ``None`` (a gate item, a user test). Works on the xdist
+        controller, which collects nothing: node ids are rebuilt from the corpora it loaded."""
+        if self._nodeid_index is None:
+            self._nodeid_index = {}
+            for corpus in self.corpora:
+                for record in corpus.records:
+                    self._nodeid_index[question_nodeid(corpus, self.item_ids(corpus)[record.question_id])] = (
+                        corpus, record)
+        return self._nodeid_index.get(nodeid.partition("@")[0])
+
+    # --- the spool (xdist) ------------------------------------------------------------------
+
+    def open_spool(self, worker_id: str) -> None:
+        assert self.spool_dir is not None
+        self._spool = open(self.spool_dir / f"{worker_id}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+
+    def spool(self, payload: dict[str, Any]) -> None:
+        """Worker: append one result line and flush it, before the report leaves the process."""
+        if self._spool is not None:
+            self._spool.write(json.dumps({"version": SPOOL_VERSION, **payload}) + "\n")
+            self._spool.flush()
+
+    def read_spool(self) -> list[dict[str, Any]]:
+        """Controller: every complete line any worker spooled (a torn last line is skipped: its
+        report cannot have been sent either, so the question is named as not run)."""
+        payloads: list[dict[str, Any]] = []
+        if self.spool_dir is None or not self.spool_dir.is_dir():
+            return payloads
+        for path in sorted(self.spool_dir.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    payload = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(payload, dict) and payload.get("version") == SPOOL_VERSION:
+                    payloads.append(payload)
+        return payloads
+
+
+SPOOL_VERSION = 1
+
+
+def question_nodeid(corpus: Corpus, item_id: str) -> str:
+    """The node id of a question item, relative to the rootdir (see ``plugin.QuestionModule``)."""
+    return f"typedmemeval/{corpus.corpus_id}::{QUESTION_FUNCTION}[{item_id}]"
 
 
 SESSION_KEY = pytest.StashKey[TypedMemEvalSession]()
@@ -130,14 +219,19 @@ def failure_text(result: QuestionResult) -> str:
 
 
 def error_result(case: QuestionCase, judge: Judge, reason: str) -> QuestionResult:
-    """A result for a question whose item could not run (e.g. the adapter fixture raised)."""
-    record, block = case.record, case.record.typedmemeval
+    """A result for a question whose item could not run (a setup error, its worker died)."""
+    return error_result_for(case.corpus, case.record, judge.name, judge.fingerprint, reason)
+
+
+def error_result_for(corpus: Corpus, record: QuestionRecord, judge_name: str, judge_fingerprint: str,
+                     reason: str) -> QuestionResult:
+    block = record.typedmemeval
     return QuestionResult(
-        corpus_id=case.corpus.corpus_id, corpus_sha256=case.corpus.sha256,
+        corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256,
         question_id=record.question_id, vertical=block.vertical, shape=block.shape,
         pair_id=block.pair_id, arm=block.arm, distance_sessions=block.distance_sessions,
-        outcome=Outcome.ERROR.value, reason=reason, question=record.question, gold=record.answer,
-        judge=judge.name, judge_fingerprint=judge.fingerprint,
+        outcome=Outcome.ERROR.value, reason=one_line(reason), question=record.question, gold=record.answer,
+        judge=judge_name, judge_fingerprint=judge_fingerprint,
     )
 
 
@@ -152,13 +246,62 @@ def _recalled_outcome(snapshot: Any) -> str | None:
     return str(recalled).strip().strip("'\"")
 
 
-def evaluate_question(request: pytest.FixtureRequest, case: object, agent: object) -> None:
+ADAPTER_FAILURE_KEY = pytest.StashKey[str]()
+
+
+def _adapter_origin(session: TypedMemEvalSession) -> str:
+    if session.agent_spec:
+        return f"the --tme-agent factory {session.agent_spec!r}"
+    return "the typedmemeval_agent fixture"
+
+
+def adapter_failure_message(session: TypedMemEvalSession, error: BaseException) -> str:
+    detail = one_line(str(error))
+    where = "your conftest.py fixture" if not session.agent_spec else "the factory"
+    return (f"TypedMemEval: the adapter could not be built: {_adapter_origin(session)} raised "
+            f"{type(error).__name__}" + (f": {detail}" if detail else "")
+            + f". No question can run; fix {where} and rerun.")
+
+
+def _resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) -> Any:
+    """The adapter, or a one-line failure that stops the run (once, not once per question).
+
+    The fixture is requested here, in the call, rather than as an argument: a fixture that raises
+    during setup would be reported with its traceback for every question.
+    """
+    from .agent import check_agent
+
+    if session.adapter_failure is not None:
+        pytest.fail("the adapter is unusable (see the TypedMemEval summary)", pytrace=False)
+    try:
+        agent = request.getfixturevalue("typedmemeval_agent")
+    except (KeyboardInterrupt, pytest.skip.Exception):
+        raise  # Ctrl-C, or a fixture that skips on purpose (e.g. its service is absent)
+    except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
+        message = adapter_failure_message(session, error)
+    else:
+        try:
+            check_agent(agent, _adapter_origin(session))
+        except TypeError as error:
+            message = f"TypedMemEval: the adapter is not usable: {one_line(str(error))}"
+        else:
+            return agent
+    session.adapter_failure = message
+    request.node.stash[ADAPTER_FAILURE_KEY] = message
+    # The full line is printed once, in the TypedMemEval summary (and the report); the item and
+    # pytest's stop banner point there.
+    request.session.shouldfail = "TypedMemEval: stopped, the adapter is unusable (reason in the TypedMemEval summary)"
+    pytest.fail("the adapter is unusable, so no question ran; the reason is in the TypedMemEval summary",
+                pytrace=False)
+
+
+def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     """Run one question and decide the item's fate according to the mode."""
     assert isinstance(case, QuestionCase)
     session = tme_session(request.config)
+    agent = _resolve_agent(request, session)
     judge = session.judge()
-    result = run_question(agent, case.corpus, case.record, judge, timeout=session.timeout,
-                          loop=session.loop())
+    result = run_question(agent, case.corpus, case.record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
 
@@ -169,6 +312,14 @@ def evaluate_question(request: pytest.FixtureRequest, case: object, agent: objec
         request.node.stash[BASELINE_KEY] = {"question_id": result.question_id, "corpus_id": result.corpus_id,
                                             "recorded": recorded, "fresh": result.outcome}
         if not matches:
+            snapshot_file = request.config.rootpath / "typedmemeval" / "__snapshots__" / f"{case.corpus.corpus_id}.ambr"
+            if recorded is None and snapshot_file.is_file():
+                # The file exists but lacks this question: recorded partially (-m/-k), or cut short.
+                # Re-recording a cut file would hide the regressions it held, so say both.
+                hint = (f"no recorded outcome in {snapshot_file.name} (if that file was cut short, "
+                        "restore it from version control; otherwise record this question with "
+                        "--snapshot-update)")
+                pytest.fail(f"outcome {result.outcome}: {hint}\n" + failure_text(result), pytrace=False)
             was = "no recorded outcome" if recorded is None else f"baseline {recorded}"
             pytest.fail(f"outcome {result.outcome} differs from {was} "
                         "(re-record with --snapshot-update if the change is intended)\n"

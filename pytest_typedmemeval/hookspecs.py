@@ -51,6 +51,8 @@ def pytest_typedmemeval_report(report: dict[str, Any], config: pytest.Config) ->
     :param report: the report dict; add keys to extend it (existing keys are the stable schema).
     :param config: the pytest config.
 
-    Fires only when at least one question produced a result, whether or not ``--tme-report`` is
-    set, so a conftest can forward the report elsewhere.
+    Fires whenever the run selected questions (or produced results), whether or not ``--tme-report``
+    is set, so a conftest can forward the report elsewhere, and also on a partial run: check
+    ``report["complete"]`` (``False`` when any selected question has no result; ``not_run`` names
+    each with its cause) and ``report["interrupted"]`` before treating the figures as final.
     """

@@ -8,7 +8,13 @@ judge, report). Importing this module must stay cheap: no numpy, rank_bm25 or op
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import inspect
+import os
+import shlex
+import shutil
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from types import ModuleType
@@ -18,12 +24,15 @@ import pytest
 
 from . import hookspecs
 from ._session import (
+    ADAPTER_FAILURE_KEY,
     BASELINE_KEY,
+    QUESTION_FUNCTION,
     RESULT_KEY,
     SESSION_KEY,
     QuestionCase,
     TypedMemEvalSession,
     error_result,
+    error_result_for,
     marker_name,
     tme_session,
 )
@@ -34,8 +43,10 @@ from .results import QuestionResult
 
 RESULT_ATTRIBUTE = "typedmemeval_result"
 BASELINE_ATTRIBUTE = "typedmemeval_baseline"
+ADAPTER_FAILURE_ATTRIBUTE = "typedmemeval_adapter_failure"
 WORKER_PAYLOAD_KEY = "typedmemeval"
 WORKER_PAYLOAD_VERSION = 1
+SPOOL_INPUT_KEY = "typedmemeval_spool"
 KNOWN_VERTICALS = ("prospective", "episodic", "arithmetic", "workingmemory", "forgetting", "semantic",
                    "temporal", "bitemporal", "conjunction", "procedural")
 GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
@@ -147,6 +158,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
     session.corpora = _load_corpora(config)
+    if config.getoption("tme_corpus") and not _is_worker(config):
+        _check_rootdir_not_moved_by_corpus_paths(config)
     for corpus in session.corpora:
         for record in corpus.records:
             labels.update((record.vertical, record.shape))
@@ -155,7 +168,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not session.enabled:
         return
     ini_timeout = config.getini("typedmemeval_timeout")
-    session.timeout = config.getoption("tme_timeout") or (_parse_timeout(ini_timeout) if ini_timeout else None)
+    try:
+        session.timeout = config.getoption("tme_timeout") or (_parse_timeout(ini_timeout) if ini_timeout else None)
+    except argparse.ArgumentTypeError as error:
+        raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
     session.report_path = Path(config.invocation_params.dir, report) if report else None
@@ -164,7 +180,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
     session.judge_choice = _judge_choice(config)
-    if getattr(config.option, "update_snapshots", False):
+    updating_snapshots = bool(getattr(config.option, "update_snapshots", False))
+    if updating_snapshots:
         # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
         # syrupy's clean-up can only do harm here: under -m/--lf, or without --tme-baseline, it
         # deletes the recorded outcomes of every question that did not assert this run.
@@ -175,6 +192,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if session.baseline and session.threshold_mode:
         raise pytest.UsageError("--tme-baseline and --tme-fail-under are exclusive: exact baselines are for "
                                 "deterministic systems, thresholds for systems that flap")
+    _check_fail_under_names(session)
     if session.agent_spec:
         from .agent import AgentSpecError, load_agent_factory
 
@@ -182,15 +200,101 @@ def pytest_configure(config: pytest.Config) -> None:
             load_agent_factory(session.agent_spec)
         except AgentSpecError as error:
             raise pytest.UsageError(str(error)) from None
-    if not _is_worker(config):
-        config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
+    if _is_worker(config):
+        spool = config.workerinput.get(SPOOL_INPUT_KEY)  # type: ignore[attr-defined]
+        if spool:
+            session.spool_dir = Path(spool)
+            session.open_spool(str(config.workerinput.get("workerid", "worker")))  # type: ignore[attr-defined]
+        return
+    if session.report_path is not None:
+        _check_report_path(session.report_path, report)
+    if session.baseline and not updating_snapshots:
+        _check_snapshot_files(config, session)
+    config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
     if _is_xdist_controller(config):
+        session.spool_dir = Path(tempfile.mkdtemp(prefix="typedmemeval-spool-"))
         config.pluginmanager.register(XdistControllerHooks(session), "typedmemeval-xdist")
         if not session.agent_spec and not config.option.collectonly and not _only_gates(config):
             if not _conftest_defines_agent(config):
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
                 raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+
+
+def _check_report_path(path: Path, given: str) -> None:
+    """Refuse an unwritable --tme-report before the run, not after it (the run's results would be
+    computed and then lost)."""
+    if path.is_dir():
+        raise pytest.UsageError(f"--tme-report {given}: is a directory; name a file in it, e.g. "
+                                f"--tme-report {Path(given) / 'typedmemeval-report.json'}")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise pytest.UsageError(f"--tme-report {given}: {ancestor} is a file, so no report can be written "
+                                "below it; choose another path")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise pytest.UsageError(f"--tme-report {given}: the directory {ancestor} is not writable; "
+                                "choose another path")
+
+
+def _check_fail_under_names(session: TypedMemEvalSession) -> None:
+    """A bound on a name no collected question carries would bound nothing: refuse it now."""
+    verticals = sorted({marker_name(r.vertical) for c in session.corpora for r in c.records})
+    shapes = sorted({marker_name(r.shape) for c in session.corpora for r in c.records} - set(verticals))
+    for name, bound in session.fail_under.items():
+        if name == "*" or name in verticals or name in shapes:
+            continue
+        close = difflib.get_close_matches(name, verticals + shapes, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise pytest.UsageError(
+            f"--tme-fail-under {name}={bound:g}: no collected question has the vertical or shape "
+            f"{name!r}, so this bound would bound nothing; {hint}verticals: {', '.join(verticals)}; "
+            f"shapes: {', '.join(shapes)}")
+
+
+def _check_rootdir_not_moved_by_corpus_paths(config: pytest.Config) -> None:
+    """pytest picks its rootdir and ini file before any plugin loads, so in ``--tme-corpus PATH``
+    (space form) it takes PATH for a test path: a corpus outside the project then moves the rootdir
+    (the conftest adapter is not found, snapshots land elsewhere). Say so, with the fix."""
+    from _pytest.config.findpaths import determine_setup
+
+    try:
+        args = shlex.split(os.environ.get("PYTEST_ADDOPTS", "")) + list(config.invocation_params.args)
+        namespace = config._parser.parse_known_args(args)
+        extra = ({"override_ini": namespace.override_ini}
+                 if "override_ini" in inspect.signature(determine_setup).parameters else {})
+        expected = determine_setup(
+            inifile=namespace.inifilename, args=namespace.file_or_dir,
+            rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=config.invocation_params.dir,
+            **extra)
+    except Exception:  # noqa: BLE001 - a check that cannot run must not break a run
+        return
+    if expected[0] == config.rootpath and expected[1] == config.inipath:
+        return
+    spaced = [value for value in config.getoption("tme_corpus") if f"--tme-corpus={value}" not in args]
+    shown = spaced[0] if spaced else config.getoption("tme_corpus")[0]
+    raise pytest.UsageError(
+        f"--tme-corpus {shown}: pytest read this path as a test path before the plugin loaded and "
+        f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write --tme-corpus={shown} "
+        f"(with '='), or pass --rootdir={expected[0]}")
+
+
+def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -> None:
+    """A truncated or corrupt baseline file stops the run before any question, naming the file."""
+    from .snapshot_file import SnapshotFileError, read_snapshot_file
+
+    for corpus in session.corpora:
+        path = snapshot_path(config, corpus)
+        if path.is_file():
+            try:
+                read_snapshot_file(path)
+            except SnapshotFileError as error:
+                raise pytest.UsageError(f"TypedMemEval {error}") from None
+
+
+def snapshot_path(config: pytest.Config, corpus: Corpus) -> Path:
+    return config.rootpath / "typedmemeval" / "__snapshots__" / f"{corpus.corpus_id}.ambr"
 
 
 def _judge_choice(config: pytest.Config) -> JudgeChoice:
@@ -227,6 +331,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+        if session.spool_dir is not None and not _is_worker(config):
+            shutil.rmtree(session.spool_dir, ignore_errors=True)
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -245,7 +351,7 @@ class QuestionModule(pytest.Module):
 
     tme_corpus: Corpus
     items_module = "pytest_typedmemeval._question_items"
-    function_name = "question"
+    function_name = QUESTION_FUNCTION
 
     def _getobj(self) -> ModuleType:
         return importlib.import_module(self.items_module)
@@ -268,7 +374,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for corpus in tme.corpora:
         module = QuestionModule.from_parent(session, path=config.rootpath / "typedmemeval" / corpus.corpus_id)
         module.tme_corpus = corpus
-        items.extend(item for item in session.genitems(module) if isinstance(item, pytest.Item))
+        for item in session.genitems(module):
+            if isinstance(item, pytest.Item):
+                case = _question_case(item)
+                if case is not None:
+                    # The item id carries no label; -k still selects by the full question id.
+                    item.extra_keyword_matches.add(case.record.question_id)
+                items.append(item)
     if tme.collect_gates:
         for corpus in tme.corpora:
             path = config.rootpath / "typedmemeval" / "gates" / corpus.corpus_id
@@ -277,16 +389,30 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             items.extend(item for item in session.genitems(module) if isinstance(item, pytest.Item))
 
 
+def _question_case(item: pytest.Item) -> QuestionCase | None:
+    callspec = getattr(item, "callspec", None)
+    case = callspec.params.get("tme_case") if callspec is not None else None
+    return case if isinstance(case, QuestionCase) else None
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Refuse a run without an adapter once, before any question runs (not 500 failures)."""
+    """Note the questions this run set out to measure, and refuse a run without an adapter once,
+    before any question runs (not 500 failures)."""
     config = session.config
     tme = tme_session(config)
-    if not tme.enabled or config.option.collectonly or tme.agent_spec:
+    if not tme.enabled or config.option.collectonly:
         return
     for item in session.items:
-        if isinstance(getattr(item, "parent", None), QuestionModule) and not isinstance(item.parent, GateModule):
-            fixturedefs = item._fixtureinfo.name2fixturedefs.get("typedmemeval_agent", ())  # type: ignore[attr-defined]
+        case = _question_case(item)
+        if case is not None:
+            tme.selected[case.corpus.corpus_id, case.record.question_id] = item.nodeid
+    if tme.agent_spec or not tme.selected:
+        return
+    for item in session.items:
+        if _question_case(item) is not None:
+            manager = getattr(session, "_fixturemanager", None)
+            fixturedefs = manager.getfixturedefs("typedmemeval_agent", item) if manager is not None else None
             if fixturedefs and fixturedefs[-1].func is _default_agent_function():
                 raise pytest.UsageError(NO_ADAPTER_MESSAGE)
             return
@@ -306,6 +432,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
         metafunc.parametrize("tme_gate", gate_params(corpus, marker_name))
         return
+    ids = tme_session(metafunc.config).item_ids(corpus)
     params = []
     for record in corpus.records:
         block = record.typedmemeval
@@ -313,7 +440,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                  getattr(pytest.mark, marker_name(block.shape))]
         if block.pair_id:
             marks.append(pytest.mark.pair)
-        params.append(pytest.param(QuestionCase(corpus, record), id=record.question_id, marks=marks))
+        params.append(pytest.param(QuestionCase(corpus, record), id=ids[record.question_id], marks=marks))
     metafunc.parametrize("tme_case", params)
 
 
@@ -321,34 +448,39 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def typedmemeval_agent(request: pytest.FixtureRequest) -> Any:
     """The memory system under test. Override this fixture in your rootdir ``conftest.py``, or pass
     ``--tme-agent module:factory``. It is reset before every question."""
-    from .agent import check_agent, load_agent_factory
+    from .agent import load_agent_factory
 
     spec = tme_session(request.config).agent_spec
     if not spec:
         raise pytest.UsageError(NO_ADAPTER_MESSAGE)
-    agent = load_agent_factory(spec)()
-    check_agent(agent, f"--tme-agent {spec}")
-    return agent
+    return load_agent_factory(spec)()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    tme = tme_session(item.config)
     result = item.stash.get(RESULT_KEY, None)
-    if result is None and report.when == "setup" and report.failed:
-        case = getattr(item, "callspec", None) and item.callspec.params.get("tme_case")  # type: ignore[attr-defined]
-        if isinstance(case, QuestionCase):
-            message = str(call.excinfo.value).splitlines()[0] if call.excinfo else "setup failed"
-            result = error_result(case, tme_session(item.config).judge(), f"setup failed: {message}")
-            item.stash[RESULT_KEY] = result
+    case = _question_case(item)
+    if result is None and case is not None and report.when == "setup" and report.failed:
+        message = str(call.excinfo.value).splitlines()[0] if call.excinfo else "setup failed"
+        result = error_result(case, tme.judge(), f"setup failed: {message}")
+        item.stash[RESULT_KEY] = result
     # One report per question carries the result: the call report, or the failed setup report
     # when the question never ran. The attribute is plain data, so xdist ships it to the controller.
     if result is not None and (report.when == "call" or (report.when == "setup" and report.failed)):
-        setattr(report, RESULT_ATTRIBUTE, result.model_dump(mode="json"))
-        tme_session(item.config).produced_keys.add(result.key)
+        payload = result.model_dump(mode="json")
+        setattr(report, RESULT_ATTRIBUTE, payload)
+        tme.produced_keys.add(result.key)
         baseline = item.stash.get(BASELINE_KEY, None)
         if baseline is not None:
             setattr(report, BASELINE_ATTRIBUTE, baseline)
+        # Also to the worker's spool, before the report leaves: if the controller is interrupted
+        # before it reads this report, the result is still there to be merged.
+        tme.spool({"result": payload, "baseline": baseline})
+    failure = item.stash.get(ADAPTER_FAILURE_KEY, None)
+    if failure is not None and report.when == "call":
+        setattr(report, ADAPTER_FAILURE_ATTRIBUTE, failure)
     return report
 
 
@@ -364,12 +496,53 @@ class ResultCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, RESULT_ATTRIBUTE, None)
-        if payload is None:
+        if payload is not None:
+            self.session.add_result(QuestionResult.model_validate(payload))
+            baseline = getattr(report, BASELINE_ATTRIBUTE, None)
+            if baseline is not None:
+                self.session.baseline_changes.append(baseline)
             return
-        self.session.add_result(QuestionResult.model_validate(payload))
-        baseline = getattr(report, BASELINE_ATTRIBUTE, None)
-        if baseline is not None:
-            self.session.baseline_changes.append(baseline)
+        failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
+        if failure is not None:
+            self.session.adapter_failure = self.session.adapter_failure or failure
+            return
+        if str(report.when) == "???":
+            self._worker_crashed(report)
+            return
+        if report.skipped and report.when in ("setup", "call"):
+            found = self.session.case_for_nodeid(report.nodeid)
+            if found is not None:
+                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+                self.session.not_run_causes[found[0].corpus_id, found[1].question_id] = (
+                    f"skipped: {str(reason).removeprefix('Skipped: ')}")
+
+    def _worker_crashed(self, report: pytest.TestReport) -> None:
+        """xdist reports the item a dying worker was running: record it as an ``error`` result
+        naming the worker, so the question is neither lost nor silently dropped from n."""
+        found = self.session.case_for_nodeid(report.nodeid)
+        node = getattr(report, "node", None)
+        worker = str(getattr(getattr(node, "gateway", None), "id", None) or "a worker")
+        question = None
+        if found is not None:
+            corpus, record = found
+            judge = self.session.judge()
+            result = error_result_for(
+                corpus, record, judge.name, judge.fingerprint,
+                f"the xdist worker {worker} running this question died (a crash, os._exit or a signal "
+                "in the adapter?); no answer was recorded")
+            self.session.add_result(result)
+            question = f"{corpus.corpus_id}/{record.question_id}"
+        for lost in self.session.workers_lost:
+            if lost["worker"] == worker and lost["question"] is None:
+                lost["question"] = question  # pytest_testnodedown came first and could not name it
+                return
+        self.session.workers_lost.append({"worker": worker, "question": question})
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        message = str(excinfo.value).strip()
+        if excinfo.type is KeyboardInterrupt or not message:
+            message = "KeyboardInterrupt (Ctrl-C or SIGINT)"
+        self.session.stop_reason = self.session.stop_reason or message
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -382,19 +555,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "result_keys": sorted(f"{c}::{q}" for c, q in tme.produced_keys),
         }
         return
-    if not tme.results:
+    if not tme.enabled or config.option.collectonly:
         return
     from ._finish import finish_session
 
-    if finish_session(tme) and session.exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    stopped = session.shouldfail or session.shouldstop
+    if stopped and tme.stop_reason is None:
+        tme.stop_reason = str(stopped)
+    tme.exit_status = finish_session(tme, int(session.exitstatus))
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_status(session: pytest.Session) -> Generator[None, None, None]:
+    """Apply the exit status the report decided, after every other plugin's sessionfinish (syrupy
+    ORs its bits into the status: a usage error 4 must not become 5 or 6)."""
+    yield
+    tme = session.config.stash.get(SESSION_KEY, None)
+    if tme is None or tme.exit_status is None:
+        return
+    if tme.exit_status == 4 or session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = tme.exit_status
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if _is_worker(config):
         return
     tme = config.stash.get(SESSION_KEY, None)
-    if tme is None or not tme.results:
+    if tme is None or not tme.reported:
         return
     from ._finish import summary_lines
 
@@ -410,12 +597,28 @@ class XdistControllerHooks:
         self.session = session
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        if self.session.spool_dir is not None:
+            node.workerinput[SPOOL_INPUT_KEY] = str(self.session.spool_dir)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self.session.selected:
+            return  # every worker collects the same items; the first list is the selection
+        for nodeid in ids:
+            found = self.session.case_for_nodeid(nodeid)
+            if found is not None:
+                self.session.selected[found[0].corpus_id, found[1].question_id] = nodeid
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         payload = getattr(node, "workeroutput", {}).get(WORKER_PAYLOAD_KEY)
         if payload is None or payload.get("version") != WORKER_PAYLOAD_VERSION:
             # A crashed worker sends nothing: say so instead of treating it as "no results".
-            self.session.workers_without_payload.append(str(getattr(node, "gateway", node).id
-                                                            if hasattr(node, "gateway") else node))
+            worker = str(getattr(node, "gateway", node).id if hasattr(node, "gateway") else node)
+            self.session.workers_without_payload.append(worker)
+            if error is not None and not any(lost["worker"] == worker for lost in self.session.workers_lost):
+                self.session.workers_lost.append({"worker": worker, "question": None})
             return
         for key in payload["result_keys"]:
             corpus_id, _, question_id = key.partition("::")

@@ -1,23 +1,22 @@
 """One question end to end: reset -> ingest sessions in order -> ask -> judge -> QuestionResult.
 
-Knows nothing about pytest. An adapter exception or timeout becomes outcome ``error`` for this
-question only; it is a harness fact, never a memory verdict, so it is never graded ``wrong``.
+Knows nothing about pytest. An adapter exception (any ``BaseException`` but ``KeyboardInterrupt``),
+a timeout, a blocked event loop, a malformed answer or a judge failure becomes outcome ``error`` for
+this question only; it is a harness fact, never a memory verdict, so it is never graded ``wrong``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import inspect
 import time
-from collections.abc import Callable
 from typing import Any, Protocol
 
+from .adapter_calls import AdapterCalls, AdapterTimeout, LoopBlocked
 from .agent import Answer, Evidence
 from .corpus.loading import Corpus
 from .corpus.models import AnswerKey, QuestionRecord
 from .judge.outcomes import Outcome, Verdict
-from .projection import AdapterView, adapter_view, opaque_to_index
+from .projection import adapter_view, opaque_to_index
 from .results import Attribution, QuestionResult
 
 
@@ -36,57 +35,89 @@ class Judge(Protocol):
               *, question: str | None = None) -> Verdict: ...
 
 
-class AdapterTimeout(Exception):
-    pass
+STORED_ANSWER_CHARS = 20_000
+"""An answer is stored in the result (and the report) up to this many characters, the length the
+mechanical judge reads (``judge.reading.MAX_JUDGED_CHARS``): a 10 MB answer must not become a 10 MB
+report line, a 10 MB xdist message or a 10 MB failure text. The stored text says how much was cut."""
+
+REASON_CHARS = 500
+"""An adapter's exception message is kept to one line of at most this many characters."""
 
 
-def _is_async(agent: Any) -> bool:
-    return any(inspect.iscoroutinefunction(getattr(agent, name, None)) for name in ("reset", "ingest", "answer"))
+def plain_text(text: str) -> str:
+    """``text`` made encodable as UTF-8: lone surrogates become ``\\udXXX`` escapes.
 
-
-def _call_sync(function: Callable[..., Any], *args: Any, timeout: float | None, **kwargs: Any) -> Any:
-    """Call a sync adapter method, bounded by ``timeout`` seconds when one is set.
-
-    A timed-out sync call cannot be killed; its thread is abandoned. That is the price of not
-    requiring adapters to be cancellable, and it is documented in the README.
+    An answer may hold anything a Python ``str`` can; the report, the xdist channel and the
+    terminal need UTF-8. Done once, where the adapter's text enters a result.
     """
-    if timeout is None:
-        return function(*args, **kwargs)
-    executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tme-adapter")
     try:
-        return executor.submit(function, *args, **kwargs).result(timeout=timeout)
-    except concurrent.futures.TimeoutError:
-        raise AdapterTimeout(f"{getattr(function, '__name__', 'call')}() exceeded --tme-timeout "
-                             f"{timeout:g}s") from None
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
-async def _call_async(function: Callable[..., Any], *args: Any, timeout: float | None, **kwargs: Any) -> Any:
-    result = function(*args, **kwargs)
-    if not inspect.isawaitable(result):
-        return result
-    try:
-        return await asyncio.wait_for(result, timeout)
-    except asyncio.TimeoutError:
-        raise AdapterTimeout(f"{getattr(function, '__name__', 'call')}() exceeded --tme-timeout "
-                             f"{timeout:g}s") from None
+def _stored_answer(text: str) -> str:
+    if len(text) <= STORED_ANSWER_CHARS:
+        return plain_text(text)
+    return (plain_text(text[:STORED_ANSWER_CHARS])
+            + f" [... {len(text) - STORED_ANSWER_CHARS:,} more characters not stored]")
 
 
-def _drive_sync(agent: Any, view: AdapterView, timeout: float | None) -> Any:
-    _call_sync(agent.reset, timeout=timeout)
-    for session in view.sessions:
-        _call_sync(agent.ingest, session, timeout=timeout)
-    return _call_sync(agent.answer, view.question, query_time=view.query_time,
-                      instruction=view.instruction, timeout=timeout)
+def one_line(text: str, limit: int = REASON_CHARS) -> str:
+    """The first line of ``text``, at most ``limit`` characters, encodable."""
+    lines = str(text).strip().splitlines()
+    first = lines[0] if lines else ""
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    return plain_text(first)
 
 
-async def _drive_async(agent: Any, view: AdapterView, timeout: float | None) -> Any:
-    await _call_async(agent.reset, timeout=timeout)
-    for session in view.sessions:
-        await _call_async(agent.ingest, session, timeout=timeout)
-    return await _call_async(agent.answer, view.question, query_time=view.query_time,
-                             instruction=view.instruction, timeout=timeout)
+class AdapterContractError(TypeError):
+    """``answer()`` returned something the protocol does not allow (checked before judging)."""
+
+
+def failure_reason(error: BaseException) -> str:
+    """One line saying what went wrong in the adapter call."""
+    if isinstance(error, (AdapterTimeout, LoopBlocked, AdapterContractError)):
+        return one_line(str(error))
+    message = one_line(str(error))
+    return f"adapter raised {type(error).__name__}" + (f": {message}" if message else "")
+
+
+def _checked_ids(ids: Any, field_name: str) -> tuple[str, ...] | None:
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (tuple, list)):
+        raise AdapterContractError(f"Evidence.{field_name} is {type(ids).__name__}; expected a tuple of "
+                                   "the session ids ingest() received (str)")
+    for index, value in enumerate(ids):
+        if not isinstance(value, str):
+            raise AdapterContractError(f"Evidence.{field_name}[{index}] is {type(value).__name__}; "
+                                       "evidence lists hold the session ids ingest() received (str)")
+    return tuple(ids)
+
+
+def read_answer(raw: Any) -> tuple[str, Evidence | None]:
+    """The answer text and checked evidence from what ``answer()`` returned.
+
+    Raises :class:`AdapterContractError` (a one-line reason) for anything else: the question is
+    then ``error``, and the malformed value never reaches the judge or coverage.
+    """
+    if isinstance(raw, str):
+        return raw, None
+    if not isinstance(raw, Answer):
+        raise AdapterContractError(f"answer() returned {type(raw).__name__}; expected str or Answer")
+    if not isinstance(raw.text, str):
+        raise AdapterContractError(f"Answer.text is {type(raw.text).__name__}; expected str")
+    evidence = raw.evidence
+    if evidence is None:
+        return raw.text, None
+    if not isinstance(evidence, Evidence):
+        raise AdapterContractError(f"Answer.evidence is {type(evidence).__name__}; expected Evidence or None")
+    checked = Evidence(retrieved=_checked_ids(evidence.retrieved, "retrieved"),
+                       context=_checked_ids(evidence.context, "context"), contents=evidence.contents)
+    return raw.text, checked
 
 
 def _coverage(record: QuestionRecord, evidence: Evidence | None) -> tuple[
@@ -109,53 +140,68 @@ def _coverage(record: QuestionRecord, evidence: Evidence | None) -> tuple[
 
 def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judge, *,
                  timeout: float | None = None,
-                 loop: asyncio.AbstractEventLoop | None = None) -> QuestionResult:
+                 loop: asyncio.AbstractEventLoop | None = None,
+                 calls: AdapterCalls | None = None) -> QuestionResult:
+    """Run one question and return its result; never raises for anything the adapter does.
+
+    Every exception from the adapter (``SystemExit``, ``asyncio.CancelledError`` and other
+    ``BaseException``s included), a timeout, a blocked event loop, a malformed answer and a judge
+    failure become outcome ``error`` with a one-line reason. Only ``KeyboardInterrupt`` propagates:
+    it is the user stopping the run. ``calls`` carries the process's helper threads and loop;
+    without it a temporary one is used (``timeout`` and ``loop`` configure it).
+    """
+    own_calls = calls is None
+    if calls is None:
+        calls = AdapterCalls(timeout, loop=loop)
     view = adapter_view(record)
     block = record.typedmemeval
     started = time.perf_counter()
     answer_text: str | None = None
-    evidence: Evidence | None = None
     coverage: float | None = None
     source: str | None = None
     attribution: Attribution = "unobserved"
-    surfaced_indices: frozenset[int] | None = None
     unknown = 0
     try:
-        if _is_async(agent):
-            # One loop for the whole session: async clients are often bound to the loop they
-            # were created on, so a fresh loop per call would break them.
-            if loop is None:
-                raw = asyncio.run(_drive_async(agent, view, timeout))
-            else:
-                raw = loop.run_until_complete(_drive_async(agent, view, timeout))
-        else:
-            raw = _drive_sync(agent, view, timeout)
-        if isinstance(raw, Answer):
-            answer_text, evidence = raw.text, raw.evidence
-        elif isinstance(raw, str):
-            answer_text = raw
-        else:
-            raise TypeError(f"answer() returned {type(raw).__name__}; expected str or Answer")
-        if not isinstance(answer_text, str):
-            raise TypeError(f"Answer.text is {type(answer_text).__name__}; expected str")
-    except Exception as error:  # noqa: BLE001 - any adapter failure is this question's error
-        verdict = Verdict(Outcome.ERROR, f"adapter raised {type(error).__name__}: {error}".splitlines()[0])
+        raw = calls.drive(agent, view.sessions, {"question": view.question, "query_time": view.query_time,
+                                                 "instruction": view.instruction})
+        answer_text, evidence = read_answer(raw)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - any adapter failure is this question's error
+        verdict = Verdict(Outcome.ERROR, failure_reason(error))
     else:
         coverage, source, attribution, surfaced_indices, unknown = _coverage(record, evidence)
-        surfaced_items = None
-        if block.list_order is not None and surfaced_indices is not None:
-            surfaced_items = frozenset(item for item, index in zip(block.list_order.items,
-                                                                    block.list_order.session_indices)
-                                       if index in surfaced_indices)
-        verdict = judge.judge(answer_text, block.answer_key, surfaced_items, question=record.question)
+        verdict = _judged(judge, record, answer_text, surfaced_indices)
+    finally:
+        if own_calls:
+            calls.close()
     return QuestionResult(
         corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256, question_id=record.question_id,
         vertical=block.vertical, shape=block.shape, pair_id=block.pair_id, arm=block.arm,
-        distance_sessions=block.distance_sessions, outcome=verdict.outcome.value, reason=verdict.reason,
+        distance_sessions=block.distance_sessions, outcome=verdict.outcome.value,
+        reason=plain_text(verdict.reason),
         subcounts=tuple(sorted(verdict.subcounts)), question=record.question, gold=record.answer,
-        answer=answer_text, coverage=coverage, coverage_source=source,  # type: ignore[arg-type]
+        answer=None if answer_text is None else _stored_answer(answer_text), coverage=coverage,
+        coverage_source=source,  # type: ignore[arg-type]
         attribution=attribution, unknown_evidence_ids=unknown, judge=judge.name,
         judge_fingerprint=judge.fingerprint,
         mechanical_outcome=None if verdict.mechanical_outcome is None else verdict.mechanical_outcome.value,
         duration_seconds=time.perf_counter() - started,
     )
+
+
+def _judged(judge: Judge, record: QuestionRecord, answer_text: str,
+            surfaced_indices: frozenset[int] | None) -> Verdict:
+    """The judge's verdict; a judge that raises gives ``error`` (a harness fault), never a crash."""
+    block = record.typedmemeval
+    try:
+        surfaced_items = None
+        if block.list_order is not None and surfaced_indices is not None:
+            surfaced_items = frozenset(item for item, index in zip(block.list_order.items,
+                                                                    block.list_order.session_indices)
+                                       if index in surfaced_indices)
+        return judge.judge(answer_text, block.answer_key, surfaced_items, question=record.question)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - a judge bug must not lose the question
+        return Verdict(Outcome.ERROR, f"the judge raised {type(error).__name__}: {one_line(str(error))}")

@@ -61,7 +61,14 @@ def test_shape_and_pair_markers_pass_strict_markers(consumer: pytest.Pytester) -
     ids = _collected_ids(result)
     assert len(ids) >= 2 and all("prospective" in i or "forgetting" in i for i in ids)
     shapes = consumer.runpytest(*corpus_args(consumer), "--co", "-q", "--strict-markers", "-m", "never_known")
-    assert [i for i in _collected_ids(shapes) if i.endswith("_abs]")] == _collected_ids(shapes) != []
+    assert _collected_ids(shapes) == ["typedmemeval/corpus_typedmemeval-fixture-forgetting-v0::question[tme-for-003]"]
+
+
+def test_item_ids_carry_no_label_but_k_selects_the_full_question_id(consumer: pytest.Pytester) -> None:
+    everything = _collected_ids(consumer.runpytest(*corpus_args(consumer), "--co", "-q"))
+    assert everything and not any("_abs" in i for i in everything)
+    by_question_id = _collected_ids(consumer.runpytest(*corpus_args(consumer), "--co", "-q", "-k", "tme-for-003_abs"))
+    assert by_question_id == ["typedmemeval/corpus_typedmemeval-fixture-forgetting-v0::question[tme-for-003]"]
 
 
 def test_k_selects_by_question_id(consumer: pytest.Pytester) -> None:
@@ -142,6 +149,8 @@ def test_oracle_adapter_passes_and_report_has_typed_vectors(consumer: pytest.Pyt
     assert all(q["judge_fingerprint"] == report["judge"]["fingerprint"] for q in report["questions"])
     with_gold = [q for q in report["questions"] if not q["question_id"].endswith("_abs")]
     assert all(q["coverage"] == 1.0 and q["attribution"] == "present" for q in with_gold)
+    assert report["complete"] is True and report["interrupted"] is False and report["not_run"] == []
+    assert report["selected"] == len(report["questions"]) and report["workers_lost"] == []
 
 
 def test_adapter_that_raises_gives_error_for_that_question_only(
@@ -182,6 +191,7 @@ def test_json_report_identical_under_xdist(pytester: pytest.Pytester) -> None:
     serial.pop("timing"), parallel.pop("timing")
     assert serial["questions"] and serial == parallel
     assert parallel["missing_results"] == [] and parallel["workers_without_payload"] == []
+    assert parallel["complete"] is True and parallel["not_run"] == []
 
 
 def test_reset_before_every_question_and_adapter_sees_no_labels(pytester: pytest.Pytester) -> None:
@@ -275,6 +285,19 @@ def test_threshold_mode_fails_the_session_not_the_items(
     assert failing.parseoutcomes().get("failed", 0) == 0
     passing = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "0")
     assert passing.ret == pytest.ExitCode.OK
+
+
+def test_fail_under_bounds_a_shape_by_name(consumer: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TME_TEST_MODE", "dunno")
+    declines_right = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "never_known=1.0",
+                                        "--tme-report", "r.json")
+    assert declines_right.ret == pytest.ExitCode.OK
+    rows = json.loads((consumer.path / "r.json").read_text())["thresholds"]
+    assert rows == [{"shape": "never_known", "n": 1, "correct_rate": 1.0, "bound": 1.0, "ci95": rows[0]["ci95"],
+                     "passed": True}]
+    sums = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "sums=0.5")
+    assert sums.ret == pytest.ExitCode.TESTS_FAILED
+    sums.stdout.fnmatch_lines(["*FAILED thresholds: sums: correct 0.00 < 0.50 (n=1)*"])
 
 
 def test_fail_under_rejects_a_rate_outside_zero_one(pytester: pytest.Pytester) -> None:

@@ -8,9 +8,12 @@ system's answer, an error message) is redacted here, at the one place text leave
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 from collections.abc import Iterable, Mapping
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from ..corpus.loading import RESERVED_BENCHMARK_TOKEN, Corpus
@@ -54,6 +57,46 @@ def build_report(results: Iterable[QuestionResult], corpora: Iterable[Corpus], *
     return report
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with non-finite floats as ``None`` (JSON has no NaN; only a hook could add one)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def dumps_report(report: Mapping[str, Any]) -> str:
-    text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    return _RESERVED.sub(REDACTION, text)
+    """The report as JSON text that is always valid and always encodable as UTF-8.
+
+    A lone surrogate (an adapter can return any ``str``) is written as its JSON escape, a
+    non-finite number from a hook as ``null``, an object a hook added as its ``str``.
+    """
+    try:
+        text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError:
+        text = json.dumps(_finite(report), indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    text = _RESERVED.sub(REDACTION, text + "\n")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Only lone surrogates fail, and only inside JSON strings: "\\udXXX" is their JSON escape.
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write atomically: a temporary file beside ``path``, then one rename. A reader never sees a
+    half-written report, and a failed write leaves the previous report (if any) intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
