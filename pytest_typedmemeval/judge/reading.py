@@ -514,23 +514,23 @@ class Reading:
     def opens_with_yes(self) -> bool:
         return bool(_LEADING_YES.match(self.norm))
 
+    def _governs_before_firing(self, pattern: re.Pattern[str]) -> bool:
+        """``pattern`` occurs, and before any (non-negated) firing cue."""
+        first = self._first(pattern)
+        if first is None:
+            return False
+        fired = self._first(_FIRED, negatable=True)
+        return fired is None or first < fired
+
     @cached_property
     def says_still_to_come(self) -> bool:
         """J5 never-known: a governing "not yet" / "still to come"."""
-        to_come = self._first(_STILL_TO_COME)
-        if to_come is None:
-            return False
-        fired = self._first(_FIRED, negatable=True)
-        return fired is None or to_come < fired
+        return self._governs_before_firing(_STILL_TO_COME)
 
     @cached_property
     def says_not_due(self) -> bool:
         """J4.2: the narrow "not yet (due)" governs the answer."""
-        not_due = self._first(_NOT_DUE)
-        if not_due is None:
-            return False
-        fired = self._first(_FIRED, negatable=True)
-        return fired is None or not_due < fired
+        return self._governs_before_firing(_NOT_DUE)
 
 
 def _overlaps_any(span: Span, others: Sequence[Span]) -> bool:
