@@ -45,6 +45,23 @@ Build = Callable[[Mapping[str, float]], Sequence[QuestionRecord]]
 """Builds the records of the shapes being searched for a given echo-by-shape map."""
 
 
+def panel_max_coverage(records: Sequence[QuestionRecord], shape: str) -> float | None:
+    """The largest per-shape mean coverage over the lexical arms of the retriever panel.
+
+    Revision 2 (VERTICALS.md Appendix C) puts the ceiling on the panel maximum, so the search must
+    not pick a dial that only the reference BM25 finds hard. The dense arm is left to the gate:
+    encoding every candidate corpus would cost minutes per point on these machines."""
+    from ..retrieval import panel
+
+    chosen = [record for record in records if record.shape == shape]
+    best: float | None = None
+    for retriever in panel.LEXICAL_PANEL:
+        mean = panel.mean_by_shape(chosen, panel.coverage_by_question(chosen, retriever)).get(shape)
+        if mean is not None and (best is None or mean > best):
+            best = mean
+    return best
+
+
 def shape_coverage(records: Sequence[QuestionRecord], shape: str) -> float | None:
     """Mean realised coverage at K_ref over ``shape``'s questions with gold (None if none)."""
     values = [value for record in records if record.shape == shape
@@ -59,6 +76,8 @@ class ShapeSearch:
     shape: str
     points: list[tuple[float, float]] = field(default_factory=list)
     """(echo, coverage) in evaluation order: the sweep first, then the bisection."""
+    panel_max: dict[float, float] = field(default_factory=dict)
+    """Per evaluated dial, the lexical panel's maximum coverage (revision 2 only)."""
     bracket: tuple[float, float] | None = None
     echo: float = 0.0
     coverage: float = 0.0
@@ -68,9 +87,13 @@ class ShapeSearch:
         return len(self.points)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"echo": self.echo, "coverage": round(self.coverage, 6), "iterations": self.iterations,
-                "bracket": list(self.bracket) if self.bracket else None,
-                "points": [[echo, round(cov, 6)] for echo, cov in self.points]}
+        out: dict[str, Any] = {
+            "echo": self.echo, "coverage": round(self.coverage, 6), "iterations": self.iterations,
+            "bracket": list(self.bracket) if self.bracket else None,
+            "points": [[echo, round(cov, 6)] for echo, cov in self.points]}
+        if self.panel_max:
+            out["panel_max"] = [[dial, round(value, 6)] for dial, value in self.panel_max.items()]
+        return out
 
 
 @dataclass
@@ -95,25 +118,33 @@ def _grid() -> list[float]:
 
 
 def choose(points: Sequence[tuple[float, float]], target: float = TARGET,
-           ceiling: float = SATURATION_CEILING) -> tuple[float, float]:
+           ceiling: float = SATURATION_CEILING,
+           panel_max: Mapping[float, float] | None = None) -> tuple[float, float]:
     """The evaluated (echo, coverage) closest to ``target`` among those at or below ``ceiling``
-    (ties: the smaller echo, i.e. less inserted vocabulary). Raises if every point is saturated."""
-    allowed = [(echo, coverage) for echo, coverage in points if coverage <= ceiling]
+    (ties: the smaller echo, i.e. less inserted vocabulary). Raises if every point is saturated.
+    With ``panel_max`` a point is allowed only when the panel's maximum is under the ceiling too."""
+    panel_max = panel_max or {}
+    allowed = [(echo, coverage) for echo, coverage in points
+               if coverage <= ceiling and panel_max.get(echo, coverage) <= ceiling]
     if not allowed:
         raise ValueError(f"every evaluated echo saturates (coverage > {ceiling}): the shape cannot "
                          "be calibrated by echo; redesign its competition")
     return min(allowed, key=lambda point: (abs(point[1] - target), point[0]))
 
 
-def search_shape(evaluate: Callable[[float], float], shape: str, *, target: float = TARGET,
-                 ceiling: float = SATURATION_CEILING) -> ShapeSearch:
-    """Sweep then bisect one shape's knob; ``evaluate(echo)`` returns that shape's mean coverage."""
+def search_shape(evaluate: Callable[[float], float | tuple[float, float]], shape: str, *,
+                 target: float = TARGET, ceiling: float = SATURATION_CEILING) -> ShapeSearch:
+    """Sweep then bisect one shape's knob; ``evaluate(echo)`` returns that shape's mean coverage,
+    or (reference coverage, lexical panel maximum)."""
     search = ShapeSearch(shape)
     seen: dict[float, float] = {}
 
     def measure(echo: float) -> float:
         if echo not in seen:
-            seen[echo] = evaluate(echo)
+            value = evaluate(echo)
+            if isinstance(value, tuple):
+                value, search.panel_max[echo] = value
+            seen[echo] = value
             search.points.append((echo, seen[echo]))
         return seen[echo]
 
@@ -134,22 +165,26 @@ def search_shape(evaluate: Callable[[float], float], shape: str, *, target: floa
                 low = middle
             else:
                 high = middle
-    search.echo, search.coverage = choose(search.points, target, ceiling)
+    search.echo, search.coverage = choose(search.points, target, ceiling, search.panel_max)
     return search
 
 
 def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *,
-              target: float = TARGET) -> CalibrationResult:
-    """Search each shape in order, fixing its knob before the next; ``start`` seeds the others."""
+              target: float = TARGET, panel: bool = False) -> CalibrationResult:
+    """Search each shape in order, fixing its knob before the next; ``start`` seeds the others.
+    ``panel`` (revision 2) also measures the lexical panel's maximum at every point."""
     began = time.perf_counter()
     echo = dict(start)
     searches: dict[str, ShapeSearch] = {}
     for shape in shapes:
-        def evaluate(value: float, shape: str = shape) -> float:
+        def evaluate(value: float, shape: str = shape) -> float | tuple[float, float]:
             trial = {**echo, shape: value}
-            coverage = shape_coverage(build(trial), shape)
+            records = build(trial)
+            coverage = shape_coverage(records, shape)
             if coverage is None:
                 raise ValueError(f"shape {shape!r} has no question with gold: nothing to calibrate")
+            if panel:
+                return coverage, panel_max_coverage(records, shape) or coverage
             return coverage
 
         search = search_shape(evaluate, shape, target=target)
@@ -159,4 +194,4 @@ def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *
 
 
 __all__ = ["BISECTION_STEPS", "CalibrationResult", "START_ECHO", "ShapeSearch", "SWEEP_POINTS", "TARGET",
-           "TOLERANCE", "calibrate", "choose", "search_shape", "shape_coverage"]
+           "TOLERANCE", "calibrate", "choose", "panel_max_coverage", "search_shape", "shape_coverage"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -41,12 +41,15 @@ REVISION = 1
 """Revision of every corpus this project generates so far (Appendix A: starting at v1)."""
 
 def _discover() -> dict[str, str]:
-    """Every declared vertical (``gates/vertical_specs.py``) with a ``generate/<vertical>.py``."""
+    """Every declared vertical (``gates/vertical_specs.py``) with a generator module: the
+    revision-2 declaration ``generate/verticals/<vertical>.py`` when there is one, else the
+    revision-1 module ``generate/<vertical>.py``."""
     found: dict[str, str] = {}
     for vertical in VERTICAL_SPECS:
-        name = f"{__package__}.{vertical}"
-        if importlib.util.find_spec(name) is not None:
-            found[vertical] = name
+        for name in (f"{__package__}.verticals.{vertical}", f"{__package__}.{vertical}"):
+            if importlib.util.find_spec(name) is not None:
+                found[vertical] = name
+                break
     return found
 
 
@@ -54,8 +57,29 @@ GENERATORS: dict[str, str] = _discover()
 """Vertical -> generator module, discovered: adding ``generate/<vertical>.py`` registers it."""
 
 
+def revision_of(module: ModuleType) -> int:
+    """The corpus revision a generator module writes (revision-1 modules do not say)."""
+    return int(getattr(module, "REVISION", REVISION))
+
+
 def corpus_id(vertical: str) -> str:
-    return f"typedmemeval-{vertical}-v{REVISION}"
+    return f"typedmemeval-{vertical}-v{revision_of(generator_module(vertical))}"
+
+
+def recorded_dial(module: ModuleType) -> dict[str, float]:
+    """The recorded calibration dial: topical competition (revision 2) or echo (revision 1)."""
+    if revision_of(module) >= 2:
+        return dict(module.RECORDED_COMPETITION)
+    return dict(module.RECORDED_ECHO)
+
+
+def build_records(module: ModuleType, seed: int, dial: Mapping[str, float], *,
+                  shapes: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The records a generator module builds, whichever revision's entry point it has."""
+    shapes = module.SHAPES if shapes is None else shapes
+    if revision_of(module) >= 2:
+        return module.build(seed, dial, shapes=shapes).records
+    return module.build_records(seed, dial, shapes=shapes)
 
 
 def generator_module(vertical: str) -> ModuleType:
@@ -77,7 +101,7 @@ def shipped_corpora_dir() -> Path:
 def corpus_text(vertical: str, seed: int, echo_by_shape: Mapping[str, float]) -> str:
     """The corpus bytes (as text) for (generator, seed, echo): the reproducibility function."""
     module = generator_module(vertical)
-    return dump_json(module.build_records(seed, echo_by_shape))
+    return dump_json(build_records(module, seed, echo_by_shape))
 
 
 def search_echo(vertical: str, seed: int | None = None) -> calibration.CalibrationResult:
@@ -86,12 +110,13 @@ def search_echo(vertical: str, seed: int | None = None) -> calibration.Calibrati
     seed = module.SEED if seed is None else seed
 
     def build(echo: Mapping[str, float]) -> list[QuestionRecord]:
-        records = module.build_records(seed, echo, shapes=module.CALIBRATED_SHAPES)
+        records = build_records(module, seed, echo, shapes=module.CALIBRATED_SHAPES)
         return [QuestionRecord.model_validate(record) for record in records]
 
     # A fixed start, never the previous recording: the search is a function of (generator, seed).
     start = {shape: calibration.START_ECHO for shape in module.SHAPES}
-    result = calibration.calibrate(build, module.CALIBRATED_SHAPES, start)
+    result = calibration.calibrate(build, module.CALIBRATED_SHAPES, start,
+                                   panel=revision_of(module) >= 2)
     for shape in module.SHAPES:
         if shape not in module.CALIBRATED_SHAPES:
             result.echo_by_shape[shape] = 0.0  # gold-less: not searched (§4.9)
@@ -134,7 +159,8 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
     record: Mapping[str, Any] | None = module.CALIBRATION_RECORD or None
-    echo = dict(module.RECORDED_ECHO)
+    echo = recorded_dial(module)
+    revision = revision_of(module)
     if search:
         began = time.perf_counter()
         result = search_echo(vertical)
@@ -142,20 +168,31 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
         echo = result.echo_by_shape
         record = result.record()
     began = time.perf_counter()
-    text = corpus_text(vertical, module.SEED, echo)
+    text, stats = _text_and_stats(module, echo)
     seconds["build"] = time.perf_counter() - began
     began = time.perf_counter()
     name = corpus_id(vertical)
-    sidecar = build_sidecar(text, corpus_id=name, vertical=vertical, revision=REVISION,
+    dials: dict[str, Any] = ({"competition_by_shape": echo, "echo_by_shape": {}, "text_stats": stats}
+                             if revision >= 2 else {"echo_by_shape": echo})
+    sidecar = build_sidecar(text, corpus_id=name, vertical=vertical, revision=revision,
                             generator=module.GENERATOR, generator_version=module.GENERATOR_VERSION,
-                            seed=module.SEED, echo_by_shape=echo, calibration=record,
-                            difficulty_note=getattr(module, "DIFFICULTY_NOTE", None))
+                            seed=module.SEED, calibration=record,
+                            difficulty_note=getattr(module, "DIFFICULTY_NOTE", None), **dials)
     seconds["sidecar"] = time.perf_counter() - began
     path = out / f"{name}.json"
     _write(path, text)
     _write(sidecar_path_for(path), dump_json(sidecar))
     return GenerationReport(vertical, path, sidecar_path_for(path), corpus_sha256(text.encode("utf-8")),
                             dict(echo), search, seconds, dict(record) if record else None)
+
+
+def _text_and_stats(module: ModuleType, dial: Mapping[str, float]
+                    ) -> tuple[str, dict[str, Any] | None]:
+    """Corpus text, and for revision 2 the rendering tally (fact-sentence share) for the sidecar."""
+    if revision_of(module) >= 2:
+        built = module.build(module.SEED, dial, shapes=module.SHAPES)
+        return dump_json(built.records), built.tally.as_stats()
+    return dump_json(module.build_records(module.SEED, dial)), None
 
 
 def _write(path: Path, text: str) -> None:
@@ -177,9 +214,12 @@ def regenerate_text(corpus: Corpus) -> str | None:
         return None
     for vertical, module_name in GENERATORS.items():
         if module_name == sidecar.generator:
-            return corpus_text(vertical, sidecar.seed, sidecar.echo_by_shape)
+            dial = (sidecar.competition_by_shape if sidecar.revision >= 2
+                    else sidecar.echo_by_shape)
+            return corpus_text(vertical, sidecar.seed, dial)
     return None
 
 
 __all__ = ["GENERATORS", "GenerationReport", "REVISION", "corpus_id", "corpus_text", "generate",
-           "generator_module", "regenerate_text", "search_echo", "shipped_corpora_dir"]
+           "generator_module", "recorded_dial", "regenerate_text", "revision_of", "search_echo",
+           "shipped_corpora_dir"]
