@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from judge_bank.build_bank import (  # noqa: E402  (needs tests/ on sys.path)
     BANK_PATH,
     HELDOUT_PATH,
+    HELDOUT_QUESTIONS_PATH,
     DECLINE_FAMILIES,
     DENIAL_FAMILIES,
     load_records,
@@ -67,14 +68,20 @@ def build_grader(name: str, model: str | None, base_url: str | None) -> Grader:
 
 
 def grade(bank: Iterable[dict[str, Any]], grader: Grader) -> list[Row]:
-    records = {record["question_id"]: record for record in load_records()}
-    keys: dict[str, AnswerKey] = {}
+    """Grade every case against its question's key, found by (corpus id, question id): the shipped
+    corpora for the templated bank, the frozen revision-1 questions for the held-out set."""
+    frozen = [json.loads(line) for line in
+              HELDOUT_QUESTIONS_PATH.read_text(encoding="utf-8").splitlines()]
+    records = {(record["corpus_id"], record["question_id"]): record
+               for record in (*load_records(), *frozen)}
+    keys: dict[tuple[str, str], AnswerKey] = {}
     rows = []
     for case in bank:
-        record = records[case["question_id"]]
-        key = keys.get(case["question_id"])
+        found = (case["corpus_id"], case["question_id"])
+        record = records[found]
+        key = keys.get(found)
         if key is None:
-            key = keys[case["question_id"]] = AnswerKey.model_validate(record["typedmemeval"]["answer_key"])
+            key = keys[found] = AnswerKey.model_validate(record["typedmemeval"]["answer_key"])
         rows.append((case, grader(case["answer"], key, record["question"])))
     return rows
 

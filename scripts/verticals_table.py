@@ -4,6 +4,7 @@ Usage (from anywhere, with the package installed):
 
     pytest --typedmemeval --tme-agent reference --tme-fail-under 0 --tme-report report.json
     python scripts/verticals_table.py report.json
+    python scripts/verticals_table.py --samples     # three sessions per vertical, as shipped
 
 The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
 shipped bytes by the same functions the gates use; the outcome vectors are read from the report of
@@ -19,15 +20,27 @@ from collections import defaultdict
 from pytest_typedmemeval import shipped_corpora
 from pytest_typedmemeval.gates import calibration
 from pytest_typedmemeval.retrieval import K_REF
+from pytest_typedmemeval.retrieval.panel import DENSE_NAME
 
 
 def _range(values: list[int]) -> str:
     return f"{min(values)}" if min(values) == max(values) else f"{min(values)}–{max(values)}"
 
 
+def _panel_cell(measured: dict, shape: str) -> str:
+    """Panel maximum and dense figure for the shape, as the calibration gate measured them."""
+    row = measured.get("panel", {}).get("by_shape", {}).get(shape) or {}
+    if row.get("max") is None:
+        return "— | —"
+    dense = row.get(DENSE_NAME)
+    dense_text = f"{dense:.3f}" if dense is not None else "not measured"
+    return f"{row['max']:.3f} ({row['max_by']}) | {dense_text}"
+
+
 def corpus_table() -> list[str]:
-    lines = ["| vertical | shape | n | G | H | ceiling at K_ref=5 | mean BM25 coverage |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| vertical | shape | n | G | H | ceiling at K_ref=5 | mean BM25 coverage "
+             "| panel max | dense |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for corpus in shipped_corpora():
         measured = calibration.check(corpus).measured
         by_shape: dict[str, list] = defaultdict(list)
@@ -42,8 +55,30 @@ def corpus_table() -> list[str]:
             stats = measured.get("coverage_by_shape", {}).get(shape, {})
             mean = stats.get("mean") if isinstance(stats, dict) else None
             coverage = f"{mean:.3f}" if isinstance(mean, float) else "— (no gold)"
+            panel = _panel_cell(measured, shape) if ceilings else "— | —"
             lines.append(f"| {corpus.vertical} | {shape} | {len(records)} | {_range(gs)} | {_range(hs)} "
-                         f"| {ceiling} | {coverage} |")
+                         f"| {ceiling} | {coverage} | {panel} |")
+    return lines
+
+
+def samples(per_vertical: int = 3) -> list[str]:
+    """Three sessions per shipped vertical, verbatim: the first question's first gold session and
+    two of its other sessions (fixed positions, so the README sample is reproducible)."""
+    lines: list[str] = []
+    for corpus in shipped_corpora():
+        record = next(r for r in corpus.records if r.gold_session_indices)
+        gold = record.gold_session_indices[0]
+        others = [i for i in range(len(record.haystack_sessions)) if i != gold]
+        chosen = [gold, *others[len(others) // 3::len(others) // 3][: per_vertical - 1]]
+        lines.append(f"#### {corpus.corpus_id} — {record.question_id}: {record.question}")
+        lines.append("")
+        for index in chosen:
+            label = "gold" if index in record.gold_session_indices else "other"
+            lines.append(f"Session {index} ({label}):")
+            lines.append("")
+            for turn in record.haystack_sessions[index]:
+                lines.append(f"> **{turn.role}:** {turn.content}  ")
+            lines.append("")
     return lines
 
 
@@ -62,6 +97,9 @@ def outcome_table(report: dict) -> list[str]:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--samples"]:
+        print("\n".join(samples()))
+        return
     print("\n".join(corpus_table()))
     if len(sys.argv) > 1:
         with open(sys.argv[1], encoding="utf-8") as handle:

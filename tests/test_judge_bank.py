@@ -34,6 +34,7 @@ from judge_bank.build_bank import (
     DECLINE_FAMILIES,
     DENIAL_FAMILIES,
     HELDOUT_PATH,
+    HELDOUT_QUESTIONS_PATH,
     build_bank_bytes,
     load_records,
 )
@@ -71,13 +72,24 @@ def _heldout() -> tuple[dict[str, Any], ...]:
 
 @cache
 def _records() -> dict[str, dict[str, Any]]:
+    """The shipped questions the templated bank is built from."""
     return {record["question_id"]: record for record in load_records()}
 
 
 @cache
-def _keys() -> dict[str, AnswerKey]:
-    return {qid: AnswerKey.model_validate(record["typedmemeval"]["answer_key"])
-            for qid, record in _records().items()}
+def _heldout_records() -> dict[str, dict[str, Any]]:
+    """The questions the held-out answers were written against, frozen with their keys
+    (``heldout_questions.jsonl``): the set measures the judge, so it outlives the corpus revision
+    its questions came from (revision 1)."""
+    return {record["question_id"]: record for record in _load(HELDOUT_QUESTIONS_PATH)}
+
+
+@cache
+def _keys() -> dict[tuple[str, str], AnswerKey]:
+    """Answer keys by (corpus id, question id): revisions reuse question numbers."""
+    every = [*_records().values(), *_heldout_records().values()]
+    return {(record["corpus_id"], record["question_id"]):
+            AnswerKey.model_validate(record["typedmemeval"]["answer_key"]) for record in every}
 
 
 @cache
@@ -88,7 +100,8 @@ def _graded(path: Path = BANK_PATH) -> tuple[tuple[dict[str, Any], str, tuple[st
     keys = _keys()
     graded = []
     for case in _load(path):
-        verdict = judge_answer(case["answer"], keys[case["question_id"]], surfaced_items=None)
+        verdict = judge_answer(case["answer"], keys[case["corpus_id"], case["question_id"]],
+                               surfaced_items=None)
         graded.append((case, verdict.outcome.value, tuple(sorted(verdict.subcounts)), verdict.reason))
     return tuple(graded)
 
@@ -162,7 +175,7 @@ def test_heldout_is_well_formed() -> None:
     wordings, coincide unavoidably — at most MAX_HELDOUT_BANK_OVERLAP of them)."""
     heldout = _heldout()
     assert len(heldout) >= MIN_HELDOUT_CASES
-    records = _records()
+    records = _heldout_records()
     bank_answers = {(case["question_id"], case["answer"]) for case in _bank()}
     seen_ids: set[str] = set()
     seen_answers: set[tuple[str, str]] = set()
@@ -194,8 +207,8 @@ def test_heldout_is_well_formed() -> None:
 
 
 def test_heldout_covers_every_vertical() -> None:
-    """Every vertical, and every (vertical, shape, arm) the shipped corpora have."""
-    records = _records()
+    """Every vertical, and every (vertical, shape, arm) its questions' corpora have."""
+    records = _heldout_records()
     heldout = _heldout()
     verticals = {r["typedmemeval"]["vertical"] for r in records.values()}
     assert verticals <= {case["vertical"] for case in heldout}

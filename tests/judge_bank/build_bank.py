@@ -53,6 +53,8 @@ REPO = HERE.parent.parent
 CORPUS_DIR = REPO / "corpora"
 BANK_PATH = HERE / "bank.jsonl"
 HELDOUT_PATH = HERE / "heldout.jsonl"
+HELDOUT_QUESTIONS_PATH = HERE / "heldout_questions.jsonl"
+"""The revision-1 questions (with keys, without haystacks) the held-out answers were written for."""
 """The hand-written held-out set (``heldout_README.md``): not built here, never regenerated."""
 
 C, W, A, M, P, U = "correct", "wrong", "abstained", "missed", "premature", "unjudged"
