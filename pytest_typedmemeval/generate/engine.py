@@ -1,0 +1,393 @@
+"""The one engine every revision-2 vertical is declared over (issue 8, VERTICALS.md Appendix C).
+
+A vertical module says *what* its conversations state (facts, values, constructions, shapes,
+answer keys) and plans each haystack as a :class:`HaystackDraft`: per session, the statement
+pieces it carries and the topic they are about. Everything else happens here, the same way for
+every vertical, and blind to which session any answer key will point at:
+
+1. **Topical competition** (:func:`plan_mentions`), the calibration dial. Every session carries
+   exactly one *mention*: a natural remark that names a topic of its haystack without saying
+   anything about it ("My sister asked me about the physio for the shoulder over lunch."). A
+   session never mentions its own topic. The dial ``rate`` is the share of sessions whose mention
+   names an *asked* topic (handed out by :func:`dither`, so every group of sessions gets its share
+   exactly); the rest mention another topic of the haystack. Gold and filler carry mentions at the
+   same rate, so a mention is competition for a retriever and no tell for a feature.
+2. **Rendering** (:func:`render`): each session is ``exchanges`` user/assistant exchanges; pieces
+   go to random slots of their role, the mention to a random user slot, every other slot to a
+   line of the shared natural banks of :mod:`.talk` (drawn without repetition inside a haystack).
+   No word-list padding: parity comes from drawing gold and filler from the same distributions.
+3. **Records** (:func:`record`): the question record with ``has_answer`` set on the turns that
+   carry the gold pieces, which the vertical names by (session, piece) after rendering.
+4. **Checks** shared by every vertical (:func:`check_haystack`, :func:`check_rarity`,
+   :func:`judge_gold`) and **opaque ids** (:func:`assign_ids`): question numbers are a seeded
+   permutation, so neither a suffix nor a number range tells a question's shape or gold.
+
+A :class:`Tally` counts sentences as they are rendered, so the sidecar can report the share of
+sentences that state a fact (Appendix C asks for it) from the generator's own bookkeeping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from ..corpus.models import AnswerKey, QuestionRecord, format_corpus_date
+from ..judge.mechanical import judge_answer
+from ..judge.outcomes import Outcome
+from ..retrieval.tokenizer import raw_tokens, tokenize
+from . import talk
+from .machinery import GenerationError, derive_rng, dither
+
+Role = Literal["user", "assistant"]
+ROLES: tuple[Role, Role] = ("user", "assistant")
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+def sentence_count(text: str) -> int:
+    """Sentences in ``text`` by terminal punctuation (every bank line and construction ends in one)."""
+    return max(1, len(_SENTENCE_END.findall(text))) if text.strip() else 0
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Statement text a session carries, already rendered by the vertical's constructions."""
+
+    text: str
+    role: Role = "user"
+
+
+@dataclass
+class SessionDraft:
+    """One session before rendering: its pieces and the topic they are about (``None``: none)."""
+
+    topic: str | None
+    pieces: list[Piece]
+
+
+@dataclass
+class HaystackDraft:
+    """A planned haystack. ``topics`` maps every topic key to the phrase a mention uses for it
+    ("the physio for the shoulder", "Belcor"); ``asked`` are the topics the haystack's questions
+    ask about, whose mentions are the competition the dial sets."""
+
+    key: str
+    sessions: list[SessionDraft]
+    topics: dict[str, str]
+    asked: tuple[str, ...]
+    times: list[datetime]
+    question_time: datetime
+    exchanges: int = 3
+
+
+@dataclass
+class Turn:
+    role: Role
+    text: str
+
+
+@dataclass
+class Haystack:
+    """A rendered haystack: turns per session, and where each piece and mention landed."""
+
+    key: str
+    session_ids: list[str]
+    times: list[datetime]
+    question_time: datetime
+    sessions: list[list[Turn]]
+    piece_turns: list[list[int]]
+    """Per session, the turn index of each of its pieces, in piece order."""
+    mentions: list[str | None]
+    """Per session, the topic its mention names (``None`` when the haystack had nothing to name)."""
+
+    def texts(self) -> list[list[str]]:
+        return [[turn.text for turn in session] for session in self.sessions]
+
+    def turn_of(self, session: int, piece: int) -> Turn:
+        return self.sessions[session][self.piece_turns[session][piece]]
+
+
+@dataclass
+class Tally:
+    """Sentences rendered, and how many of them are statement pieces (fact-bearing)."""
+
+    sentences: int = 0
+    fact_sentences: int = 0
+    mention_sentences: int = 0
+
+    def as_stats(self) -> dict[str, float | int]:
+        total = max(1, self.sentences)
+        return {"sentences": self.sentences,
+                "fact_sentence_share": round(self.fact_sentences / total, 6),
+                "mention_sentence_share": round(self.mention_sentences / total, 6)}
+
+
+@dataclass
+class Scaffold:
+    """The shared banks with a vertical's reserved words removed (lines naming a fact word would
+    make small talk look like a statement)."""
+
+    user: tuple[str, ...]
+    assistant: tuple[str, ...]
+    mentions: tuple[str, ...]
+    mention_replies: tuple[str, ...]
+
+    @classmethod
+    def without(cls, reserved: Iterable[str]) -> Scaffold:
+        words = frozenset(w.lower() for w in reserved)
+        banks = (talk.USER_TALK, talk.ASSISTANT_TALK, talk.MENTIONS, talk.ASSISTANT_MENTION_REPLIES)
+        kept = [talk.lines_without(bank, words) for bank in banks]
+        for bank, lines in zip(("user", "assistant", "mentions", "mention replies"), kept):
+            if len(lines) < 20:
+                raise AssertionError(f"reserved words leave only {len(lines)} {bank} lines")
+        return cls(*kept)
+
+    def words(self) -> frozenset[str]:
+        every = self.user + self.assistant + self.mentions + self.mention_replies
+        return frozenset(w for line in every for w in raw_tokens(line.replace("{subject}", " ")))
+
+
+# --------------------------------------------------------------------------------------------
+# Planning helpers
+
+
+def session_ids(seed: int, vertical: str, key: str, n: int) -> list[str]:
+    ids = ["sess-" + hashlib.sha256(f"{seed}:{vertical}:{key}:{i}".encode()).hexdigest()[:10]
+           for i in range(n)]
+    if len(set(ids)) != n:
+        raise GenerationError(f"{key}: session id collision")
+    return ids
+
+
+def daily_times(rng: random.Random, n: int, *, start: datetime = datetime(2025, 1, 6, 8, 0),
+                start_days: int = 420, gap_days: tuple[int, int] = (1, 3),
+                question_gap_days: tuple[int, int] = (1, 4)) -> tuple[list[datetime], datetime]:
+    """Strictly increasing session times a few days apart, and a question time after the last."""
+    moment = start + timedelta(days=rng.randint(0, start_days), minutes=rng.randint(0, 600))
+    times: list[datetime] = []
+    for _ in range(n):
+        times.append(moment)
+        moment += timedelta(days=rng.randint(*gap_days), minutes=rng.randint(-300, 300))
+    asked = times[-1] + timedelta(days=rng.randint(*question_gap_days), minutes=rng.randint(0, 500))
+    return times, asked
+
+
+def plan_mentions(draft: HaystackDraft, rate: float, rng: random.Random) -> list[str | None]:
+    """One mention per session: an asked topic on a dithered ``rate`` share, else another topic.
+
+    A session never mentions its own topic, whatever its gold status; which asked topic a session
+    names rotates from a random start, so two asked topics compete alike.
+    """
+    if not 0.0 <= rate <= 1.0:
+        raise GenerationError(f"competition rate must lie in [0, 1], got {rate}")
+    asked = list(draft.asked)
+    others = [key for key in draft.topics if key not in asked]
+    eligible = [[a for a in asked if a != s.topic] for s in draft.sessions]
+    counts = dither([rate if choices else 0.0 for choices in eligible], rng)
+    turn = rng.randrange(max(1, len(asked)))
+    out: list[str | None] = []
+    for session, choices, count in zip(draft.sessions, eligible, counts):
+        if count and choices:
+            out.append(choices[turn % len(choices)])
+            turn += 1
+            continue
+        pool = [key for key in others if key != session.topic]
+        out.append(rng.choice(pool) if pool else None)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+
+
+class _Drawer:
+    """Draws bank lines without repetition inside one haystack (refilling when a bank runs out)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._left: dict[int, list[str]] = {}
+
+    def draw(self, bank: tuple[str, ...]) -> str:
+        left = self._left.get(id(bank))
+        if not left:
+            left = list(bank)
+            self._rng.shuffle(left)
+            self._left[id(bank)] = left
+        return left.pop()
+
+
+def render(seed: int, vertical: str, draft: HaystackDraft, rate: float, scaffold: Scaffold,
+           tally: Tally | None = None) -> Haystack:
+    """Render every session of ``draft`` through one gold-blind path (see the module docstring)."""
+    n = len(draft.sessions)
+    if len(draft.times) != n:
+        raise GenerationError(f"{draft.key}: {len(draft.times)} times for {n} sessions")
+    mentions = plan_mentions(draft, rate, derive_rng(seed, vertical, draft.key, "mentions"))
+    rng = derive_rng(seed, vertical, draft.key, "render")
+    drawer = _Drawer(rng)
+    sessions: list[list[Turn]] = []
+    piece_turns: list[list[int]] = []
+    for session, mention in zip(draft.sessions, mentions):
+        slots: list[list[str]] = [[] for _ in range(2 * draft.exchanges)]
+        placed: list[int] = []
+        for piece in session.pieces:
+            offset = ROLES.index(piece.role)
+            index = 2 * rng.randrange(draft.exchanges) + offset
+            slots[index].append(piece.text)
+            placed.append(index)
+        mention_slot: int | None = None
+        if mention is not None:
+            mention_slot = 2 * rng.randrange(draft.exchanges)
+            text = talk.render_mention(drawer.draw(scaffold.mentions), draft.topics[mention])
+            slots[mention_slot].insert(rng.randrange(len(slots[mention_slot]) + 1), text)
+        turns: list[Turn] = []
+        for index, pieces in enumerate(slots):
+            role = ROLES[index % 2]
+            if not pieces:
+                if role == "user":
+                    pieces = [drawer.draw(scaffold.user)]
+                elif mention_slot == index - 1 and len(slots[index - 1]) == 1:
+                    pieces = [drawer.draw(scaffold.mention_replies)]
+                else:
+                    pieces = [drawer.draw(scaffold.assistant)]
+            turns.append(Turn(role, " ".join(pieces)))
+        sessions.append(turns)
+        piece_turns.append(placed)
+        if tally is not None:
+            tally.sentences += sum(sentence_count(turn.text) for turn in turns)
+            tally.fact_sentences += sum(sentence_count(piece.text) for piece in session.pieces)
+            tally.mention_sentences += int(mention is not None)
+    return Haystack(draft.key, session_ids(seed, vertical, draft.key, n), list(draft.times),
+                    draft.question_time, sessions, piece_turns, mentions)
+
+
+# --------------------------------------------------------------------------------------------
+# Records, ids and checks
+
+
+def record(stay: Haystack, *, question_id: str, vertical: str, shape: str, memory_type: str,
+           question: str, answer: str, gold: Iterable[tuple[int, int]],
+           block: Mapping[str, Any]) -> dict[str, Any]:
+    """A question record; ``gold`` names (session, piece) pairs whose turns carry the answer."""
+    gold_turns = {(s, stay.piece_turns[s][p]) for s, p in gold}
+    sessions = [[{"role": turn.role, "content": turn.text, "has_answer": (s, t) in gold_turns}
+                 for t, turn in enumerate(session)] for s, session in enumerate(stay.sessions)]
+    gold_sessions = sorted({s for s, _ in gold_turns})
+    return {
+        "question_id": question_id,
+        "question_type": shape,
+        "question": question,
+        "answer": answer,
+        "question_date": format_corpus_date(stay.question_time),
+        "haystack_session_ids": list(stay.session_ids),
+        "haystack_dates": [format_corpus_date(moment) for moment in stay.times],
+        "haystack_sessions": sessions,
+        "answer_session_ids": [stay.session_ids[i] for i in gold_sessions],
+        "typedmemeval": {"vertical": vertical, "shape": shape, "memory_type": memory_type,
+                         **block},
+    }
+
+
+def answer_key(**fields: Any) -> dict[str, Any]:
+    """An answer key without empty fields, validated."""
+    key = {name: list(value) if isinstance(value, (list, tuple)) else value
+           for name, value in fields.items() if value not in (None, (), [])}
+    AnswerKey.model_validate(key)
+    return key
+
+
+def assign_ids(records: list[dict[str, Any]], *, seed: int, vertical: str, abbrev: str) -> None:
+    """Number questions by a seeded permutation: an id says nothing about shape or gold.
+
+    ``records`` carry a provisional ``question_id`` that is unique (e.g. ``shape/index``); pair ids
+    are kept. Records are renumbered in place and sorted by their final id.
+    """
+    provisional = [r["question_id"] for r in records]
+    if len(set(provisional)) != len(provisional):
+        raise GenerationError("assign_ids: provisional question ids are not unique")
+    order = sorted(provisional, key=lambda q: hashlib.sha256(f"{seed}:{vertical}:{q}".encode())
+                   .hexdigest())
+    number = {q: i + 1 for i, q in enumerate(order)}
+    for r in records:
+        r["question_id"] = f"tme-{abbrev}-{number[r['question_id']]:03d}"
+    records.sort(key=lambda r: r["question_id"])
+
+
+def check_haystack(stay: Haystack, *, digits_allowed: bool = False) -> None:
+    """Rules every vertical keeps: no dashes (nor digits unless amounts need them), session times
+    strictly increasing and before the question."""
+    joined = "\n".join(text for session in stay.texts() for text in session)
+    if re.search(r"[\u2013\u2014]|\s-\s", joined) or (not digits_allowed and re.search(r"\d", joined)):
+        raise GenerationError(f"{stay.key}: digits or dashes in the haystack")
+    for earlier, later in zip(stay.times, stay.times[1:]):
+        if not earlier < later:
+            raise GenerationError(f"{stay.key}: session times not strictly increasing")
+    if not stay.question_time > stay.times[-1]:
+        raise GenerationError(f"{stay.key}: the question is not after the last session")
+
+
+def check_rarity(records: Sequence[dict[str, Any]], question_words: Mapping[str, Iterable[str]],
+                 *, share: float = 0.10) -> None:
+    """Question subject words stay in fewer than ``share`` of all sessions corpus-wide, which the
+    V7 relevance exemption relies on. ``question_words`` maps question id -> its subject words."""
+    holding: Counter[str] = Counter()
+    total = 0
+    for r in records:
+        for session in r["haystack_sessions"]:
+            total += 1
+            holding.update(set(raw_tokens(" ".join(t["content"] for t in session))))
+    for qid, words in question_words.items():
+        for word in words:
+            if holding[word] >= share * total:
+                raise GenerationError(f"{qid}: question word {word!r} is in {holding[word]} of "
+                                      f"{total} sessions (>= {share:.0%})")
+
+
+def question_terms(question: str, *, drop: Iterable[str] = ()) -> list[str]:
+    """The reference tokens of a question, minus ``drop`` (frame words every question shares)."""
+    dropped = set(drop)
+    return [w for w in tokenize(question) if w not in dropped]
+
+
+def judge_gold(record_: Mapping[str, Any], *, wrong_answers: Iterable[str] = ()) -> None:
+    """The mechanical judge grades the gold answer correct (and each known-wrong answer wrong)."""
+    key = AnswerKey.model_validate(record_["typedmemeval"]["answer_key"])
+    verdict = judge_answer(record_["answer"], key)
+    if verdict.outcome is not Outcome.CORRECT:
+        raise GenerationError(f"{record_['question_id']}: the judge grades the gold answer "
+                              f"{verdict.outcome.value} ({verdict.reason})")
+    for answer in wrong_answers:
+        verdict = judge_answer(answer, key)
+        if verdict.outcome is Outcome.CORRECT:
+            raise GenerationError(f"{record_['question_id']}: the judge grades the wrong answer "
+                                  f"{answer!r} correct")
+
+
+def finish(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Validate every record against the corpus schema and the judge; records are returned."""
+    for r in records:
+        QuestionRecord.model_validate(r)
+        judge_gold(r)
+    return records
+
+
+@dataclass
+class Built:
+    """What a vertical's ``build`` returns: records in id order and the rendering tally."""
+
+    records: list[dict[str, Any]]
+    tally: Tally = field(default_factory=Tally)
+
+
+__all__ = [
+    "Built", "GenerationError", "Haystack", "HaystackDraft", "Piece", "ROLES", "Scaffold",
+    "SessionDraft", "Tally", "Turn", "answer_key", "assign_ids", "check_haystack", "check_rarity",
+    "daily_times", "finish", "judge_gold", "plan_mentions", "question_terms", "record", "render",
+    "sentence_count", "session_ids",
+]

@@ -1,0 +1,1 @@
+"""Revision-2 vertical declarations over :mod:`..engine` (one module per vertical)."""
