@@ -29,3 +29,10 @@ def test_search_records_panel_maxima_when_evaluate_reports_them() -> None:
     assert search.panel_max and set(search.panel_max) == {echo for echo, _ in search.points}
     assert search.panel_max[search.echo] <= calibration.SATURATION_CEILING
     assert "panel_max" in search.as_dict()
+
+
+def test_float_noise_does_not_defeat_the_smaller_dial_tie_rule() -> None:
+    a = sum([1 / 36] * 25)  # 25/36 summed one way
+    b = 25 / 36
+    assert a != b
+    assert calibration.choose([(1.0, a), (0.19140625, b)]) == (0.19140625, b)

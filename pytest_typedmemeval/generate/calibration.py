@@ -129,7 +129,9 @@ def choose(points: Sequence[tuple[float, float]], target: float = TARGET,
     if not allowed:
         raise ValueError(f"every evaluated echo saturates (coverage > {ceiling}): the shape cannot "
                          "be calibrated by echo; redesign its competition")
-    return min(allowed, key=lambda point: (abs(point[1] - target), point[0]))
+    # Rounded: two coverages that are the same fraction (25/36) summed in a different order differ
+    # by ~1e-16, which must not defeat the tie rule.
+    return min(allowed, key=lambda point: (round(abs(point[1] - target), 9), point[0]))
 
 
 def search_shape(evaluate: Callable[[float], float | tuple[float, float]], shape: str, *,

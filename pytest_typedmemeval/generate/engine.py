@@ -14,7 +14,9 @@ every vertical, and blind to which session any answer key will point at:
    same rate, so a mention is competition for a retriever and no tell for a feature.
 2. **Rendering** (:func:`render`): each session is ``exchanges`` user/assistant exchanges; pieces
    go to random slots of their role, the mention to a random user slot, every other slot to a
-   line of the shared natural banks of :mod:`.talk` (drawn without repetition inside a haystack).
+   line of the shared natural banks of :mod:`.talk` (drawn without repetition inside a haystack):
+   an assistant turn right after a statement acknowledges it plainly, one after a mention answers
+   the mention, any other takes small talk.
    No word-list padding: parity comes from drawing gold and filler from the same distributions.
 3. **Records** (:func:`record`): the question record with ``has_answer`` set on the turns that
    carry the gold pieces, which the vertical names by (session, piece) after rendering.
@@ -137,19 +139,23 @@ class Scaffold:
     assistant: tuple[str, ...]
     mentions: tuple[str, ...]
     mention_replies: tuple[str, ...]
+    statement_replies: tuple[str, ...]
 
     @classmethod
     def without(cls, reserved: Iterable[str]) -> Scaffold:
         words = frozenset(w.lower() for w in reserved)
-        banks = (talk.USER_TALK, talk.ASSISTANT_TALK, talk.MENTIONS, talk.ASSISTANT_MENTION_REPLIES)
+        banks = (talk.USER_TALK, talk.ASSISTANT_TALK, talk.MENTIONS, talk.ASSISTANT_MENTION_REPLIES,
+                 talk.STATEMENT_REPLIES)
         kept = [talk.lines_without(bank, words) for bank in banks]
-        for bank, lines in zip(("user", "assistant", "mentions", "mention replies"), kept):
-            if len(lines) < 20:
+        for bank, lines in zip(("user", "assistant", "mentions", "mention replies",
+                                "statement replies"), kept):
+            if len(lines) < 15:
                 raise AssertionError(f"reserved words leave only {len(lines)} {bank} lines")
         return cls(*kept)
 
     def words(self) -> frozenset[str]:
-        every = self.user + self.assistant + self.mentions + self.mention_replies
+        every = (self.user + self.assistant + self.mentions + self.mention_replies
+                 + self.statement_replies)
         return frozenset(w for line in every for w in raw_tokens(line.replace("{subject}", " ")))
 
 
@@ -246,13 +252,16 @@ def render(seed: int, vertical: str, draft: HaystackDraft, rate: float, scaffold
             mention_slot = 2 * rng.randrange(draft.exchanges)
             text = talk.render_mention(drawer.draw(scaffold.mentions), draft.topics[mention])
             slots[mention_slot].insert(rng.randrange(len(slots[mention_slot]) + 1), text)
+        stated = set(placed)
         turns: list[Turn] = []
         for index, pieces in enumerate(slots):
             role = ROLES[index % 2]
             if not pieces:
                 if role == "user":
                     pieces = [drawer.draw(scaffold.user)]
-                elif mention_slot == index - 1 and len(slots[index - 1]) == 1:
+                elif index - 1 in stated:
+                    pieces = [drawer.draw(scaffold.statement_replies)]
+                elif mention_slot == index - 1:
                     pieces = [drawer.draw(scaffold.mention_replies)]
                 else:
                     pieces = [drawer.draw(scaffold.assistant)]

@@ -525,6 +525,38 @@ ASSISTANT_MENTION_REPLIES: tuple[str, ...] = (
 """Assistant replies after a :data:`MENTIONS` turn: they neither repeat the subject nor add
 anything about it, so a mention and its reply carry the subject's name once and nothing else."""
 
+STATEMENT_REPLIES: tuple[str, ...] = (
+    "Noted, thanks for the update.",
+    "Thank you for filling me in.",
+    "Crystal clear.",
+    "Got it, thanks for letting me know.",
+    "Good to know.",
+    "That is clear, thank you.",
+    "All right, duly noted.",
+    "Appreciate the detail.",
+    "Thanks for sharing that with me.",
+    "That helps me follow along.",
+    "Okay, noted.",
+    "Thanks for the heads up.",
+    "I see. Thanks for walking me through it.",
+    "Makes sense.",
+    "Useful context, cheers.",
+    "Thanks for bringing me up to speed.",
+    "Sounds sensible.",
+    "Right, I follow you.",
+    "Sure thing.",
+    "Thanks, that is helpful.",
+    "Ah, okay. That fills in the picture.",
+    "Thanks, that explains things.",
+    "Understood, much obliged.",
+    "Perfect, thank you kindly.",
+    "Lovely, thanks for keeping me in the loop.",
+)
+"""Assistant replies right after a turn that states something (a statement piece): plain, neutral
+acknowledgements. Emotive small-talk replies ("What a treat.") read oddly after a booking or a
+purchase; these never repeat, confirm or evaluate what was stated, so they carry no content and
+every session (gold or not) gets one after its statement turn."""
+
 
 # --- the checker -------------------------------------------------------------------------------
 
@@ -629,6 +661,7 @@ def bank_problems(banks: Mapping[str, Sequence[str]]) -> list[str]:
 BANKS: dict[str, tuple[str, ...]] = {
     "USER_TALK": USER_TALK, "ASSISTANT_TALK": ASSISTANT_TALK,
     "MENTIONS": MENTIONS, "ASSISTANT_MENTION_REPLIES": ASSISTANT_MENTION_REPLIES,
+    "STATEMENT_REPLIES": STATEMENT_REPLIES,
 }
 _BANK_PROBLEMS = bank_problems(BANKS)
 assert not _BANK_PROBLEMS, "scaffold banks break their rules:\n" + "\n".join(_BANK_PROBLEMS)

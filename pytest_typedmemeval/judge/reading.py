@@ -149,8 +149,11 @@ STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b",
     r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
+    r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
+    r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
 )
-"""J5 never-known: "Not yet, it's still to come" commits to a state the gold says is not known."""
+"""J5 never-known: "Not yet, it's still to come" (or "nothing is booked yet") commits to a state
+the gold says is not known."""
 
 NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
