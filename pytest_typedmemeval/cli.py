@@ -68,10 +68,10 @@ def _generate(args: argparse.Namespace) -> int:
     differs = 0
     for vertical in verticals:
         if args.check:
-            # Rebuild from the recorded seed and echo in memory; compare with the shipped bytes.
+            # Rebuild from the recorded seed and dial in memory; compare with the shipped bytes.
             module = generators.generator_module(vertical)
             start = time.perf_counter()
-            text = generators.corpus_text(vertical, module.SEED, module.RECORDED_ECHO)
+            text = generators.corpus_text(vertical, module.SEED, generators.recorded_dial(module))
             path = generators.shipped_corpora_dir() / f"{generators.corpus_id(vertical)}.json"
             shipped = corpus_sha256(path.read_bytes()) if path.is_file() else None
             rebuilt = corpus_sha256(text.encode("utf-8"))
@@ -85,9 +85,16 @@ def _generate(args: argparse.Namespace) -> int:
         print(report.summary())
         if args.search:
             module = generators.generator_module(vertical)
-            print(f"  echo found by the search: {json.dumps(report.echo_by_shape, sort_keys=True)}")
-            print(f"  record it as RECORDED_ECHO (and the search record as CALIBRATION_RECORD) in "
-                  f"{module.__file__} so rebuilds reproduce these bytes")
+            if generators.revision_of(module) >= 2:
+                print(f"  competition found by the search: "
+                      f"{json.dumps(report.echo_by_shape, sort_keys=True)}")
+                print(f"  search record written to {generators.calibration_record_path(module)}; "
+                      f"record the dial as RECORDED_COMPETITION in {module.__file__} so rebuilds "
+                      f"reproduce these bytes")
+            else:
+                print(f"  echo found by the search: {json.dumps(report.echo_by_shape, sort_keys=True)}")
+                print(f"  record it as RECORDED_ECHO (and the search record as CALIBRATION_RECORD) "
+                      f"in {module.__file__} so rebuilds reproduce these bytes")
     print(f"total {time.perf_counter() - began:.1f}s for {len(verticals)} vertical(s)")
     return 1 if differs else 0
 
@@ -107,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="a shape without probe records is refused instead of skipped")
     gate.set_defaults(handler=_gate)
     generate = commands.add_parser(
-        "generate", help="rebuild a vertical's corpus and sidecar from its recorded seed and echo")
+        "generate", help="rebuild a vertical's corpus and sidecar from its recorded seed and dial")
     generate.add_argument("--vertical", required=True, metavar="NAME",
                           help="vertical to generate (e.g. forgetting), or 'all'")
     generate.add_argument("--out", metavar="DIR", default=None,
@@ -115,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = generate.add_mutually_exclusive_group()
     action.add_argument("--search", action="store_true",
                         help="run the calibration search (sweep, then bisect) instead of reading the "
-                             "recorded echo, and print the echo to record")
+                             "recorded dial (topical competition; echo for revision 1), and print the "
+                             "dial to record")
     action.add_argument("--check", action="store_true",
                         help="rebuild in memory and compare with the shipped bytes; write nothing")
     generate.set_defaults(handler=_generate)

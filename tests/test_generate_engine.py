@@ -92,3 +92,35 @@ def test_check_haystack_refuses_digits_dashes_and_time_disorder() -> None:
     stay.times[2] = stay.times[1]
     with pytest.raises(GenerationError, match="strictly increasing"):
         engine.check_haystack(stay)
+
+
+def test_mention_takes_a_user_turn_of_its_own_when_there_is_one() -> None:
+    stay = engine.render(7, "forgetting", _draft(), 1.0, SCAFFOLD)
+    for index, session in enumerate(stay.sessions):
+        statement_turn = stay.piece_turns[index][0]
+        assert session[statement_turn].text.startswith("Statement"), session[statement_turn].text
+        assert session[statement_turn].text.endswith("about something.")
+
+
+def test_pinned_pieces_share_their_exchange() -> None:
+    draft = _draft()
+    draft.sessions[0].pieces = [engine.Piece("Could you help me choose?", "user", 2),
+                                engine.Piece("I would go with the blue one.", "assistant", 2)]
+    stay = engine.render(7, "forgetting", draft, 0.5, SCAFFOLD)
+    assert stay.piece_turns[0] == [4, 5]
+    draft.sessions[0].pieces = [engine.Piece("Out of range.", "user", 3)]
+    with pytest.raises(GenerationError, match="pinned"):
+        engine.render(7, "forgetting", draft, 0.5, SCAFFOLD)
+
+
+def test_ids_do_not_depend_on_which_shapes_were_built() -> None:
+    universe = [f"{shape}/{i}" for shape in ("gold", "never") for i in range(10)]
+    every = [{"question_id": q, "was": q} for q in universe]
+    engine.assign_ids(every, seed=3, vertical="forgetting", abbrev="for")
+    some = [{"question_id": q, "was": q} for q in universe if q.startswith("gold")]
+    engine.assign_ids(some, seed=3, vertical="forgetting", abbrev="for", universe=universe)
+    final = {r["was"]: r["question_id"] for r in every}
+    assert all(final[r["was"]] == r["question_id"] for r in some)
+    with pytest.raises(GenerationError, match="universe"):
+        engine.assign_ids([{"question_id": "x/1"}], seed=3, vertical="f", abbrev="for",
+                          universe=universe)

@@ -59,10 +59,14 @@ def sentence_count(text: str) -> int:
 
 @dataclass(frozen=True)
 class Piece:
-    """Statement text a session carries, already rendered by the vertical's constructions."""
+    """Statement text a session carries, already rendered by the vertical's constructions.
+
+    ``exchange`` pins the piece to one exchange (0-based), e.g. a user request and the assistant's
+    recommendation answering it; ``None`` draws the exchange at random."""
 
     text: str
     role: Role = "user"
+    exchange: int | None = None
 
 
 @dataclass
@@ -185,25 +189,34 @@ def daily_times(rng: random.Random, n: int, *, start: datetime = datetime(2025, 
 
 
 def plan_mentions(draft: HaystackDraft, rate: float, rng: random.Random) -> list[str | None]:
-    """One mention per session: an asked topic on a dithered ``rate`` share, else another topic.
+    """One mention per session of ``draft`` (see :func:`choose_mentions`)."""
+    return choose_mentions([s.topic for s in draft.sessions], list(draft.topics), draft.asked,
+                           rate, rng)
+
+
+def choose_mentions(own: Sequence[str | None], topics: Sequence[str], asked: Sequence[str],
+                    rate: float, rng: random.Random) -> list[str | None]:
+    """Per session (``own`` = the topic its statements are about): an asked topic on a dithered
+    ``rate`` share, else another topic of ``topics``.
 
     A session never mentions its own topic, whatever its gold status; which asked topic a session
-    names rotates from a random start, so two asked topics compete alike.
+    names rotates from a random start, so two asked topics compete alike. A vertical that plans a
+    second kind of remark (an assistant aside) calls this again with its own stream.
     """
     if not 0.0 <= rate <= 1.0:
         raise GenerationError(f"competition rate must lie in [0, 1], got {rate}")
-    asked = list(draft.asked)
-    others = [key for key in draft.topics if key not in asked]
-    eligible = [[a for a in asked if a != s.topic] for s in draft.sessions]
+    asked = list(asked)
+    others = [key for key in topics if key not in asked]
+    eligible = [[a for a in asked if a != topic] for topic in own]
     counts = dither([rate if choices else 0.0 for choices in eligible], rng)
     turn = rng.randrange(max(1, len(asked)))
     out: list[str | None] = []
-    for session, choices, count in zip(draft.sessions, eligible, counts):
+    for topic, choices, count in zip(own, eligible, counts):
         if count and choices:
             out.append(choices[turn % len(choices)])
             turn += 1
             continue
-        pool = [key for key in others if key != session.topic]
+        pool = [key for key in others if key != topic]
         out.append(rng.choice(pool) if pool else None)
     return out
 
@@ -244,12 +257,19 @@ def render(seed: int, vertical: str, draft: HaystackDraft, rate: float, scaffold
         placed: list[int] = []
         for piece in session.pieces:
             offset = ROLES.index(piece.role)
-            index = 2 * rng.randrange(draft.exchanges) + offset
+            exchange = rng.randrange(draft.exchanges) if piece.exchange is None else piece.exchange
+            if not 0 <= exchange < draft.exchanges:
+                raise GenerationError(f"{draft.key}: piece pinned to exchange {exchange} of "
+                                      f"{draft.exchanges}")
+            index = 2 * exchange + offset
             slots[index].append(piece.text)
             placed.append(index)
         mention_slot: int | None = None
         if mention is not None:
-            mention_slot = 2 * rng.randrange(draft.exchanges)
+            # A user slot of its own when there is one: a mention sharing a statement's turn would
+            # mark that turn (and, for attribution, the speaker) by its length alone.
+            free = [2 * e for e in range(draft.exchanges) if not slots[2 * e]]
+            mention_slot = rng.choice(free) if free else 2 * rng.randrange(draft.exchanges)
             text = talk.render_mention(drawer.draw(scaffold.mentions), draft.topics[mention])
             slots[mention_slot].insert(rng.randrange(len(slots[mention_slot]) + 1), text)
         stated = set(placed)
@@ -311,16 +331,22 @@ def answer_key(**fields: Any) -> dict[str, Any]:
     return key
 
 
-def assign_ids(records: list[dict[str, Any]], *, seed: int, vertical: str, abbrev: str) -> None:
+def assign_ids(records: list[dict[str, Any]], *, seed: int, vertical: str, abbrev: str,
+               universe: Iterable[str] | None = None) -> None:
     """Number questions by a seeded permutation: an id says nothing about shape or gold.
 
     ``records`` carry a provisional ``question_id`` that is unique (e.g. ``shape/index``); pair ids
-    are kept. Records are renumbered in place and sorted by their final id.
+    are kept. ``universe`` lists every provisional id of the whole corpus, so a record's number
+    does not depend on which shapes were built (calibration builds a few). Records are renumbered
+    in place and sorted by their final id.
     """
     provisional = [r["question_id"] for r in records]
     if len(set(provisional)) != len(provisional):
         raise GenerationError("assign_ids: provisional question ids are not unique")
-    order = sorted(provisional, key=lambda q: hashlib.sha256(f"{seed}:{vertical}:{q}".encode())
+    every = sorted(set(universe) if universe is not None else set(provisional))
+    if not set(provisional) <= set(every):
+        raise GenerationError("assign_ids: a record's provisional id is outside the universe")
+    order = sorted(every, key=lambda q: hashlib.sha256(f"{seed}:{vertical}:{q}".encode())
                    .hexdigest())
     number = {q: i + 1 for i, q in enumerate(order)}
     for r in records:
@@ -397,6 +423,7 @@ class Built:
 __all__ = [
     "Built", "GenerationError", "Haystack", "HaystackDraft", "Piece", "ROLES", "Scaffold",
     "SessionDraft", "Tally", "Turn", "answer_key", "assign_ids", "check_haystack", "check_rarity",
+    "choose_mentions",
     "daily_times", "finish", "judge_gold", "plan_mentions", "question_terms", "record", "render",
     "sentence_count", "session_ids",
 ]

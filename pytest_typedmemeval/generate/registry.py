@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +74,25 @@ def recorded_dial(module: ModuleType) -> dict[str, float]:
     return dict(module.RECORDED_ECHO)
 
 
+def calibration_record_path(module: ModuleType) -> Path:
+    """Where a revision-2 declaration's authoring-search record lives: beside the module, as data
+    (``<vertical>.calibration.json``), so the declaration stays a declaration."""
+    return Path(str(module.__file__)).with_suffix(".calibration.json")
+
+
+def calibration_record(module: ModuleType) -> dict[str, Any] | None:
+    """What the authoring search reported (stamped into the sidecar): the module's own
+    ``CALIBRATION_RECORD`` (revision 1), else its record file, else ``None``."""
+    inline = getattr(module, "CALIBRATION_RECORD", None)
+    if inline:
+        return dict(inline)
+    path = calibration_record_path(module)
+    if path.is_file():
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return loaded
+    return None
+
+
 def build_records(module: ModuleType, seed: int, dial: Mapping[str, float], *,
                   shapes: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The records a generator module builds, whichever revision's entry point it has."""
@@ -119,7 +139,10 @@ def search_echo(vertical: str, seed: int | None = None) -> calibration.Calibrati
                                    panel=revision_of(module) >= 2)
     for shape in module.SHAPES:
         if shape not in module.CALIBRATED_SHAPES:
-            result.echo_by_shape[shape] = 0.0  # gold-less: not searched (§4.9)
+            # Not searched: gold-less shapes read 0.0 (§4.9); a revision-2 shape the search cannot
+            # move (a declared exemption) keeps the fixed dial its declaration records.
+            fixed = recorded_dial(module).get(shape, 0.0) if revision_of(module) >= 2 else 0.0
+            result.echo_by_shape[shape] = fixed
     return result
 
 
@@ -158,7 +181,7 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
     out = Path(out_dir) if out_dir is not None else shipped_corpora_dir()
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
-    record: Mapping[str, Any] | None = module.CALIBRATION_RECORD or None
+    record: Mapping[str, Any] | None = calibration_record(module)
     echo = recorded_dial(module)
     revision = revision_of(module)
     if search:
@@ -167,6 +190,10 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
         seconds["search"] = time.perf_counter() - began
         echo = result.echo_by_shape
         record = result.record()
+        if revision >= 2:
+            # The record is data beside the declaration; the dial itself is still copied into the
+            # module by hand (RECORDED_COMPETITION), so a search never silently moves a corpus.
+            _write(calibration_record_path(module), dump_json(record))
     began = time.perf_counter()
     text, stats = _text_and_stats(module, echo)
     seconds["build"] = time.perf_counter() - began
@@ -221,5 +248,5 @@ def regenerate_text(corpus: Corpus) -> str | None:
 
 
 __all__ = ["GENERATORS", "GenerationReport", "REVISION", "corpus_id", "corpus_text", "generate",
-           "generator_module", "recorded_dial", "regenerate_text", "revision_of", "search_echo",
+           "calibration_record", "calibration_record_path", "generator_module", "recorded_dial", "regenerate_text", "revision_of", "search_echo",
            "shipped_corpora_dir"]
