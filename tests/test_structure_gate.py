@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_typedmemeval.corpus.loading import Corpus, load_corpus
-from pytest_typedmemeval.corpus.models import AnswerKey, ExtensionBlock
+from pytest_typedmemeval.corpus.models import AnswerKey, ExtensionBlock, Sidecar
 from pytest_typedmemeval.gates import structure
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
@@ -49,6 +49,14 @@ def test_self_test_covers_every_defect_the_brief_names() -> None:
             "v5_coincident_subset", "pair_haystack", "pair_gold", "ceiling"} <= refused_by
     assert refused_by <= set(structure.RULES)
     assert sum(case.kind == "control" for case in CASES) >= 3
+
+
+def test_self_test_covers_the_revision_2_rules() -> None:
+    revision_2 = [case for case in CASES if case.name.startswith("revision-2")]
+    assert {case.expected_rule for case in revision_2 if case.kind == "defect"} >= {
+        "non_linguistic_filler", "question_id", "sidecar_mismatch"}
+    assert any(case.kind == "control" for case in revision_2)
+    assert "non_linguistic_filler" in structure.RULES
 
 
 # --- vertical specs ---------------------------------------------------------------------------------
@@ -360,3 +368,191 @@ def test_pair_haystacks_compare_what_the_system_sees_not_the_gold_labels() -> No
         records[1].haystack_session_ids[other],))
     result = check(structure._corpus(relabelled, "prospective")[0], spec=spec)
     assert "pair_haystack" not in result.refused_rules(), result.summary()
+
+
+# --- revision 2 (VERTICALS.md Appendix C) -------------------------------------------------------------
+
+_ARI_CEILING = {"counts": 1.0, "deltas": 5 / 6, "durations": 1.0, "sums": 1.0}
+_STAMPED = {"text": {"non_linguistic_filler_share": 0.0}}
+
+
+def _ari_check(records, **sidecar):
+    sidecar.setdefault("ceiling_by_shape", _ARI_CEILING)
+    return check(structure._corpus(records, "arithmetic", **sidecar)[0],
+                 spec=structure._arithmetic_spec())
+
+
+@pytest.mark.parametrize("revision", [2, 3])
+def test_from_revision_2_an_abs_id_is_refused_as_an_id_not_as_a_suffix(revision: int) -> None:
+    records = structure._arithmetic_records()
+    result = _ari_check(structure._edit(records, 0, question_id="tme-ari-001_abs"),
+                        revision=revision, extra=_STAMPED)
+    assert result.refused_rules() == {"question_id"}
+    refusal = next(r for r in result.refusals if r.rule == "question_id")
+    assert refusal.value == "_abs" and "encode nothing about gold" in refusal.detail
+
+
+def test_revision_1_keeps_its_abs_rule_and_a_corpus_without_sidecar_is_revision_1() -> None:
+    records = structure._arithmetic_records()
+    abs_id = structure._edit(records, 0, question_id="tme-ari-001_abs")
+    assert _ari_check(abs_id).refused_rules() == {"abs_suffix"}
+    bare = structure._corpus(abs_id, "arithmetic")[0]
+    bare = Corpus(bare.corpus_id, bare.path, bare.sha256, bare.records, None, bare.vertical)
+    result = check(bare, spec=structure._arithmetic_spec())
+    assert result.refused_rules() == {"abs_suffix"} and result.measured["revision"] == 1
+    nk_spec = structure._with_never_known(structure._arithmetic_spec())
+    unsuffixed = structure._never_known(records[0], "tme-ari-099")
+    v1 = check(structure._corpus([*records, unsuffixed], "arithmetic",
+                                 ceiling_by_shape=_ARI_CEILING)[0], spec=nk_spec)
+    assert v1.refused_rules() == {"abs_suffix"}
+
+
+@pytest.mark.parametrize("qid", ["tme-ari-001_x", "tme-ari-001abs", "tme-ari-1", "tme-ari-001_ABS"])
+def test_other_suffixes_are_malformed_in_every_revision(qid: str) -> None:
+    records = structure._edit(structure._arithmetic_records(), 0, question_id=qid)
+    for revision in (1, 2):
+        assert "question_id" in _ari_check(records, revision=revision).refused_rules()
+
+
+def test_filler_share_is_measured_on_every_revision_and_enforced_from_2() -> None:
+    padded = structure._padded(structure._arithmetic_records())
+    v1 = _ari_check(padded)
+    assert v1.passed, v1.summary()
+    figures = v1.measured["non_linguistic_filler"]
+    assert figures["enforced"] is False and figures["share"] > structure.MAX_NON_LINGUISTIC_SHARE
+    assert any(note.startswith("non_linguistic_filler:") for note in v1.notes)
+    v2 = _ari_check(padded, revision=2)
+    assert v2.refused_rules() == {"non_linguistic_filler"}
+    assert v2.measured["non_linguistic_filler"]["enforced"] is True
+    clean = _ari_check(structure._arithmetic_records(), revision=2)
+    assert clean.passed and clean.measured["non_linguistic_filler"]["share"] == 0.0
+    assert any("records no share" in note for note in clean.notes)
+
+
+def test_a_stray_fragment_stays_under_the_tolerance_but_light_padding_does_not() -> None:
+    records = structure._arithmetic_records()
+    where = structure._first_filler(records[0])
+    stray = structure._edit_turn(records, 0, where, 0,
+                                 records[0].haystack_sessions[where][0].content + " Rain, wind, sleet.")
+    assert _ari_check(stray, revision=2).passed
+    light = structure._padded(records[:2]) + records[2:]
+    assert "non_linguistic_filler" in _ari_check(light, revision=2).refused_rules()
+
+
+@pytest.mark.parametrize("recorded", [0.01, "0.0", float("inf"), True])
+def test_a_sidecar_share_that_disagrees_is_a_mismatch(recorded) -> None:
+    result = _ari_check(structure._arithmetic_records(), revision=2,
+                        extra={"text": {"non_linguistic_filler_share": recorded}})
+    assert result.refused_rules() == {"sidecar_mismatch"}
+
+
+def _built_sidecar(records, revision: int, **dials):
+    from pytest_typedmemeval.generate.sidecar import build_sidecar, corpus_from_text
+
+    text = json.dumps([r.model_dump(mode="json") for r in records], sort_keys=True) + "\n"
+    name = f"selftest-arithmetic-v{revision}"
+    sidecar = build_sidecar(text, corpus_id=name, vertical="arithmetic", revision=revision,
+                            generator="self-test", generator_version="1", seed=1, dense=None,
+                            **dials)
+    corpus = corpus_from_text(text, name, "arithmetic")
+    return sidecar, Corpus(corpus.corpus_id, corpus.path, corpus.sha256, corpus.records,
+                           Sidecar.model_validate(sidecar), corpus.vertical)
+
+
+def test_a_revision_2_sidecar_stamps_competition_and_the_measured_text_share() -> None:
+    records = structure._arithmetic_records()
+    sidecar, corpus = _built_sidecar(records, 2, competition_by_shape={"sums": 0.3, "counts": 0.2},
+                                     text_stats={"fact_sentence_share": 0.125, "sentences": 80})
+    assert list(sidecar["competition_by_shape"]) == ["counts", "sums"]
+    assert sidecar["echo_by_shape"] == {}
+    assert sidecar["extra"]["text"] == {"non_linguistic_filler_share": 0.0,
+                                        "fact_sentence_share": 0.125, "sentences": 80}
+    coverage = sidecar["extra"]["coverage"]
+    assert "echo_note" not in coverage and "echo" not in coverage["dial_note"]
+    assert "topical competition" in coverage["dial_note"] and "0.0" in coverage["dial_note"]
+    result = check(corpus, spec=structure._arithmetic_spec())
+    assert "sidecar_mismatch" not in result.refused_rules() and \
+        "non_linguistic_filler" not in result.refused_rules(), result.summary()
+
+
+def test_a_revision_2_sidecar_measures_the_share_itself_never_taking_the_generators() -> None:
+    padded = structure._padded(structure._arithmetic_records())
+    sidecar, corpus = _built_sidecar(padded, 2, competition_by_shape={},
+                                     text_stats={"non_linguistic_filler_share": 0.0})
+    share = sidecar["extra"]["text"]["non_linguistic_filler_share"]
+    assert share > structure.MAX_NON_LINGUISTIC_SHARE
+    result = check(corpus, spec=structure._arithmetic_spec())
+    assert "non_linguistic_filler" in result.refused_rules()
+    assert "sidecar_mismatch" not in result.refused_rules()
+    assert result.measured["non_linguistic_filler"]["share"] == pytest.approx(share, abs=1e-6)
+
+
+def test_a_revision_1_sidecar_keeps_the_echo_fields_only() -> None:
+    sidecar, _ = _built_sidecar(structure._arithmetic_records(), 1,
+                                echo_by_shape={"sums": 0.4, "counts": 0.1})
+    assert list(sidecar["echo_by_shape"]) == ["counts", "sums"]
+    assert "competition_by_shape" not in sidecar and "text" not in sidecar["extra"]
+    assert "echo_note" in sidecar["extra"]["coverage"]
+    assert "dial_note" not in sidecar["extra"]["coverage"]
+    with pytest.raises(ValueError, match="competition_by_shape"):
+        _built_sidecar(structure._arithmetic_records(), 1, competition_by_shape={"sums": 0.4})
+    with pytest.raises(ValueError, match="echo_by_shape"):
+        _built_sidecar(structure._arithmetic_records(), 2, echo_by_shape={"sums": 0.4})
+
+
+@pytest.mark.parametrize(("revision", "expected"), [(1, {"sums": 0.4}), (2, {"sums": 0.7})])
+def test_the_reproducibility_hook_rebuilds_with_the_revisions_dial(monkeypatch, revision: int,
+                                                                    expected: dict) -> None:
+    from pytest_typedmemeval.gates import registry as gate_registry
+    from pytest_typedmemeval.generate import registry as generate_registry
+
+    calls = []
+    monkeypatch.setattr(generate_registry, "corpus_text",
+                        lambda vertical, seed, dial: calls.append((vertical, seed, dict(dial))) or "x")
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic",
+                                  generator=generate_registry.GENERATORS["arithmetic"],
+                                  revision=revision, echo_by_shape={"sums": 0.4},
+                                  competition_by_shape={"sums": 0.7})
+    assert gate_registry._regenerate(corpus) == "x"
+    assert calls == [("arithmetic", 7, expected)]
+
+
+@pytest.mark.parametrize(("revision", "expected"), [(1, {"sums": 0.4}), (2, {"sums": 0.7})])
+def test_a_generator_the_registry_no_longer_lists_is_rebuilt_from_its_named_module(
+        monkeypatch, revision: int, expected: dict) -> None:
+    """A revision-1 module stays reproducible after its vertical gains a revision-2 declaration."""
+    from pytest_typedmemeval.gates import registry as gate_registry
+    from pytest_typedmemeval.generate import registry as generate_registry
+
+    calls = []
+    monkeypatch.setattr(generate_registry, "GENERATORS", {})
+    monkeypatch.setattr(generate_registry, "build_records",
+                        lambda module, seed, dial: calls.append((module.__name__, seed, dict(dial)))
+                        or [])
+    name = "pytest_typedmemeval.generate.forgetting"
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
+                                  revision=revision, echo_by_shape={"sums": 0.4},
+                                  competition_by_shape={"sums": 0.7})
+    assert gate_registry._regenerate(corpus) == "[]\n"
+    assert calls == [(name, 7, expected)]
+
+
+@pytest.mark.parametrize("name", ["os", "pytest_typedmemeval.generate.sidecar",
+                                  "pytest_typedmemeval.generate.verticals.dreams"])
+def test_the_hook_imports_no_module_a_sidecar_names_outside_the_generators(monkeypatch,
+                                                                          name: str) -> None:
+    from pytest_typedmemeval.gates import registry as gate_registry
+    from pytest_typedmemeval.generate import registry as generate_registry
+
+    monkeypatch.setattr(generate_registry, "build_records",
+                        lambda *_: pytest.fail("nothing may be built"))
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name)
+    assert gate_registry._regenerate(corpus) is None
+
+
+@pytest.mark.parametrize(("revision", "field"), [(1, "competition_by_shape"), (2, "echo_by_shape")])
+def test_a_sidecar_recording_the_other_revisions_dial_is_a_mismatch(revision: int, field: str) -> None:
+    result = _ari_check(structure._arithmetic_records(), revision=revision, extra=_STAMPED,
+                        **{field: {"sums": 0.3}})
+    assert result.refused_rules() == {"sidecar_mismatch"}
+    assert next(r for r in result.refusals).subject == field

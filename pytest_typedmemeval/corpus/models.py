@@ -305,6 +305,10 @@ class Sidecar(_Frozen):
     generator_version: str | None = None
     seed: int | None = None
     echo_by_shape: dict[str, float] = Field(default_factory=dict)
+    """Revision 1's calibration dial per shape: the echo clause's strength (VERTICALS.md §4.2)."""
+    competition_by_shape: dict[str, float] = Field(default_factory=dict)
+    """Revision 2's calibration dial per shape (VERTICALS.md Appendix C): the share of sessions
+    carrying a topical mention of a question's subject. Empty on revision-1 sidecars."""
     shape_counts: dict[str, int] = Field(default_factory=dict)
     k_ref: int = 5
     ceiling_by_shape: dict[str, float] = Field(default_factory=dict)

@@ -13,13 +13,26 @@ Rules (``Refusal.rule``), in the order they are checked:
 ``g_range``, ``h_range``, ``rung_distance``, ``v4_year``, ``v4_month_day``, ``v4_numeric_date``,
 ``v4_month_name``, ``v4_weekday_name``, ``v5_inputs``, ``v5_value``, ``v5_literal``,
 ``v5_coincident_subset``, ``shape_n``, ``pair_count``, ``pair_id``, ``pair_arms``, ``pair_haystack``,
-``pair_gold``, ``gold_position``, ``ceiling``, ``sidecar_mismatch``, ``reproducibility``.
+``pair_gold``, ``gold_position``, ``non_linguistic_filler``, ``ceiling``, ``sidecar_mismatch``,
+``reproducibility``.
+
+Revision-aware (the revision is the sidecar's; a corpus without a sidecar is read as revision 1).
+From revision 2 (VERTICALS.md Appendix C):
+
+- question ids encode nothing about gold: ``tme-<abbrev>-<NNN>`` with no suffix at all, so an
+  ``_abs`` id is refused by ``question_id`` and ``abs_suffix`` no longer applies;
+- ``non_linguistic_filler``: the share of word tokens in word-list padding or echo clauses,
+  re-derived from every turn with :func:`..corpus.text_stats.non_linguistic_share`, must not exceed
+  :data:`MAX_NON_LINGUISTIC_SHARE`; a sidecar that records another share
+  (``extra.text.non_linguistic_filler_share``) is refused by ``sidecar_mismatch``. Revision 1 (word-list
+  padding by design, §4.3) has the share measured and noted, not enforced.
 
 Readings taken where the spec leaves room (the stricter one each time):
 
 - Session dates must be *strictly* increasing (GATES.md says "strictly non-decreasing"): equal
   timestamps would leave session order unrecoverable from time.
-- ``_abs`` both ways: on never-known abstention only, and every never-known abstention carries it.
+- ``_abs`` both ways (revision 1): on never-known abstention only, and every never-known
+  abstention carries it. From revision 2 no id carries it.
 - V4 screens the question text as well as every message; Temporal and Bitemporal get the
   ``story`` level (no years or dates, month names allowed; Appendix A).
 - V5: an input is "literal" only as an amount carrying the derivation's unit (so the coincidence
@@ -56,6 +69,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..corpus.loading import Corpus, normalised_bytes
+from ..corpus.text_stats import filler_counts
 from ..corpus.models import (
     AnswerKey,
     Candidate,
@@ -81,13 +95,31 @@ RULES: tuple[str, ...] = (
     "session_ids", "date_order", "question_date", "answer_sessions", "g_range", "h_range",
     "rung_distance", "v4_year", "v4_month_day", "v4_numeric_date", "v4_month_name",
     "v4_weekday_name", "v5_inputs", "v5_value", "v5_literal", "v5_coincident_subset", "shape_n",
-    "pair_count", "pair_id", "pair_arms", "pair_haystack", "pair_gold", "gold_position", "ceiling",
-    "sidecar_mismatch", "reproducibility",
+    "pair_count", "pair_id", "pair_arms", "pair_haystack", "pair_gold", "gold_position",
+    "non_linguistic_filler", "ceiling", "sidecar_mismatch", "reproducibility",
 )
 """Every rule name this gate can refuse by."""
 
 QUESTION_ID_FORM = re.compile(r"^tme-(?P<abbrev>[a-z]{2,3})-(?P<number>\d{3})(?P<abs>_abs)?$")
 """§1.4: ``tme-<abbrev>-<NNN>``, zero-padded three digits, ``_abs`` only on never-known abstention."""
+OPAQUE_QUESTION_ID_FORM = re.compile(r"^tme-(?P<abbrev>[a-z]{2,3})-(?P<number>\d{3})$")
+"""§1.4 as revised by Appendix C (revision 2 on): ``tme-<abbrev>-<NNN>`` and nothing else; an id
+encodes nothing about gold."""
+REVISION_2 = 2
+"""First revision under VERTICALS.md Appendix C: opaque ids, no word-list padding."""
+DEFAULT_REVISION = 1
+"""The revision of a corpus without a sidecar (hand-made fixtures, bare files)."""
+
+MAX_NON_LINGUISTIC_SHARE = 0.005
+"""Most share of word tokens a revision-2 corpus may hold in non-linguistic filler (word-list
+sentences, word-list tails, echo clauses; :mod:`..corpus.text_stats`). Appendix C's target is 0 %:
+no padding at all. The tolerance exists only to absorb a stray short fragment the instrument
+cannot tell from a list (telegraphic chat with no function word, "Rain, wind, sleet."); a
+generator that pads, even lightly, is far above it (revision 1 reads 0.48-0.67)."""
+SHARE_TOLERANCE = 1e-6
+"""Slack when comparing the sidecar's recorded filler share with the re-derived one (the sidecar
+stamps it rounded to six decimals)."""
+
 PAIR_ID_FORM = re.compile(r"^tme-(?P<abbrev>[a-z]{2,3})-p(?P<number>\d{2})$")
 """§1.4: ``tme-<abbrev>-p<NN>``."""
 
@@ -457,6 +489,8 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
     notes: list[str] = []
     measured: dict[str, Any] = {}
     fixture = corpus.is_fixture
+    revision = corpus_revision(corpus)
+    measured["revision"] = revision
 
     if vertical is None:
         out.refuse("vertical", corpus.corpus_id, None, "records name more than one vertical; a "
@@ -470,7 +504,7 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
 
     seen_ids: dict[str, int] = {}
     for index, record in enumerate(corpus.records):
-        _check_record(record, index, vertical, spec, fixture, seen_ids, out)
+        _check_record(record, index, vertical, spec, fixture, seen_ids, out, revision)
 
     shape_counts = Counter(record.shape for record in corpus.records)
     measured["shape_counts"] = dict(sorted(shape_counts.items()))
@@ -478,6 +512,7 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
         _check_shape_sizes(corpus, spec, shape_counts, fixture, out, notes)
     _check_pairs(corpus, spec, out)
     _check_gold_position(corpus, declared, out, notes, measured)
+    _check_text(corpus, revision, out, notes, measured)
     ceilings = _ceiling_table(corpus)
     measured["ceiling_by_shape"] = ceilings
     _check_sidecar(corpus, vertical, declared, ceilings, shape_counts, out, notes)
@@ -488,6 +523,11 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
     return GateResult(GATE, corpus.corpus_id, status, tuple(out.refusals), measured, tuple(notes))
 
 
+def corpus_revision(corpus: Corpus) -> int:
+    """The corpus's revision: its sidecar's, else :data:`DEFAULT_REVISION`."""
+    return corpus.sidecar.revision if corpus.sidecar is not None else DEFAULT_REVISION
+
+
 def _v4_scope(corpus: Corpus, spec: VerticalSpec | None) -> dict[str, str | None]:
     if spec is None:
         return {}
@@ -496,15 +536,22 @@ def _v4_scope(corpus: Corpus, spec: VerticalSpec | None) -> dict[str, str | None
 
 def _check_record(record: QuestionRecord, index: int, vertical: str | None,
                   spec: VerticalSpec | None, fixture: bool, seen_ids: dict[str, int],
-                  out: _Findings) -> None:
+                  out: _Findings, revision: int = DEFAULT_REVISION) -> None:
     qid = record.question_id
     shape = record.shape
     block = record.typedmemeval
+    opaque = revision >= REVISION_2
 
-    form = QUESTION_ID_FORM.match(qid)
-    if form is None:
-        out.refuse("question_id", qid, qid, "not of the form tme-<abbrev>-NNN (three digits, "
-                   "optional _abs); rename the question", shape)
+    form = (OPAQUE_QUESTION_ID_FORM if opaque else QUESTION_ID_FORM).match(qid)
+    legacy = QUESTION_ID_FORM.match(qid)
+    if form is None and opaque and legacy is not None and legacy.group("abs"):
+        out.refuse("question_id", qid, "_abs", f"revision {revision} ids encode nothing about gold "
+                   "(VERTICALS.md Appendix C, revising §1.4): tme-<abbrev>-NNN with no suffix; "
+                   "drop _abs (the answer key says never-known, the id must not)", shape)
+    elif form is None:
+        allowed = "no suffix" if opaque else "optional _abs"
+        out.refuse("question_id", qid, qid, f"not of the form tme-<abbrev>-NNN (three digits, "
+                   f"{allowed}); rename the question", shape)
     elif spec is not None and form.group("abbrev") != spec.abbrev:
         out.refuse("question_id", qid, form.group("abbrev"), f"abbreviation of another vertical; "
                    f"{spec.name} questions are tme-{spec.abbrev}-NNN", shape)
@@ -514,10 +561,11 @@ def _check_record(record: QuestionRecord, index: int, vertical: str | None,
     else:
         seen_ids[qid] = index
     never_known = not record.answer_session_ids and block.answer_key.expected_negative == "abstain"
-    if qid.endswith("_abs") and not never_known:
+    # From revision 2 no id carries a suffix (refused above by question_id): nothing to pair here.
+    if not opaque and qid.endswith("_abs") and not never_known:
         out.refuse("abs_suffix", qid, "_abs", "_abs marks never-known abstention only (no gold "
                    "sessions and expected_negative 'abstain'); older tooling reads the suffix", shape)
-    elif never_known and not qid.endswith("_abs"):
+    elif not opaque and never_known and not qid.endswith("_abs"):
         out.refuse("abs_suffix", qid, None, "never-known abstention question without the _abs "
                    "suffix (§1.4: its never-known probes carry it)", shape)
 
@@ -905,6 +953,41 @@ def _check_gold_position(corpus: Corpus, declared: VerticalDeclarations, out: _F
         notes.append(f"gold_position: carve-out applied ({carve_out.name}): {carve_out.reason}")
 
 
+def _check_text(corpus: Corpus, revision: int, out: _Findings, notes: list[str],
+                measured: dict[str, Any]) -> None:
+    """Non-linguistic filler share, from every turn's text (VERTICALS.md Appendix C, §4.3 retired)."""
+    counts = filler_counts(turn.content for record in corpus.records
+                           for session in record.haystack_sessions for turn in session)
+    share = counts.share
+    enforced = revision >= REVISION_2
+    measured["non_linguistic_filler"] = {
+        "share": share, "tokens": counts.tokens, "filler_tokens": counts.filler,
+        "echo_tokens": counts.echo, "list_sentence_tokens": counts.list_sentences,
+        "list_tail_tokens": counts.list_tails, "threshold": MAX_NON_LINGUISTIC_SHARE,
+        "enforced": enforced}
+    if not enforced:
+        notes.append(f"non_linguistic_filler: {share:.3f} of word tokens measured, not enforced "
+                     f"before revision {REVISION_2} (revision-1 padding by design, §4.3)")
+        return
+    if share > MAX_NON_LINGUISTIC_SHARE:
+        out.refuse("non_linguistic_filler", "turns", round(share, 6), f"{counts.filler} of "
+                   f"{counts.tokens} word tokens sit in word lists or echo clauses "
+                   f"({counts.list_sentences} in word-list sentences, {counts.list_tails} in "
+                   f"word-list tails, {counts.echo} in echo clauses); from revision {REVISION_2} "
+                   f"the target is 0 % (tolerance {MAX_NON_LINGUISTIC_SHARE}); write language, "
+                   "not padding (VERTICALS.md Appendix C)")
+    sidecar = corpus.sidecar
+    block = sidecar.extra.get("text") if sidecar is not None else None
+    recorded = block.get("non_linguistic_filler_share") if isinstance(block, dict) else None
+    if recorded is None:
+        notes.append("non_linguistic_filler: the sidecar records no share to compare "
+                     "(re-derived in measured)")
+    elif not isinstance(recorded, (int, float)) or isinstance(recorded, bool) or \
+            not math.isfinite(recorded) or abs(recorded - share) > SHARE_TOLERANCE:
+        out.refuse("sidecar_mismatch", "extra.text.non_linguistic_filler_share", recorded,
+                   f"the turns give {share:.6f}")
+
+
 def _ceiling_table(corpus: Corpus) -> dict[str, float | None]:
     """Per shape, the mean over questions with gold of min(1, K_ref / G) (§1.5 item 2)."""
     per_shape: dict[str, list[float]] = defaultdict(list)
@@ -944,6 +1027,13 @@ def _check_sidecar(corpus: Corpus, vertical: str | None, declared: VerticalDecla
     if sidecar.shape_counts and dict(sidecar.shape_counts) != dict(counts):
         out.refuse("sidecar_mismatch", "shape_counts", json.dumps(sidecar.shape_counts,
                    sort_keys=True), f"records give {json.dumps(dict(counts), sort_keys=True)}")
+    revision = corpus_revision(corpus)
+    dial, stray = (("competition_by_shape", "echo_by_shape") if revision >= REVISION_2
+                   else ("echo_by_shape", "competition_by_shape"))
+    if getattr(sidecar, stray):
+        out.refuse("sidecar_mismatch", stray, json.dumps(getattr(sidecar, stray), sort_keys=True),
+                   f"a revision-{revision} sidecar records its calibration dial as {dial} "
+                   "(VERTICALS.md Appendix C); the rebuild would ignore this one")
     known = {declared.gold_position_carve_out.name} if declared.gold_position_carve_out else set()
     for name in sorted(set(sidecar.carve_outs) - known):
         out.refuse("sidecar_mismatch", f"carve_outs.{name}", name, "the sidecar claims a carve-out "
@@ -1206,6 +1296,39 @@ def _first_filler(record: QuestionRecord) -> int:
     return next(i for i, s in enumerate(record.haystack_sessions) if not any(t.has_answer for t in s))
 
 
+_SELF_TEST_PADDING = " Often granite, zinnia, lupin skylark, Pimmoz. Sadly sleet, linen, flax."
+"""Revision-1-style word-list padding (two pad sentences) for the filler self-test."""
+_SELF_TEST_ECHO = " (Also on my mind: ferry, crossing, permit.)"
+"""A revision-1 echo clause for the filler self-test."""
+
+
+def _padded(records: Sequence[QuestionRecord], tail: str = _SELF_TEST_PADDING) -> list[QuestionRecord]:
+    """``records`` with ``tail`` appended to the user turn of every filler session."""
+    out = list(records)
+    for index, record in enumerate(records):
+        for session, turns in enumerate(record.haystack_sessions):
+            if not any(turn.has_answer for turn in turns):
+                out = _edit_turn(out, index, session, 0, turns[0].content + tail)
+    return out
+
+
+def _never_known(template: QuestionRecord, qid: str) -> QuestionRecord:
+    """A never-known abstention question over ``template``'s haystack (no gold, 'abstain')."""
+    return template.model_copy(update={
+        "question_id": qid, "question": "Which ferry company did I book with?",
+        "answer": "You never said.", "answer_session_ids": (),
+        "haystack_sessions": tuple(tuple(turn.model_copy(update={"has_answer": False})
+                                         for turn in session)
+                                   for session in template.haystack_sessions),
+        "typedmemeval": ExtensionBlock(vertical=template.typedmemeval.vertical, shape="never-known",
+                                       answer_key=AnswerKey(expected_negative="abstain"))})
+
+
+def _with_never_known(spec: VerticalSpec) -> VerticalSpec:
+    return VerticalSpec(spec.name, spec.abbrev, (*spec.shapes, ShapeSpec("never-known", 1, (0, 0),
+                                                                         (4, 12))))
+
+
 _SELF_TEST_CARVE_OUT = VerticalDeclarations(gold_position_carve_out=Declared(
     name="gold_position",
     reason="self-test: a design whose independent variable is the gold position (as a rung-fixed "
@@ -1260,6 +1383,29 @@ def self_test() -> list[SelfTestCase]:
                run_ari(_edit(ari, 0, question_id="tme-ari-001_abs")), "abs_suffix")
     add_defect("record of another vertical", run_ari(_edit_block(ari, 0, vertical="episodic")),
                "vertical")
+
+    # --- revision 2 (VERTICALS.md Appendix C): opaque ids, no non-linguistic filler ---
+    stamped = {"text": {"non_linguistic_filler_share": 0.0}}
+    nk_spec = _with_never_known(ari_spec)
+    add_control("clean revision-2 corpus (opaque ids, natural text, share stamped)",
+                run_ari(ari, revision=2, extra=stamped))
+    add_control("revision-2 never-known question with an opaque id (no _abs demanded)",
+                check(_corpus([*ari, _never_known(ari[0], "tme-ari-099")], "arithmetic",
+                              revision=2, ceiling_by_shape=ari_ceiling, extra=stamped)[0],
+                      spec=nk_spec))
+    add_defect("revision-2 never-known question with an _abs id",
+               check(_corpus([*ari, _never_known(ari[0], "tme-ari-099_abs")], "arithmetic",
+                             revision=2, ceiling_by_shape=ari_ceiling, extra=stamped)[0],
+                     spec=nk_spec), "question_id")
+    padded = _padded(ari)
+    add_defect("revision-2 corpus with word-list padding", run_ari(padded, revision=2),
+               "non_linguistic_filler")
+    add_defect("revision-2 corpus with echo clauses", run_ari(_padded(ari, _SELF_TEST_ECHO),
+                                                              revision=2), "non_linguistic_filler")
+    add_control("revision-1 word-list padding is measured, not enforced", run_ari(padded))
+    add_defect("revision-2 sidecar records another filler share",
+               run_ari(ari, revision=2, extra={"text": {"non_linguistic_filler_share": 0.25}}),
+               "sidecar_mismatch")
     add_defect("undeclared shape", run_ari(_edit_block(ari, 0, shape="averages")), "shape_declared")
     add_defect("shape n differs from the declaration", run_ari(ari[1:]), "shape_n")
     add_defect("haystack lists of unequal length",

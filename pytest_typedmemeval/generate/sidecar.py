@@ -23,6 +23,7 @@ from typing import Any
 
 from ..corpus.loading import Corpus, corpus_sha256, normalised_bytes
 from ..corpus.models import QuestionRecord, Sidecar
+from ..corpus.text_stats import non_linguistic_share
 from ..gates import calibration as calibration_gate
 from ..gates import separability
 from ..gates.declarations import declarations_for
@@ -115,16 +116,49 @@ def _difficulty(records: Sequence[QuestionRecord], note: str | None) -> dict[str
     }
 
 
+TEXT_FROM_REVISION = 2
+"""From this revision the calibration dial is topical competition and the sidecar stamps the text
+block (VERTICALS.md Appendix C); revision-1 sidecars keep the echo fields, byte for byte."""
+
+ECHO_NOTE = ("a gold-less shape's echo reads 0.0 (not searched); the echo applied to it is the mean "
+             "of its calibrated siblings (VERTICALS.md §4.9)")
+DIAL_NOTE = ("the calibration dial is topical competition (VERTICALS.md Appendix C): the share of "
+             "sessions carrying a topical mention of a question's subject; a gold-less shape's dial "
+             "reads 0.0 (not searched, §4.9)")
+
+
+def corpus_turn_texts(records: Sequence[QuestionRecord]) -> list[str]:
+    """Every turn's text, record by record, session by session (what the filler share is over)."""
+    return [turn.content for record in records for session in record.haystack_sessions
+            for turn in session]
+
+
 def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, generator: str,
-                  generator_version: str, seed: int, echo_by_shape: Mapping[str, float],
+                  generator_version: str, seed: int,
+                  echo_by_shape: Mapping[str, float] | None = None,
                   calibration: Mapping[str, Any] | None = None,
                   difficulty_note: str | None = None,
-                  dense: calibration_gate.DenseChoice = "auto") -> dict[str, Any]:
+                  dense: calibration_gate.DenseChoice = "auto",
+                  competition_by_shape: Mapping[str, float] | None = None,
+                  text_stats: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The sidecar of ``text`` as plain data, validated by :class:`Sidecar`.
 
-    From revision 2 on, ``extra["retriever_panel"]["dense"]`` stamps the dense retriever's
-    coverage (``dense``: see :data:`..gates.calibration.DenseChoice`); revision-1 sidecars are
-    unchanged, byte for byte."""
+    Revision 1 records its dial as ``echo_by_shape``. From revision 2 on (VERTICALS.md Appendix
+    C) the dial is ``competition_by_shape`` (``echo_by_shape`` is written empty), the coverage
+    block's note describes that dial, ``extra["text"]`` stamps the non-linguistic filler share
+    measured from the bytes (:func:`..corpus.text_stats.non_linguistic_share` over every turn; the
+    structure gate re-derives it) with the generator's own ``text_stats`` (e.g.
+    ``fact_sentence_share``) beside it, and ``extra["retriever_panel"]["dense"]`` stamps the dense
+    retriever's coverage (``dense``: see :data:`..gates.calibration.DenseChoice`). Revision-1
+    sidecars are unchanged, byte for byte."""
+    texts_revision = revision >= TEXT_FROM_REVISION
+    if texts_revision and echo_by_shape:
+        raise ValueError(f"revision {revision} records its dial as competition_by_shape; "
+                         "echo_by_shape is revision 1's")
+    if not texts_revision and (competition_by_shape or text_stats):
+        raise ValueError(f"revision {revision} records its dial as echo_by_shape; "
+                         "competition_by_shape and text_stats start at revision "
+                         f"{TEXT_FROM_REVISION}")
     corpus = corpus_from_text(text, corpus_id, vertical)
     records = corpus.records
     coverage = {record.question_id: calibration_gate.question_coverage(record) for record in records}
@@ -144,7 +178,7 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
         "generator": generator,
         "generator_version": generator_version,
         "seed": seed,
-        "echo_by_shape": dict(sorted(echo_by_shape.items())),
+        "echo_by_shape": {} if texts_revision else dict(sorted((echo_by_shape or {}).items())),
         "shape_counts": dict(sorted(Counter(record.shape for record in records).items())),
         "k_ref": K_REF,
         "ceiling_by_shape": ceiling_by_shape(records),
@@ -160,14 +194,23 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
                 "by_shape": calibration_result.measured["coverage_by_shape"],
                 "scaffolding_dependence": calibration_result.measured["scaffolding_dependence"],
                 "calibration": dict(calibration) if calibration else None,
-                "echo_note": "a gold-less shape's echo reads 0.0 (not searched); the echo applied to "
-                             "it is the mean of its calibrated siblings (VERTICALS.md §4.9)",
+                "echo_note": ECHO_NOTE,
             },
             "separability": separability_summary,
             "difficulty": _difficulty(records, difficulty_note),
             "rebuild": f"typedmemeval generate --vertical {vertical}",
         },
     }
+    if texts_revision:
+        sidecar["competition_by_shape"] = dict(sorted((competition_by_shape or {}).items()))
+        coverage_block = sidecar["extra"]["coverage"]
+        del coverage_block["echo_note"]
+        coverage_block["dial_note"] = DIAL_NOTE
+        measured_share = non_linguistic_share(corpus_turn_texts(records))
+        stamped = dict(text_stats or {})
+        stamped.pop("non_linguistic_filler_share", None)  # measured here, never taken on trust
+        sidecar["extra"]["text"] = {"non_linguistic_filler_share": round(measured_share, 6),
+                                    **stamped}
     if revision >= calibration_gate.PANEL_FROM_REVISION:
         # VERTICALS.md Appendix C: the dense arm of the retriever panel is measured here, with the
         # [dense] extra, and stamped; without the extra the stamp says not measured (never a pass).
@@ -179,5 +222,5 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
     return sidecar
 
 
-__all__ = ["NOT_MEASURED_REASON", "build_sidecar", "ceiling_by_shape", "corpus_from_text",
-           "probe_rows"]
+__all__ = ["DIAL_NOTE", "ECHO_NOTE", "NOT_MEASURED_REASON", "TEXT_FROM_REVISION", "build_sidecar",
+           "ceiling_by_shape", "corpus_from_text", "corpus_turn_texts", "probe_rows"]
