@@ -67,6 +67,7 @@ def test_a_declining_system_is_never_graded_wrong(pytester: pytest.Pytester, mod
         for corpus in shipped_corpora()
         for record in corpus.records
         if record.typedmemeval.answer_key.expected_negative == "abstain"
+        and not record.typedmemeval.answer_key.must_name  # J5.1: a recorded plan must be named
     }
     assert len(report["questions"]) == sum(len(c.records) for c in shipped_corpora())
     for row in report["questions"]:

@@ -33,7 +33,7 @@ def test_only_generated_corpora_ship() -> None:
     for corpus in SHIPPED:
         assert corpus.sidecar is not None and not corpus.is_fixture
         assert corpus.sidecar.generator and corpus.sidecar.seed is not None
-        assert corpus.corpus_id == f"typedmemeval-{corpus.vertical}-v1"
+        assert corpus.corpus_id == f"typedmemeval-{corpus.vertical}-v2"
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])

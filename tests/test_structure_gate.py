@@ -529,7 +529,7 @@ def test_a_generator_the_registry_no_longer_lists_is_rebuilt_from_its_named_modu
     monkeypatch.setattr(generate_registry, "build_records",
                         lambda module, seed, dial: calls.append((module.__name__, seed, dict(dial)))
                         or [])
-    name = "pytest_typedmemeval.generate.forgetting"
+    name = "pytest_typedmemeval.generate.verticals.forgetting"
     corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
                                   revision=revision, echo_by_shape={"sums": 0.4},
                                   competition_by_shape={"sums": 0.7})

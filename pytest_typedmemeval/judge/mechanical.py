@@ -151,12 +151,13 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
     if answer.says_still_to_come:
         return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
     if answer.declines or answer.denies:
-        if key.must_name and not answer.named(key.must_name):
-            if answer.denies:
-                return _verdict(Outcome.MISSED, "denies a record that holds "
-                                                f"{key.must_name[0]!r} (J5.1)")
-            return _verdict(Outcome.ABSTAINED, "declines without naming "
-                                               f"{key.must_name[0]!r}, which the record holds (J5.1)")
+        if key.must_name and not answer.mentioned(key.must_name):
+            if answer.declines:
+                return _verdict(Outcome.ABSTAINED, "declines without naming "
+                                                   f"{key.must_name[0]!r}, which the record holds "
+                                                   "(J5.1)")
+            return _verdict(Outcome.MISSED, "denies a record that holds "
+                                            f"{key.must_name[0]!r} (J5.1)")
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
     if answer.polarity == "fired" or answer.opens_with_yes:
         return _verdict(Outcome.WRONG, "affirms what the gold says is not known")

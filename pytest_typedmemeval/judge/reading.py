@@ -409,6 +409,11 @@ class Reading:
     def named(self, values: Iterable[str]) -> list[str]:
         return [value for value in values if self.names(value)]
 
+    def mentioned(self, values: Iterable[str]) -> list[str]:
+        """Named anywhere, a decline's complement included ("I can't tell whether you booked X"
+        mentions X without committing to it): J5.1 asks that the plan be named, not asserted."""
+        return [value for value in values if self.value_spans(value)]
+
     def first_position(self, value: str) -> int | None:
         spans = self._outside_scopes(self.value_spans(value))
         return spans[0][0] if spans else None

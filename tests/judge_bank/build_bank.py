@@ -1451,6 +1451,24 @@ def _expected(expect: Expect, template: str, record: Mapping[str, Any]) -> Expec
     return Expect(C if reads == gold else W, expect.rule, note=f"reads as option {reads!r}")
 
 
+def _must_name_rule(expect: Expect, family: Family, answer: str, record: Mapping[str, Any]) -> Expect:
+    """J6/J5.1 on revision-2 keys: a negative gold with ``must_name`` needs the value named. A
+    ``correct`` label on an answer that names none of them becomes ``missed`` (a bare "not yet", a
+    bare denial) or, for a bare decline on a not-known-but-recorded gold, ``abstained``."""
+    key = record["typedmemeval"]["answer_key"]
+    names = key.get("must_name") or []
+    negative = key.get("expected_negative")
+    if expect.outcome != C or not names or negative not in ("not_yet", "abstain"):
+        return expect
+    if any(name.lower() in answer.lower() for name in names):
+        return expect
+    # "nothing says whether ..." is a decline in the contract's sense (J1: the record does not say).
+    if negative == "abstain" and (family.name in DECLINE_FAMILIES or " whether " in answer):
+        return Expect(A, "J5.1", note="a bare decline where the record holds the plan")
+    rule = "J5.1" if negative == "abstain" else "J6"
+    return Expect(M, rule, note="omits the value the gold names (must_name)")
+
+
 def _families_for(kind: str, shape: str, first_of_corpus: bool) -> list[Family]:
     return [f for f in FAMILIES
             if f.expectation(kind) is not None and f.template_group(kind, shape) is not None
@@ -1477,7 +1495,7 @@ def build_cases(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     used: set[tuple[str, tuple[str, ...], str]] = set()
     reachable: set[tuple[str, tuple[str, ...]]] = set()
     kind_index: Counter[tuple[str, str]] = Counter()
-    seen_corpora: set[str] = set()
+    seen_corpora: set[tuple[str, str]] = set()
     checked: set[str] = set()
     names = _name_index(records)
     numbers: dict[str, tuple[dict[str, str], dict[str, list[str]]]] = {}
@@ -1485,8 +1503,10 @@ def build_cases(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for record in records:
         block = record["typedmemeval"]
         kind, shape = key_kind(record), block["shape"]
-        first_of_corpus = record["corpus_id"] not in seen_corpora
-        seen_corpora.add(record["corpus_id"])
+        # First question of its (corpus, kind): revision-2 ids are a permutation, so the corpus's
+        # first question can be of any kind, and a first-only family must still reach each kind.
+        first_of_corpus = (record["corpus_id"], kind) not in seen_corpora
+        seen_corpora.add((record["corpus_id"], kind))
         budget, default_k = KIND_PLAN[kind]
         applicable = _families_for(kind, shape, first_of_corpus)
         for family in applicable:
@@ -1503,20 +1523,29 @@ def build_cases(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             values = case_values(record, kind, family, rng, people, numbers)
             wanted = min(family.per_question or default_k, len(templates))
             chosen: list[str] = []
-            for _ in range(len(templates) * 2):
-                if len(chosen) == wanted:
+            while len(chosen) < wanted:
+                # Round robin from the family's counter, preferring a phrasing no question has used
+                # yet: a phrasing only some questions can fill (a currency code) is not starved by
+                # the order the questions happen to come in.
+                start = counters[family.name, selectors]
+                order = [templates[(start + i) % len(templates)] for i in range(len(templates))]
+                usable = [t for t in order if t not in chosen
+                          and all(name in values for name in _fields(t))]
+                if not usable:
                     break
-                template = templates[counters[family.name, selectors] % len(templates)]
+                fresh = [t for t in usable if (family.name, selectors, t) not in used]
+                template = (fresh or usable)[0]
                 counters[family.name, selectors] += 1
-                if template not in chosen and all(name in values for name in _fields(template)):
-                    chosen.append(template)
+                chosen.append(template)
+                used.add((family.name, selectors, template))
             for slot, template in enumerate(chosen):
                 if template not in checked:
                     _check_literal(family, template, names)
                     checked.add(template)
                 used.add((family.name, selectors, template))
-                label = _expected(expect, template, record)
-                cases.append(_case(record, family, slot, template.format_map(values), label))
+                answer = template.format_map(values)
+                label = _must_name_rule(_expected(expect, template, record), family, answer, record)
+                cases.append(_case(record, family, slot, answer, label))
     _check_template_coverage(used, reachable)
     cases.sort(key=lambda case: case["case_id"])
     _check_cases(cases, records)
