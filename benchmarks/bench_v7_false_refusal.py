@@ -120,7 +120,7 @@ def run_one(family: str, seed: int, build_timeout: float = 6.0) -> Outcome:
     CPU time, not wall time, so a loaded machine does not set healthy seeds apart): some seeds of
     the forgetting generator never return (``_positions`` retries forever when a haystack cannot
     hold both gaps), and such a seed is counted apart, like a ``GenerationError``."""
-    from pytest_typedmemeval.generate.machinery import GenerationError
+    from pytest_typedmemeval.generate.primitives import GenerationError
 
     began = time.perf_counter()
     if family in SYNTHETIC:

@@ -85,16 +85,11 @@ def _generate(args: argparse.Namespace) -> int:
         print(report.summary())
         if args.search:
             module = generators.generator_module(vertical)
-            if generators.revision_of(module) >= 2:
-                print(f"  competition found by the search: "
-                      f"{json.dumps(report.echo_by_shape, sort_keys=True)}")
-                print(f"  search record written to {generators.calibration_record_path(module)}; "
-                      f"record the dial as RECORDED_COMPETITION in {module.__file__} so rebuilds "
-                      f"reproduce these bytes")
-            else:
-                print(f"  echo found by the search: {json.dumps(report.echo_by_shape, sort_keys=True)}")
-                print(f"  record it as RECORDED_ECHO (and the search record as CALIBRATION_RECORD) "
-                      f"in {module.__file__} so rebuilds reproduce these bytes")
+            print(f"  competition found by the search: "
+                  f"{json.dumps(report.dial_by_shape, sort_keys=True)}")
+            print(f"  search record written to {generators.calibration_record_path(module)}; "
+                  f"record the dial as RECORDED_COMPETITION in {module.__file__} so rebuilds "
+                  f"reproduce these bytes")
     print(f"total {time.perf_counter() - began:.1f}s for {len(verticals)} vertical(s)")
     return 1 if differs else 0
 
@@ -122,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     action = generate.add_mutually_exclusive_group()
     action.add_argument("--search", action="store_true",
                         help="run the calibration search (sweep, then bisect) instead of reading the "
-                             "recorded dial (topical competition; echo for revision 1), and print the "
+                             "recorded topical-competition dial, and print the "
                              "dial to record")
     action.add_argument("--check", action="store_true",
                         help="rebuild in memory and compare with the shipped bytes; write nothing")

@@ -14,7 +14,7 @@ import pytest
 from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.corpus.text_stats import non_linguistic_share
 from pytest_typedmemeval.generate import engine
-from pytest_typedmemeval.generate.machinery import GenerationError, dump_json
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
 from pytest_typedmemeval.generate.verticals import arithmetic as ari
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome

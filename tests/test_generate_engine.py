@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from pytest_typedmemeval.generate import engine, talk
-from pytest_typedmemeval.generate.machinery import GenerationError
+from pytest_typedmemeval.generate.primitives import GenerationError
 
 SCAFFOLD = engine.Scaffold.without({"physio", "shoulder", "kayak", "estuary"})
 

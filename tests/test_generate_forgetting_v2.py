@@ -11,7 +11,7 @@ import pytest
 from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.corpus.text_stats import non_linguistic_share
 from pytest_typedmemeval.generate import engine
-from pytest_typedmemeval.generate.machinery import GenerationError, dump_json
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
 from pytest_typedmemeval.generate.verticals import forgetting as fg
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
@@ -132,7 +132,7 @@ def test_recorded_dial_reproduces_the_search_and_stays_under_the_lexical_ceiling
     records = [QuestionRecord.model_validate(r) for r in corpus]
     for shape in fg.CALIBRATED_SHAPES:
         searched = record["by_shape"][shape]
-        assert searched["echo"] == DIAL[shape]
+        assert searched["dial"] == DIAL[shape]
         assert round(shape_coverage(records, shape), 6) == searched["coverage"]
         assert 0.5 <= searched["coverage"] <= 0.9 and panel_max_coverage(records, shape) <= 0.90
 

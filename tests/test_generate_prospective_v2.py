@@ -12,7 +12,7 @@ import pytest
 from pytest_typedmemeval.corpus.models import AnswerKey, format_corpus_date, parse_corpus_date
 from pytest_typedmemeval.corpus.text_stats import non_linguistic_share
 from pytest_typedmemeval.generate import engine
-from pytest_typedmemeval.generate.machinery import GenerationError, dump_json
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
 from pytest_typedmemeval.generate.verticals import prospective as pro
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
@@ -133,7 +133,7 @@ def test_the_calibration_record_matches_the_recorded_dial() -> None:
     record = calibration_record(pro)
     assert record is not None
     adjusted = record.get("dense_adjusted", {})
-    searched = {s: (adjusted[s]["recorded"] if s in adjusted else v["echo"])
+    searched = {s: (adjusted[s]["recorded"] if s in adjusted else v["dial"])
                 for s, v in record["by_shape"].items()}
     assert searched == DIAL
 

@@ -18,9 +18,9 @@ from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.corpus.text_stats import non_linguistic_share
 from pytest_typedmemeval.gates import separability
 from pytest_typedmemeval.gates.calibration import question_coverage
-from pytest_typedmemeval.generate import engine
+from pytest_typedmemeval.generate import engine, registry
 from pytest_typedmemeval.generate.calibration import panel_max_coverage
-from pytest_typedmemeval.generate.machinery import GenerationError, dump_json
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
 from pytest_typedmemeval.generate.verticals import workingmemory as wm
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
@@ -124,7 +124,7 @@ def test_recorded_dial_reproduces_the_recorded_calibration(typed: list[QuestionR
     for shape in wm.SHAPES:
         chosen = [r for r in typed if r.shape == shape]
         coverage = sum(question_coverage(r) or 0.0 for r in chosen) / len(chosen)
-        assert coverage == pytest.approx(wm.CALIBRATION_RECORD["by_shape"][shape]["coverage"],
+        assert coverage == pytest.approx(registry.calibration_record(wm)["by_shape"][shape]["coverage"],
                                          abs=1e-6), shape
         assert (panel_max_coverage(typed, shape) or 0.0) <= 0.90
 
@@ -137,7 +137,7 @@ def test_separability_passes_by_construction(typed: list[QuestionRecord]) -> Non
 
 def test_design_checks_hold() -> None:
     assert max(row[0] for row in wm.template_parity()) < wm.TEMPLATE_AUC_LIMIT
-    assert set(wm.RECORDED_COMPETITION.values()) == {wm.CALIBRATION_RECORD["pooled"]["echo"]}
+    assert set(wm.RECORDED_COMPETITION.values()) == {registry.calibration_record(wm)["pooled"]["dial"]}
 
 
 # --- negative controls: one per rule ------------------------------------------------------------

@@ -500,53 +500,37 @@ def test_a_revision_1_sidecar_keeps_the_echo_fields_only() -> None:
         _built_sidecar(structure._arithmetic_records(), 2, echo_by_shape={"sums": 0.4})
 
 
-@pytest.mark.parametrize(("revision", "expected"), [(1, {"sums": 0.4}), (2, {"sums": 0.7})])
-def test_the_reproducibility_hook_rebuilds_with_the_revisions_dial(monkeypatch, revision: int,
-                                                                    expected: dict) -> None:
+@pytest.mark.parametrize(("revision", "expected"), [(1, []), (2, [(7, {"sums": 0.7})])])
+def test_the_hook_rebuilds_a_revision_2_declaration_from_its_recorded_competition(
+        monkeypatch, revision: int, expected: list) -> None:
+    """A revision-2 sidecar is rebuilt from competition_by_shape; a retired revision 1 (its echo
+    dial has no declaration left to read it) is skipped, never rebuilt with the wrong dial."""
     from pytest_typedmemeval.gates import registry as gate_registry
     from pytest_typedmemeval.generate import registry as generate_registry
 
     calls = []
     monkeypatch.setattr(generate_registry, "corpus_text",
-                        lambda vertical, seed, dial: calls.append((vertical, seed, dict(dial))) or "x")
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic",
-                                  generator=generate_registry.GENERATORS["arithmetic"],
-                                  revision=revision, echo_by_shape={"sums": 0.4},
-                                  competition_by_shape={"sums": 0.7})
-    assert gate_registry._regenerate(corpus) == "x"
-    assert calls == [("arithmetic", 7, expected)]
-
-
-@pytest.mark.parametrize(("revision", "expected"), [(1, {"sums": 0.4}), (2, {"sums": 0.7})])
-def test_a_generator_the_registry_no_longer_lists_is_rebuilt_from_its_named_module(
-        monkeypatch, revision: int, expected: dict) -> None:
-    """A revision-1 module stays reproducible after its vertical gains a revision-2 declaration."""
-    from pytest_typedmemeval.gates import registry as gate_registry
-    from pytest_typedmemeval.generate import registry as generate_registry
-
-    calls = []
-    monkeypatch.setattr(generate_registry, "GENERATORS", {})
-    monkeypatch.setattr(generate_registry, "build_records",
-                        lambda module, seed, dial: calls.append((module.__name__, seed, dict(dial)))
-                        or [])
+                        lambda vertical, seed, dial: calls.append((seed, dict(dial))) or "[]\n")
     name = "pytest_typedmemeval.generate.verticals.forgetting"
     corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
                                   revision=revision, echo_by_shape={"sums": 0.4},
                                   competition_by_shape={"sums": 0.7})
-    assert gate_registry._regenerate(corpus) == "[]\n"
-    assert calls == [(name, 7, expected)]
+    assert gate_registry._regenerate(corpus) == ("[]\n" if expected else None)
+    assert calls == expected
 
 
 @pytest.mark.parametrize("name", ["os", "pytest_typedmemeval.generate.sidecar",
-                                  "pytest_typedmemeval.generate.verticals.dreams"])
+                                  "pytest_typedmemeval.generate.verticals.dreams",
+                                  "pytest_typedmemeval.generate.forgetting"])
 def test_the_hook_imports_no_module_a_sidecar_names_outside_the_generators(monkeypatch,
                                                                           name: str) -> None:
     from pytest_typedmemeval.gates import registry as gate_registry
     from pytest_typedmemeval.generate import registry as generate_registry
 
-    monkeypatch.setattr(generate_registry, "build_records",
+    monkeypatch.setattr(generate_registry, "corpus_text",
                         lambda *_: pytest.fail("nothing may be built"))
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name)
+    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
+                                  revision=2, competition_by_shape={"sums": 0.7})
     assert gate_registry._regenerate(corpus) is None
 
 

@@ -14,7 +14,6 @@ from pytest_typedmemeval.corpus.text_stats import (
     sentences,
 )
 from pytest_typedmemeval.generate import talk
-from pytest_typedmemeval.generate.machinery import PAD_BANKS, echo_clause
 
 from _support import fixture_corpus_files
 
@@ -118,7 +117,7 @@ def test_echo_clauses_count_entirely_and_ordinary_parentheses_do_not(text: str, 
 
 
 def test_an_echo_clause_as_generated_is_counted() -> None:
-    clause = echo_clause(["ferry", "crossing", "permit"])
+    clause = "(Also on my mind: ferry, crossing, permit.)"  # as revision 1 wrote it
     count = filler_count(f"I booked the ferry. {clause}")
     assert count.echo == 7 and count.filler == 7 and count.tokens == 11
 
@@ -139,7 +138,11 @@ def test_sentence_splitting() -> None:
 def test_no_revision_1_pad_word_is_a_language_marker() -> None:
     """The revision-1 pad vocabulary (openers, nature words, invented names) is disjoint from the
     markers, so the instrument cannot excuse padding for a marker it happens to contain."""
-    assert not PAD_BANKS.vocabulary() & text_stats.LANGUAGE_MARKERS
+    path = Path(__file__).parent / "text_samples" / "revision1_pad_vocabulary.txt"
+    vocabulary = {line for line in path.read_text(encoding="utf-8").splitlines()
+                  if line and not line.startswith("#")}
+    assert len(vocabulary) == 461
+    assert not vocabulary & text_stats.LANGUAGE_MARKERS
 
 
 def test_the_fixture_corpus_reads_zero() -> None:

@@ -37,10 +37,11 @@ _ATTRIBUTION_SATURATES = (
     "participant-attribution asks who made a statement the question itself quotes, naming its topic: "
     "the gold session holds every query word, so BM25 ranks it in the top five whatever competes. "
     "VERTICALS.md 2.2 records three distractor designs (same topic, same claim about other topics, "
-    "both) all leaving coverage at 1.000; our sweep of the echo knob over nine points gave 1.000 at "
-    "every point, and raising same-claim remarks only lowers coverage by spreading the quoted "
-    "remark's words across both speakers, the echo leak that once gave the speaker away. The shape "
-    "measures speaker attribution by the reader, not retrieval."
+    "both) all leaving coverage at 1.000; in revision 2 the topical-competition dial swept over five "
+    "points (0 to 1) gave 1.000 at every point (episodic.ATTRIBUTION_SWEEP), and raising same-claim "
+    "remarks only lowers coverage by spreading the quoted remark's words across both speakers, "
+    "which would give the speaker away. The shape measures speaker attribution by the reader, not "
+    "retrieval."
 )
 
 DECLARATIONS: dict[str, VerticalDeclarations] = {

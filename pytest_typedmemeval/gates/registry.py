@@ -82,63 +82,17 @@ def run_corpus_gates(corpus: Any, *, require_probes: bool = False) -> list[GateR
     return [run_corpus_gate(name, corpus, require_probes=require_probes) for name in GATES]
 
 
-DIAL_COMPETITION_FROM_REVISION = 2
-"""From this revision a sidecar's calibration dial is ``competition_by_shape`` (topical
-competition, VERTICALS.md Appendix C); before it, ``echo_by_shape``."""
-
-
-def recorded_dial(sidecar: Any) -> dict[str, float]:
-    """The calibration dial ``sidecar`` records for its revision (what a rebuild must be given)."""
-    if sidecar.revision >= DIAL_COMPETITION_FROM_REVISION:
-        return dict(sidecar.competition_by_shape)
-    return dict(sidecar.echo_by_shape)
-
-
-def _named_generator(name: str) -> ModuleType | None:
-    """The generator module ``name`` if it is one of this package's generator modules for a declared
-    vertical (``generate/verticals/<vertical>.py`` or ``generate/<vertical>.py``), else ``None``.
-
-    A sidecar is data: only these names are ever imported from it."""
-    import importlib
-    import importlib.util
-
-    from ..generate import registry as generators
-    from .vertical_specs import VERTICAL_SPECS
-
-    package = generators.__package__
-    allowed = {f"{package}{infix}.{vertical}" for vertical in VERTICAL_SPECS
-               for infix in (".verticals", "")}
-    if name not in allowed or importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
-
-
 def _regenerate(corpus: Any) -> str | None:
-    """The reproducibility hook: rebuild from the sidecar's generator, seed and recorded dial.
+    """The reproducibility hook: rebuild from the sidecar's declaration, seed and recorded dial.
 
-    The dial is the one the sidecar's revision calibrates with (:func:`recorded_dial`):
-    ``competition_by_shape`` from revision 2 on, ``echo_by_shape`` before. A generator the registry
-    lists for its vertical is rebuilt through ``corpus_text(vertical, seed, dial_by_shape)``; a
-    generator module the registry no longer lists (a revision-1 module whose vertical has a
-    revision-2 declaration now) is rebuilt from the module the sidecar names, so a shipped older
-    revision stays reproducible. ``None`` (reported as skipped) when the sidecar names no generator
-    of this package or no seed. Imported when called, so certifying a corpus does not load the
-    generators unless its sidecar names one (gates depend on generators only through this injected
-    callable)."""
+    Delegates to :func:`..generate.registry.regenerate_text`, which imports only this package's own
+    declarations (a sidecar is data: the module name it carries is matched, never imported) and
+    answers ``None`` (reported as skipped) for a corpus no declaration wrote: hand-made, foreign or
+    a retired revision 1. Imported when called, so certifying a corpus does not load the generators
+    unless asked (gates depend on generators only through this injected callable)."""
     from ..generate import registry as generators
-    from ..generate.machinery import dump_json
 
-    sidecar = corpus.sidecar
-    if sidecar is None or sidecar.generator is None or sidecar.seed is None:
-        return None
-    dial = recorded_dial(sidecar)
-    for vertical, module_name in generators.GENERATORS.items():
-        if module_name == sidecar.generator:
-            return generators.corpus_text(vertical, sidecar.seed, dial)
-    module = _named_generator(sidecar.generator)
-    if module is None:
-        return None
-    return dump_json(generators.build_records(module, sidecar.seed, dial))
+    return generators.regenerate_text(corpus)
 
 
 def run_self_tests() -> dict[str, list[SelfTestCase]]:

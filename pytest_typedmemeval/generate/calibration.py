@@ -1,10 +1,10 @@
-"""The authoring-time calibration search: sweep the echo knob, then bisect inside the bracket.
+"""The authoring-time calibration search: sweep the dial (topical competition), then bisect inside the bracket.
 
 GATES.md §3 and VERTICALS.md §4.9-§4.10. Coverage (the share of a question's gold sessions in the
 reference BM25 top K_ref = 5, exactly as :func:`..gates.calibration.question_coverage` computes it
 from the bytes) is a cheap structural proxy, so the search optimises it per shape:
 
-1. **Sweep** the whole knob range on a coarse grid. Coverage against echo is not monotone, so the
+1. **Sweep** the whole knob range on a coarse grid. Coverage against the dial is not monotone, so the
    sweep is what finds *where* the curve crosses the target; any saturation judgement looks at the
    whole sweep, never at one point.
 2. **Bisect** inside the bracket the sweep found (two adjacent grid points on opposite sides of the
@@ -13,7 +13,7 @@ from the bytes) is a cheap structural proxy, so the search optimises it per shap
 
 Shapes are searched one after another, each fixing its knob before the next moves (a vertical mean
 can hide one collapsed shape). Rebuilding a corpus never calls this module: it reads the recorded
-echo (§4.11), so editing the search cannot quietly change a shipped corpus.
+dial (§4.11), so editing the search cannot quietly change a shipped corpus.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ moves (one question's half-coverage is 1/40 of a 20-question shape mean)."""
 TOLERANCE = 0.0125
 """Stop bisecting once coverage is this close to the target (half a question's step at n = 20)."""
 
-START_ECHO = 0.5
+START_DIAL = 0.5
 """Knob value of the shapes not yet searched while an earlier shape is searched (shapes couple
 weakly, e.g. through document length), so the search result depends on nothing else."""
 
 Build = Callable[[Mapping[str, float]], Sequence[QuestionRecord]]
-"""Builds the records of the shapes being searched for a given echo-by-shape map."""
+"""Builds the records of the shapes being searched for a given dial-by-shape map."""
 
 
 def panel_max_coverage(records: Sequence[QuestionRecord], shape: str) -> float | None:
@@ -75,11 +75,11 @@ class ShapeSearch:
 
     shape: str
     points: list[tuple[float, float]] = field(default_factory=list)
-    """(echo, coverage) in evaluation order: the sweep first, then the bisection."""
+    """(dial, coverage) in evaluation order: the sweep first, then the bisection."""
     panel_max: dict[float, float] = field(default_factory=dict)
     """Per evaluated dial, the lexical panel's maximum coverage (revision 2 only)."""
     bracket: tuple[float, float] | None = None
-    echo: float = 0.0
+    dial: float = 0.0
     coverage: float = 0.0
 
     @property
@@ -88,9 +88,9 @@ class ShapeSearch:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "echo": self.echo, "coverage": round(self.coverage, 6), "iterations": self.iterations,
+            "dial": self.dial, "coverage": round(self.coverage, 6), "iterations": self.iterations,
             "bracket": list(self.bracket) if self.bracket else None,
-            "points": [[echo, round(cov, 6)] for echo, cov in self.points]}
+            "points": [[dial, round(cov, 6)] for dial, cov in self.points]}
         if self.panel_max:
             out["panel_max"] = [[dial, round(value, 6)] for dial, value in self.panel_max.items()]
         return out
@@ -98,7 +98,7 @@ class ShapeSearch:
 
 @dataclass
 class CalibrationResult:
-    echo_by_shape: dict[str, float]
+    dial_by_shape: dict[str, float]
     searches: dict[str, ShapeSearch]
     seconds: float
 
@@ -120,15 +120,15 @@ def _grid() -> list[float]:
 def choose(points: Sequence[tuple[float, float]], target: float = TARGET,
            ceiling: float = SATURATION_CEILING,
            panel_max: Mapping[float, float] | None = None) -> tuple[float, float]:
-    """The evaluated (echo, coverage) closest to ``target`` among those at or below ``ceiling``
-    (ties: the smaller echo, i.e. less inserted vocabulary). Raises if every point is saturated.
+    """The evaluated (dial, coverage) closest to ``target`` among those at or below ``ceiling``
+    (ties: the smaller dial, i.e. fewer competing mentions). Raises if every point is saturated.
     With ``panel_max`` a point is allowed only when the panel's maximum is under the ceiling too."""
     panel_max = panel_max or {}
-    allowed = [(echo, coverage) for echo, coverage in points
-               if coverage <= ceiling and panel_max.get(echo, coverage) <= ceiling]
+    allowed = [(dial, coverage) for dial, coverage in points
+               if coverage <= ceiling and panel_max.get(dial, coverage) <= ceiling]
     if not allowed:
-        raise ValueError(f"every evaluated echo saturates (coverage > {ceiling}): the shape cannot "
-                         "be calibrated by echo; redesign its competition")
+        raise ValueError(f"every evaluated dial saturates (coverage > {ceiling}): the shape cannot "
+                         "be calibrated by its dial; redesign its competition")
     # Rounded: two coverages that are the same fraction (25/36) summed in a different order differ
     # by ~1e-16, which must not defeat the tie rule.
     return min(allowed, key=lambda point: (round(abs(point[1] - target), 9), point[0]))
@@ -136,25 +136,25 @@ def choose(points: Sequence[tuple[float, float]], target: float = TARGET,
 
 def search_shape(evaluate: Callable[[float], float | tuple[float, float]], shape: str, *,
                  target: float = TARGET, ceiling: float = SATURATION_CEILING) -> ShapeSearch:
-    """Sweep then bisect one shape's knob; ``evaluate(echo)`` returns that shape's mean coverage,
+    """Sweep then bisect one shape's knob; ``evaluate(dial)`` returns that shape's mean coverage,
     or (reference coverage, lexical panel maximum)."""
     search = ShapeSearch(shape)
     seen: dict[float, float] = {}
 
-    def measure(echo: float) -> float:
-        if echo not in seen:
-            value = evaluate(echo)
+    def measure(dial: float) -> float:
+        if dial not in seen:
+            value = evaluate(dial)
             if isinstance(value, tuple):
-                value, search.panel_max[echo] = value
-            seen[echo] = value
-            search.points.append((echo, seen[echo]))
-        return seen[echo]
+                value, search.panel_max[dial] = value
+            seen[dial] = value
+            search.points.append((dial, seen[dial]))
+        return seen[dial]
 
-    sweep = [(echo, measure(echo)) for echo in _grid()]
+    sweep = [(dial, measure(dial)) for dial in _grid()]
     brackets = [(a, b) for (a, ca), (b, cb) in zip(sweep, sweep[1:])
                 if (ca - target) * (cb - target) <= 0 and ca != cb]
     if brackets:
-        # The first crossing from low echo: the least inserted vocabulary that reaches the band.
+        # The first crossing from a low dial: the fewest competing mentions that reach the band.
         low, high = brackets[0]
         search.bracket = (low, high)
         low_above = seen[low] > target
@@ -167,7 +167,7 @@ def search_shape(evaluate: Callable[[float], float | tuple[float, float]], shape
                 low = middle
             else:
                 high = middle
-    search.echo, search.coverage = choose(search.points, target, ceiling, search.panel_max)
+    search.dial, search.coverage = choose(search.points, target, ceiling, search.panel_max)
     return search
 
 
@@ -176,11 +176,11 @@ def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *
     """Search each shape in order, fixing its knob before the next; ``start`` seeds the others.
     ``panel`` (revision 2) also measures the lexical panel's maximum at every point."""
     began = time.perf_counter()
-    echo = dict(start)
+    dial = dict(start)
     searches: dict[str, ShapeSearch] = {}
     for shape in shapes:
         def evaluate(value: float, shape: str = shape) -> float | tuple[float, float]:
-            trial = {**echo, shape: value}
+            trial = {**dial, shape: value}
             records = build(trial)
             coverage = shape_coverage(records, shape)
             if coverage is None:
@@ -190,10 +190,10 @@ def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *
             return coverage
 
         search = search_shape(evaluate, shape, target=target)
-        echo[shape] = search.echo
+        dial[shape] = search.dial
         searches[shape] = search
-    return CalibrationResult(echo, searches, time.perf_counter() - began)
+    return CalibrationResult(dial, searches, time.perf_counter() - began)
 
 
-__all__ = ["BISECTION_STEPS", "CalibrationResult", "START_ECHO", "ShapeSearch", "SWEEP_POINTS", "TARGET",
+__all__ = ["BISECTION_STEPS", "CalibrationResult", "START_DIAL", "ShapeSearch", "SWEEP_POINTS", "TARGET",
            "TOLERANCE", "calibrate", "choose", "panel_max_coverage", "search_shape", "shape_coverage"]

@@ -44,7 +44,7 @@ from ..judge.mechanical import judge_answer
 from ..judge.outcomes import Outcome
 from ..retrieval.tokenizer import raw_tokens, tokenize
 from . import talk
-from .machinery import GenerationError, derive_rng, dither
+from .primitives import GenerationError, derive_rng, dither
 
 Role = Literal["user", "assistant"]
 ROLES: tuple[Role, Role] = ("user", "assistant")
@@ -127,11 +127,29 @@ class Tally:
     fact_sentences: int = 0
     mention_sentences: int = 0
 
+    def counts(self) -> tuple[int, int, int]:
+        """The three counters, for caching a built part of a corpus beside its records."""
+        return self.sentences, self.fact_sentences, self.mention_sentences
+
+    def add(self, counts: tuple[int, int, int]) -> None:
+        self.sentences += counts[0]
+        self.fact_sentences += counts[1]
+        self.mention_sentences += counts[2]
+
     def as_stats(self) -> dict[str, float | int]:
         total = max(1, self.sentences)
         return {"sentences": self.sentences,
                 "fact_sentence_share": round(self.fact_sentences / total, 6),
                 "mention_sentence_share": round(self.mention_sentences / total, 6)}
+
+
+def deal(rng: random.Random, bank: Sequence[str], n: int) -> list[str]:
+    """``n`` constructions dealt from reshuffled copies of ``bank``: every form turns up evenly
+    and the same one rarely twice in a row (gold and filler are dealt from one deck)."""
+    out: list[str] = []
+    while len(out) < n:
+        out += rng.sample(list(bank), len(bank))
+    return out[:n]
 
 
 @dataclass

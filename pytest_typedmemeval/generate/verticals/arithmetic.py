@@ -46,7 +46,7 @@ from ...gates.structure import (SUBSET_EXTRA, SubsetItem, duration_between, extr
 from ...projection import adapter_view
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import engine, talk
-from ..machinery import GenerationError, article, assert_disjoint, derive_rng
+from ..primitives import GenerationError, article, assert_disjoint, derive_rng
 
 VERTICAL = "arithmetic"
 ABBREV = "ari"
@@ -60,41 +60,6 @@ RECORDED_COMPETITION: dict[str, float] = {"counts": 0.1171875, "sums": 0.125,
                                           "deltas": 0.75, "durations": 0.1953125}
 """Per shape, the share of sessions whose mention names an asked subject, as recorded by
 ``typedmemeval generate --vertical arithmetic --search``; rebuilds read it, never search."""
-_SEARCH: dict[str, tuple[tuple[float, float], tuple[tuple[float, float, float], ...]]] = {
-    "counts": ((0.0, 0.125), ((0.0, 0.964286, 0.964286), (0.125, 0.613095, 0.613095), (0.25,
-        0.391667, 0.391667), (0.375, 0.239286, 0.329762), (0.5, 0.221429, 0.221429), (0.625,
-        0.203571, 0.203571), (0.75, 0.147619, 0.147619), (0.875, 0.111905, 0.111905), (1.0,
-        0.094048, 0.094048), (0.0625, 0.825, 0.825), (0.09375, 0.827381, 0.827381), (0.109375,
-        0.772619, 0.772619), (0.1171875, 0.692857, 0.692857))),
-    "sums": ((0.0, 0.125), ((0.0, 0.964286, 0.964286), (0.125, 0.691667, 0.691667), (0.25,
-        0.567857, 0.567857), (0.375, 0.413095, 0.427381), (0.5, 0.325, 0.325), (0.625, 0.235714,
-        0.235714), (0.75, 0.207143, 0.207143), (0.875, 0.197619, 0.197619), (1.0, 0.127381,
-        0.127381), (0.0625, 0.85119, 0.85119), (0.09375, 0.842857, 0.842857), (0.109375, 0.745238,
-        0.745238), (0.1171875, 0.783333, 0.783333), (0.12109375, 0.757143, 0.757143), (0.123046875,
-        0.715476, 0.715476))),
-    "deltas": ((0.0, 0.125), ((0.0, 0.966667, 0.966667), (0.125, 0.621667, 0.655), (0.25, 0.56,
-        0.56), (0.375, 0.433333, 0.433333), (0.5, 0.56, 0.56), (0.625, 0.723333, 0.723333), (0.75,
-        0.715, 0.835), (0.875, 0.551667, 0.805), (1.0, 0.875, 0.966667), (0.0625, 0.833333,
-        0.833333), (0.09375, 0.786667, 0.786667), (0.109375, 0.736667, 0.736667), (0.1171875,
-        0.745, 0.761667), (0.12109375, 0.671667, 0.705), (0.119140625, 0.745, 0.761667))),
-    "durations": ((0.125, 0.25), ((0.0, 0.944444, 0.944444), (0.125, 0.784722, 0.784722), (0.25,
-        0.604167, 0.611111), (0.375, 0.611111, 0.611111), (0.5, 0.590278, 0.590278), (0.625,
-        0.583333, 0.583333), (0.75, 0.659722, 0.659722), (0.875, 0.631944, 0.659722), (1.0,
-        0.652778, 0.694444), (0.1875, 0.736111, 0.736111), (0.21875, 0.597222, 0.618056),
-        (0.203125, 0.659722, 0.673611), (0.1953125, 0.708333, 0.722222))),
-}
-"""The authoring search per shape: its bracket and every evaluated (dial, Okapi coverage, lexical
-panel max) in evaluation order (sweep, then bisection)."""
-CALIBRATION_RECORD: dict[str, Any] = {
-    "method": "sweep (9 points over [0, 1]) then bisection inside the bracket (6 steps max, "
-              "tolerance 0.0125), per shape in order",
-    "target": 0.7, "ceiling": 0.9, "k_ref": 5, "iterations": 56,
-    "by_shape": {shape: {"bracket": list(bracket), "echo": RECORDED_COMPETITION[shape],
-                         "coverage": next(c for d, c, _ in points
-                                          if d == RECORDED_COMPETITION[shape]),
-                         "iterations": len(points), "points": [[d, c] for d, c, _ in points],
-                         "panel_max": [[d, m] for d, _, m in points]}
-                 for shape, (bracket, points) in _SEARCH.items()}}
 DIFFICULTY_NOTE = ("declared, not validated: the dial is the number of inputs (gold sessions), "
                    "bands G 2-3 -> 1, 4 -> 2, 5 -> 3, 6 -> 4; only G > K_ref = 5 lowers the "
                    "structural ceiling (VERTICALS.md §2.0, §2.3 Dials)")
@@ -371,7 +336,7 @@ def _plan_purchases(seed: int, spec: Spec) -> Plan:
         for p in group:
             currencies[p], subjects[p] = code, rival
     objects = rng.sample(PURCHASE_ITEMS, n)
-    frames = _deck(rng, PURCHASE_FRAMES, n)
+    frames = engine.deal(rng, PURCHASE_FRAMES, n)
     for _ in range(ATTEMPTS):
         cents = rng.sample(range(AMOUNT_CENTS[0], AMOUNT_CENTS[1] + 1), n)
         target = sum(signs[p] * cents[p] for p in gold)
@@ -391,15 +356,6 @@ def _plan_purchases(seed: int, spec: Spec) -> Plan:
     value = Fraction(spec.g) if spec.shape == "counts" else Fraction(target, 100)
     days, clocks = _calendar(rng, n)
     return Plan(spec, subjects, pieces, clocks, days, gold, value)
-
-
-def _deck(rng: Any, bank: Sequence[str], n: int) -> list[str]:
-    """``n`` constructions dealt from reshuffled copies of ``bank``: every form turns up evenly
-    and the same one rarely twice in a row (gold and filler are dealt from one deck)."""
-    out: list[str] = []
-    while len(out) < n:
-        out += rng.sample(bank, len(bank))
-    return out[:n]
 
 
 def _calendar(rng: Any, n: int) -> tuple[list[int], list[int]]:
@@ -436,7 +392,7 @@ def _plan_durations(seed: int, spec: Spec) -> Plan:
     events = [(p, kind, names[i]) for i, pair in enumerate(pairs)
               for p, kind in zip(pair, ("start", "end"))]
     events += [(positions[-1], "start", names[-1])] if n % 2 else []
-    decks = {kind: _deck(rng, frames, n) for kind, frames in DURATION_FRAMES[spec.domain].items()}
+    decks = {kind: engine.deal(rng, frames, n) for kind, frames in DURATION_FRAMES[spec.domain].items()}
     for p, kind, name in events:
         subjects[p] = name
         pieces[p] = decks[kind].pop().format(subject=name)
@@ -618,7 +574,7 @@ def _shape_records(seed: int, shape: str, rate: float) -> tuple[tuple[str, ...],
     tally = engine.Tally()
     texts = tuple(json.dumps(build_record(seed, spec, rate, tally), ensure_ascii=False)
                   for spec in layout(seed)[shape])
-    return texts, (tally.sentences, tally.fact_sentences, tally.mention_sentences)
+    return texts, tally.counts()
 
 
 def build(seed: int, competition_by_shape: Mapping[str, float], *,
@@ -630,9 +586,7 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
         if shape in shapes:
             texts, counts = _shape_records(seed, shape, float(competition_by_shape[shape]))
             records += [json.loads(text) for text in texts]
-            tally.sentences += counts[0]
-            tally.fact_sentences += counts[1]
-            tally.mention_sentences += counts[2]
+            tally.add(counts)
     records.sort(key=lambda r: r["question_id"])
     if set(shapes) >= set(SHAPES):
         frame = set(FRAME_WORDS)
@@ -642,6 +596,6 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     return engine.Built(engine.finish(records), tally)
 
 
-__all__ = ["ABBREV", "CALIBRATED_SHAPES", "CALIBRATION_RECORD", "GENERATOR", "GENERATOR_VERSION",
+__all__ = ["ABBREV", "CALIBRATED_SHAPES", "GENERATOR", "GENERATOR_VERSION",
            "RECORDED_COMPETITION", "REVISION", "SEED", "SHAPES", "VERTICAL", "build",
            "build_record", "layout", "plan", "read_haystack", "read_statements"]

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import engine
-from ..machinery import GenerationError, assert_disjoint, derive_rng
+from ..primitives import GenerationError, assert_disjoint, derive_rng
 
 VERTICAL = "episodic"
 ABBREV = "epi"
@@ -57,33 +57,6 @@ RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.224609375, "list
 bisection). participant-attribution is not searched (its gold holds every query word: Okapi
 coverage 1.0 at every rate, :data:`ATTRIBUTION_SWEEP`; declared exempt in gates/declarations.py):
 its 0.5 is a declared design rate, so its mentions still name the asked venue."""
-CALIBRATION_RECORD: dict[str, Any] = {
-    "method": "sweep (9 points over [0, 1]) then bisection inside the bracket"
-              " (6 steps max, tolerance 0.0125), per shape in order",
-    "target": 0.7, "ceiling": 0.9, "k_ref": 5, "iterations": 29,
-    "by_shape": {
-        "assistant-stated": {"echo": 0.224609375, "coverage": 0.7,
-            "iterations": 15, "bracket": [0.125, 0.25],
-            "points": [[0.0, 1.0], [0.125, 1.0], [0.25, 0.45], [0.375, 0.3], [0.5, 0.15],
-            [0.625, 0.0], [0.75, 0.0], [0.875, 0.0], [1.0, 0.0], [0.1875, 0.8], [0.21875, 0.75],
-            [0.234375, 0.55], [0.2265625, 0.6], [0.22265625, 0.75], [0.224609375, 0.7]],
-            "panel_max": [[0.0, 1.0], [0.125, 1.0], [0.25, 0.45], [0.375, 0.3], [0.5, 0.15],
-            [0.625, 0.15], [0.75, 0.05], [0.875, 0.1], [1.0, 0.05], [0.1875, 0.8],
-            [0.21875, 0.75], [0.234375, 0.55], [0.2265625, 0.6], [0.22265625, 0.75],
-            [0.224609375, 0.7]]},
-        "list-order": {"echo": 0.04296875, "coverage": 0.710476,
-            "iterations": 14, "bracket": [0.0, 0.125],
-            "points": [[0.0, 0.898413], [0.125, 0.489524], [0.25, 0.218571], [0.375, 0.125714],
-            [0.5, 0.07127], [0.625, 0.0], [0.75, 0.0], [0.875, 0.0], [1.0, 0.0],
-            [0.0625, 0.594286], [0.03125, 0.802222], [0.046875, 0.655873], [0.0390625, 0.740476],
-            [0.04296875, 0.710476]],
-            "panel_max": [[0.0, 0.898413], [0.125, 0.489524], [0.25, 0.218571], [0.375, 0.125714],
-            [0.5, 0.07127], [0.625, 0.0], [0.75, 0.0], [0.875, 0.0], [1.0, 0.0],
-            [0.0625, 0.594286], [0.03125, 0.802222], [0.046875, 0.655873], [0.0390625, 0.740476],
-            [0.04296875, 0.710476]]},
-    },
-}
-"""What that search reported (per point: dial and Okapi coverage; lexical panel max)."""
 ATTRIBUTION_SWEEP = ((0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.75, 1.0), (1.0, 1.0))
 """participant-attribution's Okapi coverage over the dial, measured through :func:`build`."""
 DIFFICULTY_NOTE = ("declared, not validated: list-order bands are the list length (coverage falls "

@@ -52,7 +52,7 @@ from typing import Any
 from ...judge.mechanical import NO_LONGER_EVENT_CUES
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import engine, talk
-from ..machinery import (GenerationError, article, assert_disjoint, assert_person_invariant,
+from ..primitives import (GenerationError, article, assert_disjoint, assert_person_invariant,
                           derive_rng)
 
 VERTICAL = "forgetting"
@@ -66,9 +66,6 @@ CALIBRATED_SHAPES = ("still-valid", "invalidated")
 RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.46875, "still-valid": 0.4296875,
                                           "never-known": 0.0}
 """The dial per shape from ``typedmemeval generate --vertical forgetting --search``."""
-CALIBRATION_RECORD: dict[str, Any] = {}
-"""Empty: what that search reported lives beside this module, in ``forgetting.calibration.json``
-(written by the search, read by the registry for the sidecar)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
@@ -537,6 +534,6 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     return engine.Built(engine.finish(records), tally)
 
 
-__all__ = ["ABBREV", "CALIBRATED_SHAPES", "CALIBRATION_RECORD", "CURRENCY_CLAUSE", "FACTS",
+__all__ = ["ABBREV", "CALIBRATED_SHAPES", "CURRENCY_CLAUSE", "FACTS",
            "GENERATOR", "GENERATOR_VERSION", "NEAR_SYNONYMS", "PARITY", "RECORDED_COMPETITION",
            "REVISION", "SAY", "SEED", "SHAPES", "VERTICAL", "build", "read"]

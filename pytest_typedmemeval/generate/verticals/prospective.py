@@ -53,7 +53,7 @@ from ...gates.structure import v4_findings
 from ...judge.reading import JUDGE_CUE_PATTERNS
 from ...retrieval.tokenizer import raw_tokens
 from .. import engine, talk
-from ..machinery import GenerationError, assert_disjoint, content_words, derive_rng
+from ..primitives import GenerationError, assert_disjoint, content_words, derive_rng
 
 VERTICAL, ABBREV, MEMORY_TYPE = "prospective", "pro", "prospective"
 GENERATOR = "pytest_typedmemeval.generate.verticals.prospective"

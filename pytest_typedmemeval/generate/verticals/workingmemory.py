@@ -59,7 +59,7 @@ from ...corpus.models import QuestionRecord
 from ...gates.features import phrase_grams
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import calibration, engine, talk
-from ..machinery import GenerationError, assert_disjoint, derive_rng
+from ..primitives import GenerationError, assert_disjoint, derive_rng
 
 VERTICAL = "workingmemory"
 ABBREV = "wm"
@@ -77,27 +77,9 @@ RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One near-miss mention rate for every rung (the rungs are matched), recorded from
 :func:`search_dial` on the pooled grid; rebuilds read it and never search."""
 
-_POINTS = [  # (rate, pooled Okapi coverage, largest lexical-panel coverage of any rung)
-    (0.0, 1.0, 1.0), (0.125, 0.666667, 0.75), (0.25, 0.566667, 0.75), (0.375, 0.4, 0.5),
-    (0.5, 0.416667, 0.5), (0.625, 0.316667, 0.5), (0.75, 0.333333, 0.5), (0.875, 0.25, 0.416667),
-    (1.0, 0.266667, 0.416667), (0.0625, 1.0, 1.0), (0.09375, 0.816667, 0.916667),
-    (0.109375, 0.75, 0.916667), (0.1171875, 0.733333, 0.833333),
-    (0.12109375, 0.733333, 0.833333), (0.123046875, 0.766667, 0.833333),
-]
-_RUNGS = {"distance-8": 0.583333, "distance-15": 0.833333, "distance-25": 0.833333,
-          "distance-40": 0.583333, "distance-60": 0.833333}
 SEARCH_METHOD = ("one dial for the five matched rungs: sweep (9 points over [0, 1]) then bisection "
                  "(6 steps max, tolerance 0.0125) on the pooled grid; panel_max is the largest "
                  "lexical-panel coverage of any rung")
-CALIBRATION_RECORD: dict[str, Any] = {
-    "method": SEARCH_METHOD, "target": 0.7, "ceiling": 0.9, "k_ref": 5, "iterations": len(_POINTS),
-    "pooled": {"echo": _DIAL, "coverage": 0.733333, "iterations": len(_POINTS),
-               "bracket": [0.0, 0.125], "points": [[r, c] for r, c, _ in _POINTS],
-               "panel_max": [[r, m] for r, _, m in _POINTS]},
-    "by_shape": {shape: {"echo": _DIAL, "coverage": _RUNGS[shape]} for shape in SHAPES},
-}
-"""What :func:`search_dial` returned, for the sidecar."""
-
 DIFFICULTY_NOTE = ("declared, not validated: the band is the distance rung (1 = d 8 .. 5 = d 60), "
                    "which is also the shape (§0: the rungs are the shapes), and BM25 cannot see "
                    "position, so the reference retriever is a flat null control (§2.4), not a "
@@ -510,14 +492,14 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
         return sum(by_rung.values()) / len(SHAPES), max(worst, *by_rung.values())
 
     search = calibration.search_shape(evaluate, "pooled")
-    _, by_rung = measure(search.echo)
+    _, by_rung = measure(search.dial)
     return {"method": SEARCH_METHOD, "target": calibration.TARGET, "ceiling": 0.9, "k_ref": 5,
             "iterations": search.iterations, "pooled": search.as_dict(),
-            "by_shape": {s: {"echo": search.echo, "coverage": round(by_rung[s], 6)}
+            "by_shape": {s: {"dial": search.dial, "coverage": round(by_rung[s], 6)}
                          for s in SHAPES}}
 
 
-__all__ = ["CALIBRATED_SHAPES", "CALIBRATION_RECORD", "DISTANCES", "FAMILIES", "GENERATOR",
+__all__ = ["CALIBRATED_SHAPES", "DISTANCES", "FAMILIES", "GENERATOR",
            "GENERATOR_VERSION", "H", "INTERVAL", "RECORDED_COMPETITION", "REVISION", "SEED",
            "SHAPES", "VERTICAL", "build", "check_cell", "plan_family", "read_fact",
            "render_cell", "search_dial", "template_parity"]
