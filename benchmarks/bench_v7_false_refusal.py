@@ -6,8 +6,8 @@ VERTICALS.md Appendix C ("§4.7 distribution rule") asks for the rule's false-re
 generated corpora to be measured by simulation (<= 5 %) and its power by the self-test's injected
 tells. This script does both:
 
-1. **Clean corpora under many seeds.** Every shipped generator (``generate/<vertical>.py``) is
-   built in memory through its real entry point ``build_records(seed, RECORDED_ECHO)`` for seeds
+1. **Clean corpora under many seeds.** Every shipped declaration (``generate/verticals/<vertical>.py``) is
+   built in memory through its real entry point ``build(seed, RECORDED_COMPETITION)`` for seeds
    1..N (the shipped seeds are 2026xxxx, so none of them is the shipped corpus; nothing is written,
    ``corpora/`` is never touched), and so is the gate's own one-template synthetic machinery in the
    shapes where the uncorrected rule failed: G = 1 in 8-12 sessions (CHANGELOG "Known issues": about
@@ -54,7 +54,7 @@ from pytest_typedmemeval.corpus.loading import Corpus
 from pytest_typedmemeval.corpus.models import QuestionRecord
 from pytest_typedmemeval.gates import separability
 from pytest_typedmemeval.gates.declarations import VerticalDeclarations, declarations_for
-from pytest_typedmemeval.generate.registry import GENERATORS, generator_module
+from pytest_typedmemeval.generate.registry import GENERATORS, build_records, generator_module
 
 OLD_Z = 2.5
 """The retired cut (GATES.md §2 before VERTICALS.md Appendix C), restated here on purpose."""
@@ -98,7 +98,7 @@ def wilson(hits: int, n: int, z: float = 1.959963984540054) -> tuple[float, floa
 
 def _generated_corpus(vertical: str, seed: int) -> Corpus:
     module = generator_module(vertical)
-    records = module.build_records(seed, module.RECORDED_ECHO)
+    records = build_records(module, seed, module.RECORDED_COMPETITION)
     return Corpus(corpus_id=f"sim-{vertical}-{seed}", path=Path(f"<sim-{vertical}-{seed}>"),
                   sha256="0" * 64,
                   records=tuple(QuestionRecord.model_validate(record) for record in records),

@@ -46,16 +46,19 @@ _PARAMETER_REFUSALS = (400, 422)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 
 FailureKind = Literal["config", "connection", "timeout", "http_status", "malformed_response",
-                      "malformed_json", "client"]
+                      "malformed_json", "client", "ceiling", "unpriced"]
 
 
 class ModelCallError(Exception):
     """Every way a model call can fail, as one type. ``str(error)`` is one actionable line;
     ``kind`` lets callers (and the later retry layer) tell a timeout from a refusal."""
 
-    def __init__(self, kind: FailureKind, reason: str, *, status: int | None = None) -> None:
+    def __init__(self, kind: FailureKind, reason: str, *, status: int | None = None,
+                 retry_after: float | None = None) -> None:
         self.kind: FailureKind = kind
         self.status = status
+        self.retry_after = retry_after
+        """Seconds the server asked to wait (``Retry-After`` on a 429/503), when it said."""
         self.reason = " ".join(reason.split())  # one line, whatever the server sent
         super().__init__(self.reason)
 
@@ -218,19 +221,19 @@ class ModelClient:
             raise ModelCallError("connection", f"cannot reach {url}: {cause}") from None
         except openai.APIStatusError as error:
             raise ModelCallError("http_status", f"HTTP {error.status_code} from {url}: "
-                                 f"{_status_message(error)}", status=error.status_code) from None
+                                 f"{status_message(error)}", status=error.status_code) from None
         except (ValueError, TypeError, KeyError, AttributeError, openai.APIResponseValidationError) as error:
             # The client could not even read the body (not JSON, or not a completion).
             raise ModelCallError("malformed_response", f"{url} sent a reply that is not a chat "
                                  f"completion ({type(error).__name__}: {error})") from None
         except openai.OpenAIError as error:
             raise ModelCallError("client", f"{type(error).__name__} calling {url}: {error}") from None
-        content = _message_content(completion, url)
+        content = message_content(completion, url)
         return ModelReply(content=content, data=parse_json_object(content),
-                          usage=_usage(completion), json_mode=json_mode)
+                          usage=usage_of(completion), json_mode=json_mode)
 
 
-def _status_message(error: Any) -> str:
+def status_message(error: Any) -> str:
     body = getattr(error, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -240,7 +243,7 @@ def _status_message(error: Any) -> str:
     return str(getattr(error, "message", "") or error)
 
 
-def _message_content(completion: Any, url: str) -> str:
+def message_content(completion: Any, url: str) -> str:
     choices = getattr(completion, "choices", None)
     if not choices:
         raise ModelCallError("malformed_response", f"{url} sent a completion without choices")
@@ -252,7 +255,7 @@ def _message_content(completion: Any, url: str) -> str:
     return content
 
 
-def _usage(completion: Any) -> dict[str, int | None]:
+def usage_of(completion: Any) -> dict[str, int | None]:
     usage = getattr(completion, "usage", None)
     return {name: getattr(usage, name, None)
             for name in ("prompt_tokens", "completion_tokens", "total_tokens")}
