@@ -117,9 +117,11 @@ def run_one(family: str, seed: int, build_timeout: float = 6.0) -> Outcome:
     """Build one clean corpus of ``family`` at ``seed`` and judge it under both rules.
 
     A generator build gets ``build_timeout`` seconds of its own CPU time (a normal one takes 1-2 s;
-    CPU time, not wall time, so a loaded machine does not set healthy seeds apart): some seeds of
-    the forgetting generator never return (``_positions`` retries forever when a haystack cannot
-    hold both gaps), and such a seed is counted apart, like a ``GenerationError``."""
+    CPU time, not wall time, so a loaded machine does not set healthy seeds apart). No shipped
+    generator is known to hang any more (Forgetting's ``_positions`` used to retry forever when a
+    haystack could not hold both gaps; it now raises ``GenerationError``); the guard stays so that
+    a future one cannot stall the simulation, and such a seed is counted apart like a
+    ``GenerationError``."""
     from pytest_typedmemeval.generate.primitives import GenerationError
 
     began = time.perf_counter()

@@ -257,8 +257,10 @@ class Fact:
 
 
 def _positions(n: int, gaps: Sequence[int], rng: random.Random) -> list[tuple[int, int]]:
-    """Disjoint (first, first + gap) pairs, drawn uniformly; retried until all fit."""
-    while True:
+    """Disjoint (first, first + gap) pairs, drawn uniformly; redrawn until all fit, and refused
+    (never looped on) when a haystack of ``n`` sessions cannot hold them (a seed whose draw is too
+    short for its gaps is a validity failure of that draw, not a hang)."""
+    for _ in range(POSITION_ATTEMPTS):
         out: list[tuple[int, int]] = []
         for gap in gaps:
             taken = {p for pair in out for p in pair}
@@ -269,6 +271,11 @@ def _positions(n: int, gaps: Sequence[int], rng: random.Random) -> list[tuple[in
             out.append((first, first + gap))
         if len(out) == len(gaps):
             return out
+    raise GenerationError(f"{n} sessions cannot hold disjoint pairs at gaps {list(gaps)} "
+                          f"({POSITION_ATTEMPTS} draws)")
+
+
+POSITION_ATTEMPTS = 1000
 
 
 def _values(rng: random.Random, pool: Sequence[str], count: int) -> list[str]:
