@@ -40,6 +40,11 @@ class Reply:
     body: bytes | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_seconds: float = 0.0
+    truncate_at: int | None = None
+    """Send only this many bytes of the body (Content-Length still announces all of it), then
+    close the connection: a reply cut off mid-stream."""
+    served_model: str | None = None
+    """The ``model`` the completion says answered (default: the one asked for)."""
     usage: Mapping[str, int] = field(default_factory=lambda: {
         "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18})
 
@@ -66,6 +71,11 @@ class Reply:
     def hang(cls, seconds: float) -> Reply:
         """Say nothing for ``seconds`` (cut short when the server stops), then a valid verdict."""
         return cls(content=json.dumps({"outcome": "correct", "reason": "too late"}), delay_seconds=seconds)
+
+    @classmethod
+    def truncated(cls, content: str = "cut off", keep: int = 40) -> Reply:
+        """A well-formed completion of which only the first ``keep`` bytes arrive."""
+        return cls(content=content, truncate_at=keep)
 
     @classmethod
     def malformed_body(cls) -> Reply:
@@ -181,7 +191,7 @@ class LoopbackOpenAI:
                 else:
                     payload = json.dumps({
                         "id": f"chatcmpl-loopback-{server.count}", "object": "chat.completion",
-                        "created": 0, "model": body.get("model", "unknown"),
+                        "created": 0, "model": reply.served_model or body.get("model", "unknown"),
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": reply.content}}],
                         "usage": dict(reply.usage),
@@ -193,8 +203,14 @@ class LoopbackOpenAI:
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
+                    if reply.truncate_at is not None:
+                        self.wfile.write(payload[: reply.truncate_at])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
                     self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
+                except (BrokenPipeError, ConnectionResetError, OSError):
                     pass  # the client gave up (timeout): nothing to tell it
 
         return Handler
