@@ -1,25 +1,23 @@
-"""The one seam through which TypedMemEval calls a model: one chat-completions request to an
-OpenAI-compatible endpoint, returning a JSON object, or raising :class:`ModelCallError`.
+"""Endpoint settings, errors and JSON replies for model calls; the JSON-verdict client of the judge.
 
-Why a seam: the judge (and, later, a model-driven reference agent) must not each grow their own
-client handling. A later issue grows this module into the full model-call layer (cache, retries,
-a cost ceiling); until then it stays deliberately small:
+The model-call layer itself — response cache, price table, cost ceiling, retries, concurrency —
+is :mod:`.calls`. This module holds what every caller shares and what the layer is built on:
 
-- ``openai`` is imported on the first call, never at import time, so the plugin stays cheap to load;
+- :class:`ModelCallError`: every way a call can fail, as one type with a ``kind`` and a one-line
+  reason, so callers map a broken endpoint, a refusal or the ceiling to outcome ``error``, never
+  to a verdict;
 - the key comes **only** from ``OPENAI_API_KEY`` (never a flag or a file, so it cannot land in
   shell history, CI logs or a committed ini); a loopback endpoint without one gets a placeholder,
   because local servers (llama.cpp, vLLM, Ollama) ignore the key but the client insists on one;
 - the base URL is the caller's, else ``OPENAI_BASE_URL``, else the client's public default;
-- temperature 0 and a request timeout; no client-side retries (``max_retries=0``): retries belong
-  to the later layer, where they can be counted and bounded, and a silent retry would make
-  request counts in tests depend on timing;
-- ``response_format={"type": "json_object"}`` is asked for; a server that refuses the parameter
+- :class:`ModelClient`: one JSON-object reply per request, on top of a
+  :class:`.calls.ModelCaller` (so the judge shares the run's cache and ceiling).
+  ``response_format={"type": "json_object"}`` is asked for; a server that refuses the parameter
   with HTTP 400/422 is asked once more without it, and the refusal is remembered for the rest of the
   client's life (see :meth:`ModelClient.complete_json`). The caller's prompt must demand JSON on
-  its own either way, and the reply is parsed and checked to be one JSON object here;
-- every failure — connection refused, timeout, HTTP status, a body or a message that is not the
-  JSON expected — is one :class:`ModelCallError` with a one-line reason, so callers map a broken
-  endpoint to a harness fault (outcome ``error``), never to a verdict.
+  its own either way, and the reply is parsed and checked to be one JSON object here.
+
+``openai`` is imported on the first call, never at import time, so the plugin stays cheap to load.
 """
 
 from __future__ import annotations
@@ -151,30 +149,26 @@ def _preview(text: str, limit: int = 120) -> str:
 
 
 class ModelClient:
-    """Sends chat-completions requests to one endpoint. Holds the ``openai`` client (built on first
-    use) and whether the server refused JSON mode; one instance per process, closed at its end."""
+    """JSON-object replies from one endpoint, through the model-call layer. Holds the
+    :class:`.calls.ModelCaller` (given, to share a run's cache and ceiling, or built private:
+    no cache, unpriced allowed) and whether the server refused JSON mode; closed at the end."""
 
-    def __init__(self, endpoint: ModelEndpoint, *, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, endpoint: ModelEndpoint, *, environ: Mapping[str, str] | None = None,
+                 caller: Any = None) -> None:
         self.endpoint = endpoint
-        self._environ = environ
-        self._client: Any = None
+        if caller is None:
+            from .calls import ModelCaller, ModelSettings
+
+            caller = ModelCaller(ModelSettings(
+                model=endpoint.model, base_url=endpoint.base_url, temperature=endpoint.temperature,
+                timeout_seconds=endpoint.timeout_seconds, allow_unpriced=True, cache_dir=None),
+                environ=environ)
+        self.caller = caller
         self.json_mode_refused = False
         """Set when the server refused ``response_format`` once; later requests omit it."""
 
-    def _openai(self) -> Any:
-        if self._client is None:
-            import openai  # lazily: importing the plugin must never import openai
-
-            self._client = openai.OpenAI(
-                api_key=resolve_api_key(self.endpoint.base_url, self._environ),
-                base_url=self.endpoint.base_url, timeout=self.endpoint.timeout_seconds, max_retries=0,
-            )
-        return self._client
-
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self.caller.close()
 
     def complete_json(self, messages: Sequence[Mapping[str, str]]) -> ModelReply:
         """One request; the reply's message parsed as a JSON object.
@@ -203,34 +197,9 @@ class ModelClient:
         return self._request(messages, json_mode=False)
 
     def _request(self, messages: Sequence[Mapping[str, str]], *, json_mode: bool) -> ModelReply:
-        import openai
-
-        client = self._openai()
-        url = self.endpoint.base_url
-        extra: dict[str, Any] = {"response_format": dict(JSON_RESPONSE_FORMAT)} if json_mode else {}
-        try:
-            completion = client.chat.completions.create(
-                model=self.endpoint.model, messages=[dict(m) for m in messages],
-                temperature=self.endpoint.temperature, **extra,
-            )
-        except openai.APITimeoutError:
-            raise ModelCallError("timeout", f"no reply from {url} within "
-                                 f"{self.endpoint.timeout_seconds:g}s") from None
-        except openai.APIConnectionError as error:
-            cause = error.__cause__ or error
-            raise ModelCallError("connection", f"cannot reach {url}: {cause}") from None
-        except openai.APIStatusError as error:
-            raise ModelCallError("http_status", f"HTTP {error.status_code} from {url}: "
-                                 f"{status_message(error)}", status=error.status_code) from None
-        except (ValueError, TypeError, KeyError, AttributeError, openai.APIResponseValidationError) as error:
-            # The client could not even read the body (not JSON, or not a completion).
-            raise ModelCallError("malformed_response", f"{url} sent a reply that is not a chat "
-                                 f"completion ({type(error).__name__}: {error})") from None
-        except openai.OpenAIError as error:
-            raise ModelCallError("client", f"{type(error).__name__} calling {url}: {error}") from None
-        content = message_content(completion, url)
-        return ModelReply(content=content, data=parse_json_object(content),
-                          usage=usage_of(completion), json_mode=json_mode)
+        completion = self.caller.complete(messages, json_mode=json_mode)
+        return ModelReply(content=completion.text, data=parse_json_object(completion.text),
+                          usage=dict(completion.usage), json_mode=json_mode)
 
 
 def status_message(error: Any) -> str:

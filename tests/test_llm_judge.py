@@ -108,25 +108,41 @@ def test_a_refusal_that_persists_without_json_mode_is_raised_with_both_reasons(
     assert "bad json mode" in str(raised.value) and not client.json_mode_refused
 
 
-@pytest.mark.parametrize(("reply", "kind"), [
-    (Reply.status_error(500, "boom\nsecond line"), "http_status"),
-    (Reply.hang(10), "timeout"),
-    (Reply.malformed_body(), "malformed_response"),
-    (Reply(body=b'{"id": "x", "object": "chat.completion"}'), "malformed_response"),
-    (Reply.content_text("Sure! The answer is correct."), "malformed_json"),
-    (Reply.content_text('["correct"]'), "malformed_json"),
-    (Reply.content_text(""), "malformed_response"),
+def _quick_retrying_client(server: LoopbackOpenAI, timeout: float) -> ModelClient:
+    """A client whose retries wait no time (the waits themselves are tested in test_model_calls)."""
+    from pytest_typedmemeval.calls import ModelCaller, ModelSettings
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    endpoint = _endpoint(server, timeout=timeout)
+    caller = ModelCaller(ModelSettings(model=endpoint.model, base_url=endpoint.base_url,
+                                       timeout_seconds=timeout, allow_unpriced=True, cache_dir=None),
+                         sleep=no_wait)
+    return ModelClient(endpoint, caller=caller)
+
+
+@pytest.mark.parametrize(("reply", "kind", "requests"), [
+    (Reply.status_error(500, "boom\nsecond line"), "http_status", 4),
+    (Reply.hang(10), "timeout", 4),
+    (Reply.malformed_body(), "malformed_response", 1),
+    (Reply(body=b'{"id": "x", "object": "chat.completion"}'), "malformed_response", 1),
+    (Reply.content_text("Sure! The answer is correct."), "malformed_json", 1),
+    (Reply.content_text('["correct"]'), "malformed_json", 1),
+    (Reply.content_text(""), "malformed_response", 1),
 ], ids=["500", "hang", "body-not-json", "no-choices", "content-not-json", "content-not-object", "empty"])
 def test_every_failure_is_one_typed_error_with_a_one_line_reason(
-        loopback_openai: LoopbackOpenAI, reply: Reply, kind: str) -> None:
-    loopback_openai.enqueue(reply)
-    client = ModelClient(_endpoint(loopback_openai, timeout=0.5))
+        loopback_openai: LoopbackOpenAI, reply: Reply, kind: str, requests: int) -> None:
+    """Transient faults (5xx, a hang) are retried by the model-call layer up to its cap, counted
+    and bounded; every other fault is answered at once. Either way one typed, one-line error."""
+    loopback_openai.script = lambda body: reply
+    client = _quick_retrying_client(loopback_openai, timeout=0.3)
     with pytest.raises(ModelCallError) as raised:
         client.complete_json([{"role": "user", "content": "hi"}])
     client.close()
     assert raised.value.kind == kind
     assert "\n" not in str(raised.value) and str(raised.value)
-    assert loopback_openai.count == 1, "no silent client-side retries"
+    assert loopback_openai.count == requests
 
 
 def test_an_endpoint_that_is_down_is_a_connection_error() -> None:

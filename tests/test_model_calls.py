@@ -281,3 +281,22 @@ def test_a_failed_call_releases_its_reservation_unless_it_may_have_been_billed()
 def test_a_bad_ceiling_is_a_config_error() -> None:
     with pytest.raises(ModelCallError, match="ceiling"):
         CostLedger(float("nan"))
+
+
+def test_a_dead_endpoint_costs_one_request_per_call_after_the_breaker_trips(
+        loopback_openai: LoopbackOpenAI, tmp_path: Path) -> None:
+    loopback_openai.script = lambda body: Reply.status_error(503, "down")
+    caller, waits = _caller(loopback_openai, tmp_path)
+    for index in range(retry.BREAKER_AFTER):
+        with pytest.raises(ModelCallError, match="gave up after"):
+            caller.complete([{"role": "user", "content": f"q{index}"}])
+    tripped = loopback_openai.count
+    with pytest.raises(ModelCallError, match="not retried: the last 3 calls"):
+        caller.complete([{"role": "user", "content": "next"}])
+    assert loopback_openai.count == tripped + 1 == retry.BREAKER_AFTER * retry.MAX_ATTEMPTS + 1
+    loopback_openai.script = lambda body: "back"  # a success resets the breaker
+    assert caller.complete([{"role": "user", "content": "again"}]).text == "back"
+    loopback_openai.script = lambda body: Reply.status_error(503, "down")
+    with pytest.raises(ModelCallError, match="gave up after"):
+        caller.complete([{"role": "user", "content": "retried in full"}])
+    caller.close()

@@ -26,7 +26,7 @@ from ..model_call import (JSON_RESPONSE_FORMAT, ModelCallError, message_content,
                           status_message, usage_of)
 from .budget import CostLedger, Price, PriceTable, worst_case_tokens
 from .cache import ResponseCache
-from .retry import delay_before, parse_retry_after, should_retry
+from .retry import BREAKER_AFTER, delay_before, is_transient, parse_retry_after, should_retry
 from .settings import ModelSettings
 
 Messages = Sequence[Mapping[str, str]]
@@ -64,6 +64,10 @@ class ModelCaller:
         self._client: Any = None
         self._semaphore: asyncio.Semaphore | None = None
         self._start_lock = threading.Lock()
+        self._give_ups = 0
+        """Consecutive calls that gave up on a transient fault; at :data:`.retry.BREAKER_AFTER` the
+        endpoint is taken as down and later calls get one attempt each until one succeeds (a dead
+        server must cost one request per question, not four requests and seconds of backoff)."""
 
     # --- checks done once, before any call -------------------------------------------------------
     def check(self) -> None:
@@ -140,8 +144,13 @@ class ModelCaller:
                 except ModelCallError as error:
                     self.ledger.release(worst, billed=error.kind in ("timeout", "connection"))
                     retry, why = should_retry(attempt, error)
+                    if retry and self._give_ups >= BREAKER_AFTER:
+                        retry, why = False, (f"not retried: the last {self._give_ups} calls to "
+                                             "this endpoint gave up")
+                    if not retry and is_transient(error):
+                        self._give_ups += 1
                     if not retry:
-                        if why.startswith("gave up") or why.startswith("the server asked"):
+                        if is_transient(error):
                             raise ModelCallError(error.kind, f"{error.reason} ({why})",
                                                  status=error.status) from None
                         raise
@@ -155,6 +164,7 @@ class ModelCaller:
                 elif self.price is None:
                     actual = 0.0
                 self.ledger.settle(worst, actual)
+                self._give_ups = 0
                 self.cache.put(request, reply)
                 return Completion(text=reply["content"], usage=usage, cached=False, cost_usd=actual,
                                   served_model=reply.get("served_model"), attempts=attempt)

@@ -6,7 +6,8 @@ a chat completion, the ceiling, an unpriced model — is the same on every attem
 retried. Waits are deterministic (no jitter: nothing here may read a random source): exponential
 from :data:`BASE_DELAY` up to :data:`MAX_DELAY`, or the server's ``Retry-After`` when it gives one;
 a ``Retry-After`` beyond :data:`MAX_RETRY_AFTER` gives up at once with that reason rather than
-stalling a test run.
+stalling a test run. After :data:`BREAKER_AFTER` calls in a row gave up, a caller makes one
+attempt per call until one succeeds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ MAX_ATTEMPTS = 4
 BASE_DELAY = 0.5
 MAX_DELAY = 8.0
 MAX_RETRY_AFTER = 60.0
+BREAKER_AFTER = 3
+"""Consecutive give-ups after which a caller stops retrying (one attempt per call) until a call
+succeeds: the endpoint is down, and backing off on every question would stall the run."""
 
 
 def is_transient(error: ModelCallError) -> bool:
@@ -65,5 +69,5 @@ def should_retry(attempt: int, error: ModelCallError) -> tuple[bool, str]:
     return True, ""
 
 
-__all__ = ["BASE_DELAY", "MAX_ATTEMPTS", "MAX_DELAY", "MAX_RETRY_AFTER", "delay_before",
+__all__ = ["BASE_DELAY", "BREAKER_AFTER", "MAX_ATTEMPTS", "MAX_DELAY", "MAX_RETRY_AFTER", "delay_before",
            "is_transient", "parse_retry_after", "should_retry"]
