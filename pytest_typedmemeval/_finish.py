@@ -142,6 +142,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         for row in thresholds if row["passed"] is False
     ]
     tme.not_run = not_run
+    tme.model_report = tme.model_description()
     extra: dict[str, Any] = {
         "complete": complete,
         "interrupted": tme.stop_reason is not None,
@@ -155,6 +156,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "missing_results": missing,
         "workers_lost": sorted(tme.workers_lost, key=lambda row: (row["worker"] or "", row["question"] or "")),
         "workers_without_payload": sorted(tme.workers_without_payload),
+        "model": tme.model_report,
     }
     corpora: list[Corpus] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
@@ -174,10 +176,27 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     return status if status != exitstatus else None
 
 
+def model_line(block: dict[str, Any]) -> str:
+    """One line: which model answered, with what settings, and what the run spent."""
+    served = ", ".join(block["served_models"]) or "no reply received"
+    ledger = block["ledger"]
+    spend = (f"{ledger['calls']} call(s), {ledger['cache_hits']} cache hit(s), {ledger['refused']} "
+             f"refused by the ceiling; spent ${ledger['spent_usd']:.6f} of ${ledger['ceiling_usd']:g}")
+    if block.get("agent") is None:
+        return f"model: the judge ({block.get('judge_model')}) made {spend}"
+    return (f"model: {block['agent']} asked {block['model']} at {block['base_url']} (temperature "
+            f"{block['temperature']:g}, max_tokens {block['max_tokens']}, seed {block['seed']}); served "
+            f"by {served}; {ledger['calls']} call(s), {ledger['cache_hits']} cache hit(s), "
+            f"{ledger['refused']} refused by the ceiling; spent ${ledger['spent_usd']:.6f} of "
+            f"${ledger['ceiling_usd']:g}")
+
+
 def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str]:
     lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped)) if tme.results else []
     if tme.adapter_failure is not None:
         lines.append(f"ERROR: {tme.adapter_failure}")
+    if tme.model_report is not None:
+        lines.append(model_line(tme.model_report))
     if tme.baseline:
         changes = _baseline_summary(tme)
         for kind in ("regressions", "improvements", "shifts", "new"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,6 +21,10 @@ from .judge.choice import JudgeChoice
 from .judge.outcomes import Outcome
 from .results import QuestionResult
 from .run import Judge, one_line, run_question
+
+if TYPE_CHECKING:
+    from .calls import ModelCaller, ModelSettings
+    from .llm_agents import LLMMemoryAgent
 
 QUESTION_FUNCTION = "question"
 """The plugin-owned test function every corpus question is parametrized over."""
@@ -86,10 +90,25 @@ class TypedMemEvalSession:
     report_error: str | None = None
     exit_status: int | None = None
     """The exit status the end of the session decided (``None``: keep pytest's)."""
+    model_settings: ModelSettings | None = None
+    """Set when a reference LLM agent (``--tme-agent llm-*``) answers: what it calls, and with
+    ``ledger_path`` the spend ledger every process of the run shares."""
+    ledger_dir: Path | None = None
+    """Controller (or a run without xdist): the temporary directory holding the shared ledger."""
+    ledger_path: Path | None = None
+    """The spend ledger every process of the run shares, when a model answers or judges."""
+    judge_guard: dict[str, Any] | None = None
+    """The run's guard (ceiling, ledger, cache, prices) for a model judge's calls."""
+    served_models: set[str] = field(default_factory=set)
+    """Controller: model names the servers said answered, as reported by the workers."""
+    model_report: dict[str, Any] | None = None
+    """The report's ``model`` block, set at the end of the session (``None``: no model answered)."""
     _spool: IO[str] | None = None
     _judge: Judge | None = None
     _judge_from_hook: bool = False
     _calls: AdapterCalls | None = None
+    _caller: ModelCaller | None = None
+    _llm_agent: LLMMemoryAgent | None = None
     _item_ids: dict[str, dict[str, str]] = field(default_factory=dict)
     _nodeid_index: dict[str, tuple[Corpus, QuestionRecord]] | None = None
 
@@ -106,7 +125,7 @@ class TypedMemEvalSession:
         if self._judge is None:
             custom = self.config.hook.pytest_typedmemeval_make_judge(config=self.config)
             self._judge_from_hook = custom is not None
-            self._judge = custom if custom is not None else self.judge_choice.build()
+            self._judge = custom if custom is not None else self.judge_choice.build(self.judge_guard)
         return self._judge
 
     def judge_description(self) -> dict[str, str | None]:
@@ -121,7 +140,56 @@ class TypedMemEvalSession:
             self._calls = AdapterCalls(self.timeout)
         return self._calls
 
+    # --- the reference LLM agents -------------------------------------------------------------
+
+    def llm_agent(self) -> LLMMemoryAgent:
+        """The process's reference LLM agent, on one :class:`~.calls.ModelCaller` (built on first
+        use, closed with the session)."""
+        if self._llm_agent is None:
+            from .calls import ModelCaller
+            from .llm_agents import make_llm_agent
+
+            assert self.model_settings is not None and self.agent_spec is not None
+            self._caller = ModelCaller(self.model_settings)
+            self._llm_agent = make_llm_agent(self.agent_spec, self._caller)
+        return self._llm_agent
+
+    def all_served_models(self) -> set[str]:
+        """Served model names seen by this process's agent and reported by workers."""
+        own = self._llm_agent.served_models if self._llm_agent is not None else set()
+        return self.served_models | own
+
+    def model_description(self) -> dict[str, Any] | None:
+        """The report's ``model`` block: the settings that decide a reply, the model name(s) the
+        server said answered, and the run's spend ledger (read from the shared file, so it counts
+        every worker's calls). When only a model judge called (no model answered), the block
+        holds just the ledger, so the judge's spend is reported too. ``None`` when no model was
+        called at all."""
+        settings = self.model_settings
+        from .calls import CostLedger
+
+        if settings is None:
+            if self.ledger_path is None or self.judge_guard is None:
+                return None
+            snapshot = CostLedger(float(self.judge_guard["max_usd"]), self.ledger_path).snapshot()
+            return {"agent": None, "judge_model": self.judge_choice.model, "served_models": [],
+                    "ledger": {name: snapshot[name] for name in
+                               ("calls", "cache_hits", "refused", "spent_usd", "ceiling_usd")}}
+        if settings.ledger_path is not None:
+            snapshot = CostLedger(settings.max_usd, settings.ledger_path).snapshot()
+        elif self._caller is not None:
+            snapshot = self._caller.ledger.snapshot()
+        else:
+            snapshot = CostLedger(settings.max_usd).snapshot()
+        ledger = {name: snapshot[name] for name in ("calls", "cache_hits", "refused", "spent_usd",
+                                                    "ceiling_usd")}
+        return {**settings.describe(), "agent": self.agent_spec,
+                "served_models": sorted(self.all_served_models()), "ledger": ledger}
+
     def close(self) -> None:
+        if self._caller is not None:
+            self._caller.close()
+            self._caller = None
         close_judge = getattr(self._judge, "close", None)
         if callable(close_judge):
             close_judge()

@@ -78,13 +78,26 @@ class AgentSpecError(ValueError):
     """``--tme-agent`` names nothing importable or callable."""
 
 
+def is_llm_agent_alias(spec: str | None) -> bool:
+    """``llm-full-context``, ``llm-bm25`` or ``llm-no-memory``: a reference LLM agent, which the
+    plugin builds from the model options (``--tme-model`` ...), not from a zero-argument factory."""
+    from .llm_agents import LLM_AGENT_SELECTIONS
+
+    return spec in LLM_AGENT_SELECTIONS
+
+
 def load_agent_factory(spec: str) -> Callable[[], Any]:
     """Resolve ``module:factory`` (or the alias ``reference``) to a zero-argument callable."""
+    if is_llm_agent_alias(spec):
+        raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
+                             "it from --tme-model and the other model options; elsewhere use "
+                             "pytest_typedmemeval.llm_agents.make_llm_agent(alias, caller)")
     resolved = REFERENCE_AGENT_SPEC if spec == REFERENCE_AGENT_ALIAS else spec
     module_name, sep, attribute = resolved.partition(":")
     if not sep or not module_name or not attribute:
         raise AgentSpecError(f"--tme-agent {spec!r}: expected 'module:factory' (e.g. "
-                             f"'my_memory.adapter:make_agent') or '{REFERENCE_AGENT_ALIAS}'")
+                             f"'my_memory.adapter:make_agent'), '{REFERENCE_AGENT_ALIAS}' or one of the reference LLM "
+                             "agents llm-full-context, llm-bm25, llm-no-memory")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:

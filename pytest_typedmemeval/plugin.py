@@ -11,6 +11,7 @@ import argparse
 import difflib
 import importlib
 import inspect
+import math
 import os
 import shlex
 import shutil
@@ -18,11 +19,12 @@ import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from . import hookspecs
+from .calls.settings import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD
 from ._session import (
     ADAPTER_FAILURE_KEY,
     BASELINE_KEY,
@@ -39,7 +41,11 @@ from ._session import (
 from .corpus.loading import Corpus, CorpusError, load_corpus
 from .corpus.registry import shipped_corpora, shipped_sha256s
 from .judge.choice import JUDGE_MODES, JudgeChoice, JudgeChoiceError
+from .model_call import DEFAULT_TIMEOUT_SECONDS
 from .results import QuestionResult
+
+if TYPE_CHECKING:
+    from .calls import ModelSettings
 
 RESULT_ATTRIBUTE = "typedmemeval_result"
 BASELINE_ATTRIBUTE = "typedmemeval_baseline"
@@ -47,6 +53,8 @@ ADAPTER_FAILURE_ATTRIBUTE = "typedmemeval_adapter_failure"
 WORKER_PAYLOAD_KEY = "typedmemeval"
 WORKER_PAYLOAD_VERSION = 1
 SPOOL_INPUT_KEY = "typedmemeval_spool"
+LEDGER_INPUT_KEY = "typedmemeval_ledger"
+"""workerinput key: the spend ledger file every process of the run shares (one cost ceiling)."""
 KNOWN_VERTICALS = ("prospective", "episodic", "arithmetic", "workingmemory", "forgetting", "semantic",
                    "temporal", "bitemporal", "conjunction", "procedural")
 GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
@@ -80,6 +88,26 @@ def _parse_timeout(text: str) -> float:
     return value
 
 
+def _parse_usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected US dollars as a number") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: the ceiling must be a finite amount >= 0")
+    return value
+
+
+def _parse_positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("typedmemeval", "TypedMemEval memory benchmark")
     group.addoption("--typedmemeval", action="store_true", default=None,
@@ -87,10 +115,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tme-corpus", action="append", default=[], metavar="PATH",
                     help="collect the questions of this corpus file (repeatable); alone, only these")
     group.addoption("--tme-agent", default=None, metavar="MODULE:FACTORY",
-                    help="adapter factory to call (or 'reference' for the built-in lexical baseline); "
-                    "overrides the typedmemeval_agent fixture")
+                    help="adapter factory to call, or a built-in: 'reference' (lexical baseline, no "
+                    "model), 'llm-full-context' (whole haystack in the prompt), 'llm-bm25' (BM25 top-5 "
+                    "sessions), 'llm-no-memory' (no sessions); the llm-* agents need --tme-model. "
+                    "Overrides the typedmemeval_agent fixture")
     group.addoption("--tme-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
-                    help="per adapter call; a timeout gives outcome 'error' for that question")
+                    help="per adapter call; a timeout gives outcome 'error' for that question "
+                    "(default: no limit, and calls run on pytest's own thread exactly as your code "
+                    "would call them; with a limit they run on helper threads)")
     group.addoption("--tme-report", default=None, metavar="PATH", help="write the JSON report here")
     group.addoption("--tme-baseline", action="store_true", default=False,
                     help="pass an item iff its outcome equals the syrupy snapshot (--snapshot-update "
@@ -112,6 +144,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tme-judge-base-url", default=None, metavar="URL",
                     help="OpenAI-compatible endpoint for the model judge (default: OPENAI_BASE_URL, "
                     "else the public OpenAI API)")
+    group.addoption("--tme-judge-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+                    help=f"per request of the model judge; a timeout grades that answer 'error' "
+                    f"(default {DEFAULT_TIMEOUT_SECONDS:g})")
+    model = parser.getgroup("typedmemeval-model", "TypedMemEval reference LLM agents (--tme-agent llm-*)")
+    model.addoption("--tme-model", default=None, metavar="NAME",
+                    help="model the llm-* agents ask (required for them; ini typedmemeval_model); the "
+                    "API key comes from OPENAI_API_KEY only, and a server on localhost needs none")
+    model.addoption("--tme-base-url", default=None, metavar="URL",
+                    help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8765/v1 for a local "
+                    "llama.cpp server (default: OPENAI_BASE_URL, else the public OpenAI API; ini "
+                    "typedmemeval_base_url)")
+    model.addoption("--tme-max-usd", type=_parse_usd, default=None, metavar="USD",
+                    help="cost ceiling for the whole run, shared by every xdist worker: a call whose "
+                    "worst-case cost would cross it is refused unsent (outcome 'error'); default "
+                    f"{DEFAULT_MAX_USD:g} (ini typedmemeval_max_usd)")
+    model.addoption("--tme-allow-unpriced", action="store_true", default=False,
+                    help="run a model that has no price (its calls count as free, so the ceiling "
+                    "cannot stop them); better: give it a price, zero included, with --tme-prices")
+    model.addoption("--tme-prices", default=None, metavar="PATH",
+                    help='JSON price table over the built-in one: {"NAME": {"input_per_million": 0.15, '
+                    '"output_per_million": 0.6}} in USD per million tokens')
+    model.addoption("--tme-cache-dir", default=None, metavar="DIR",
+                    help="on-disk response cache (a rerun of the same requests makes no calls); "
+                    "default $TYPEDMEMEVAL_CACHE_DIR, else ~/.cache/pytest-typedmemeval/model-calls")
+    model.addoption("--tme-no-cache", action="store_true", default=False,
+                    help="neither read nor write the response cache: every request goes to the server")
+    model.addoption("--tme-concurrency", type=_parse_positive_int, default=None, metavar="N",
+                    help=f"requests in flight per process (default {DEFAULT_CONCURRENCY}); questions run "
+                    "one at a time "
+                    "per process, so -n N (pytest-xdist) is what runs several at once")
+    model.addoption("--tme-model-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+                    help=f"per request attempt of the llm-* agents (default {DEFAULT_TIMEOUT_SECONDS:g}); "
+                    "a timeout is retried a few times, then the question is 'error'")
     parser.addini("typedmemeval", "collect the shipped TypedMemEval corpora", type="bool", default=False)
     parser.addini("typedmemeval_corpus", "corpus files to collect", type="paths", default=[])
     parser.addini("typedmemeval_agent", "adapter factory as module:factory", default="")
@@ -120,6 +185,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("typedmemeval_judge", "judge mode: mechanical, llm or hybrid", default="")
     parser.addini("typedmemeval_judge_model", "model name for the llm/hybrid judge", default="")
     parser.addini("typedmemeval_judge_base_url", "OpenAI-compatible endpoint for the model judge", default="")
+    parser.addini("typedmemeval_model", "model the llm-* reference agents ask", default="")
+    parser.addini("typedmemeval_base_url", "OpenAI-compatible endpoint of the llm-* reference agents",
+                  default="")
+    parser.addini("typedmemeval_max_usd", "cost ceiling in USD for the llm-* reference agents", default="")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -194,12 +263,14 @@ def pytest_configure(config: pytest.Config) -> None:
                                 "deterministic systems, thresholds for systems that flap")
     _check_fail_under_names(session)
     if session.agent_spec:
-        from .agent import AgentSpecError, load_agent_factory
+        from .agent import AgentSpecError, is_llm_agent_alias, load_agent_factory
 
-        try:
-            load_agent_factory(session.agent_spec)
-        except AgentSpecError as error:
-            raise pytest.UsageError(str(error)) from None
+        if not is_llm_agent_alias(session.agent_spec):
+            try:
+                load_agent_factory(session.agent_spec)
+            except AgentSpecError as error:
+                raise pytest.UsageError(str(error)) from None
+    _configure_models(config, session)
     if _is_worker(config):
         spool = config.workerinput.get(SPOOL_INPUT_KEY)  # type: ignore[attr-defined]
         if spool:
@@ -305,11 +376,98 @@ def _judge_choice(config: pytest.Config) -> JudgeChoice:
             config.getoption("tme_judge") or config.getini("typedmemeval_judge") or "mechanical",
             config.getoption("tme_judge_model") or config.getini("typedmemeval_judge_model"),
             config.getoption("tme_judge_base_url") or config.getini("typedmemeval_judge_base_url"),
+            config.getoption("tme_judge_timeout"),
         )
         choice.check()
     except JudgeChoiceError as error:
         raise pytest.UsageError(f"TypedMemEval judge: {error}") from None
     return choice
+
+
+def _configure_models(config: pytest.Config, session: TypedMemEvalSession) -> None:
+    """Settle what calls a model in this run — an ``llm-*`` agent, a model judge, or both — and
+    the one spend ledger they share.
+
+    The controller (or a run without xdist) makes one ledger file per run and checks the settings
+    once — no model, no key for a remote endpoint, an unpriced model, a bad price file are each one
+    usage error now, not an error per question. Workers take the ledger path from ``workerinput``
+    so every process, agent and judge alike, reserves against the same ceiling.
+    """
+    from .agent import is_llm_agent_alias
+
+    uses_agent = bool(session.agent_spec) and is_llm_agent_alias(session.agent_spec or "")
+    uses_judge = session.judge_choice.mode != "mechanical"
+    if not (uses_agent or uses_judge):
+        return
+    worker = _is_worker(config)
+    if worker:
+        ledger = config.workerinput.get(LEDGER_INPUT_KEY)  # type: ignore[attr-defined]
+        if not ledger:
+            raise pytest.UsageError("TypedMemEval: this xdist worker was given no shared spend ledger, "
+                                    "so the cost ceiling could not hold across workers")
+        session.ledger_path = Path(ledger)
+    else:
+        session.ledger_dir = Path(tempfile.mkdtemp(prefix="typedmemeval-ledger-"))
+        session.ledger_path = session.ledger_dir / "ledger.json"
+    guard = _guard(config, session.ledger_path)
+    if uses_agent:
+        session.model_settings = _model_settings(config, session.agent_spec or "", guard,
+                                                 check=not worker)
+    if uses_judge:
+        session.judge_guard = guard
+        if not worker:
+            try:
+                session.judge_choice.check(guard)
+            except JudgeChoiceError as error:
+                raise pytest.UsageError(f"TypedMemEval judge: {error}") from None
+
+
+def _guard(config: pytest.Config, ledger_path: Path) -> dict[str, Any]:
+    """The run's guard on every model call (flags over ini): the ceiling and its ledger, the
+    unpriced allowance, the price file, the cache, the concurrency — the
+    :class:`~.calls.ModelSettings` fields that are not about which model answers."""
+    from .calls import default_cache_dir
+
+    max_usd = config.getoption("tme_max_usd")
+    if max_usd is None:
+        ini_usd = config.getini("typedmemeval_max_usd").strip()
+        try:
+            max_usd = _parse_usd(ini_usd) if ini_usd else DEFAULT_MAX_USD
+        except argparse.ArgumentTypeError as error:
+            raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_max_usd {error}") from None
+    here = config.invocation_params.dir
+    cache_dir: Path | None = None
+    if not config.getoption("tme_no_cache"):
+        given = config.getoption("tme_cache_dir")
+        cache_dir = Path(here, given).resolve() if given else default_cache_dir()
+    prices = config.getoption("tme_prices")
+    return {"max_usd": max_usd, "allow_unpriced": bool(config.getoption("tme_allow_unpriced")),
+            "cache_dir": cache_dir, "prices_path": Path(here, prices).resolve() if prices else None,
+            "ledger_path": ledger_path,
+            "concurrency": config.getoption("tme_concurrency") or DEFAULT_CONCURRENCY}
+
+
+def _model_settings(config: pytest.Config, spec: str, guard: dict[str, Any], *,
+                    check: bool = False) -> ModelSettings:
+    """The ``llm-*`` agent's model options (flags over ini) under the run's ``guard``; ``check``
+    refuses now what would refuse every call, as one usage error with the layer's reason."""
+    from .calls import ModelCaller, ModelSettings
+    from .model_call import ModelCallError
+
+    model = (config.getoption("tme_model") or config.getini("typedmemeval_model") or "").strip()
+    if not model:
+        raise pytest.UsageError(f"TypedMemEval: --tme-agent {spec} needs a model: pass --tme-model NAME "
+                                "(or set typedmemeval_model in the ini file)")
+    base_url = (config.getoption("tme_base_url") or config.getini("typedmemeval_base_url") or "").strip()
+    try:
+        settings = ModelSettings.resolve(
+            model, base_url or None, **guard,
+            timeout_seconds=config.getoption("tme_model_timeout") or DEFAULT_TIMEOUT_SECONDS)
+        if check:
+            ModelCaller(settings).check()
+    except ModelCallError as error:
+        raise pytest.UsageError(f"TypedMemEval --tme-agent {spec}: {error.reason}") from None
+    return settings
 
 
 def _only_gates(config: pytest.Config) -> bool:
@@ -333,6 +491,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         session.close()
         if session.spool_dir is not None and not _is_worker(config):
             shutil.rmtree(session.spool_dir, ignore_errors=True)
+        if session.ledger_dir is not None and not _is_worker(config):
+            shutil.rmtree(session.ledger_dir, ignore_errors=True)
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -448,11 +608,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def typedmemeval_agent(request: pytest.FixtureRequest) -> Any:
     """The memory system under test. Override this fixture in your rootdir ``conftest.py``, or pass
     ``--tme-agent module:factory``. It is reset before every question."""
-    from .agent import load_agent_factory
+    from .agent import is_llm_agent_alias, load_agent_factory
 
-    spec = tme_session(request.config).agent_spec
+    session = tme_session(request.config)
+    spec = session.agent_spec
     if not spec:
         raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+    if is_llm_agent_alias(spec):
+        return session.llm_agent()
     return load_agent_factory(spec)()
 
 
@@ -553,6 +716,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[WORKER_PAYLOAD_KEY] = {  # type: ignore[attr-defined]
             "version": WORKER_PAYLOAD_VERSION,
             "result_keys": sorted(f"{c}::{q}" for c, q in tme.produced_keys),
+            "served_models": sorted(tme.all_served_models()),
         }
         return
     if not tme.enabled or config.option.collectonly:
@@ -600,6 +764,8 @@ class XdistControllerHooks:
     def pytest_configure_node(self, node: Any) -> None:
         if self.session.spool_dir is not None:
             node.workerinput[SPOOL_INPUT_KEY] = str(self.session.spool_dir)
+        if self.session.ledger_path is not None:
+            node.workerinput[LEDGER_INPUT_KEY] = str(self.session.ledger_path)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -620,6 +786,7 @@ class XdistControllerHooks:
             if error is not None and not any(lost["worker"] == worker for lost in self.session.workers_lost):
                 self.session.workers_lost.append({"worker": worker, "question": None})
             return
+        self.session.served_models.update(str(name) for name in payload.get("served_models", []))
         for key in payload["result_keys"]:
             corpus_id, _, question_id = key.partition("::")
             self.session.expected_from_workers.add((corpus_id, question_id))

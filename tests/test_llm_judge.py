@@ -380,7 +380,10 @@ def judged_project(pytester: pytest.Pytester, loopback_openai: LoopbackOpenAI) -
 def _judge_args(pytester: pytest.Pytester, server: LoopbackOpenAI, mode: str) -> list[str]:
     corpora = [a for p in sorted(pytester.path.glob("corpus_*.json")) for a in ("--tme-corpus", p.name)]
     return [*corpora, "--tme-agent", "llm_agent:make", "--tme-judge", mode, "--tme-judge-model", "m",
-            "--tme-judge-base-url", server.base_url, "--tme-report", "r.json", "-p", "no:cacheprovider"]
+            "--tme-judge-base-url", server.base_url, "--tme-report", "r.json", "-p", "no:cacheprovider",
+            # The judge calls through the model-call layer: the loopback model has no price, and a
+            # test must neither write to the user's cache nor be answered from it.
+            "--tme-allow-unpriced", "--tme-no-cache"]
 
 
 def _mechanical_outcomes(pytester: pytest.Pytester, report: dict[str, Any]) -> dict[str, str]:
@@ -500,7 +503,8 @@ def test_ini_selects_the_judge_and_the_hook_still_wins(
     corpora = [a for p in sorted(judged_project.path.glob("corpus_*.json")) for a in ("--tme-corpus", p.name)]
     judged_project.makeini(f"[pytest]\ntypedmemeval_judge = llm\ntypedmemeval_judge_model = ini-model\n"
                            f"typedmemeval_judge_base_url = {loopback_openai.base_url}\n")
-    base = [*corpora, "--tme-agent", "llm_agent:make", "--tme-report", "r.json", "-p", "no:cacheprovider"]
+    base = [*corpora, "--tme-agent", "llm_agent:make", "--tme-report", "r.json", "-p", "no:cacheprovider",
+            "--tme-allow-unpriced", "--tme-no-cache"]
     judged_project.runpytest(*base)
     report = json.loads((judged_project.path / "r.json").read_text(encoding="utf-8"))
     assert report["judge"]["model"] == "ini-model" and loopback_openai.count == len(report["questions"])

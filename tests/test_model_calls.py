@@ -300,3 +300,10 @@ def test_a_dead_endpoint_costs_one_request_per_call_after_the_breaker_trips(
     with pytest.raises(ModelCallError, match="gave up after"):
         caller.complete([{"role": "user", "content": "retried in full"}])
     caller.close()
+
+
+def test_a_file_backed_ledger_counts_its_refusals(tmp_path: Path) -> None:
+    ledger = CostLedger(0.01, tmp_path / "ledger.json")
+    with pytest.raises(ModelCallError, match="would cross the ceiling"):
+        ledger.reserve(0.02, what="a call")
+    assert ledger.snapshot()["refused"] == 1 and ledger.snapshot()["reserved_usd"] == 0

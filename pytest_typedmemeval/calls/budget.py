@@ -165,12 +165,15 @@ class CostLedger:
         """Admit a call whose cost is at most ``worst_usd``, or refuse it unsent."""
         with self._state() as state:
             committed = state.spent_usd + state.reserved_usd
-            if committed + worst_usd > self.ceiling_usd + 1e-12:
-                state.refused += 1
-                raise ModelCallError("ceiling", f"{what}: refused before sending: its worst-case cost "
-                                     f"${worst_usd:.6f} on top of ${committed:.6f} spent or reserved "
-                                     f"would cross the ceiling ${self.ceiling_usd:g} (--tme-max-usd)")
-            state.reserved_usd += worst_usd
+            refused = committed + worst_usd > self.ceiling_usd + 1e-12
+            if refused:
+                state.refused += 1  # counted and written back before the refusal is raised
+            else:
+                state.reserved_usd += worst_usd
+        if refused:
+            raise ModelCallError("ceiling", f"{what}: refused before sending: its worst-case cost "
+                                 f"${worst_usd:.6f} on top of ${committed:.6f} spent or reserved "
+                                 f"would cross the ceiling ${self.ceiling_usd:g} (--tme-max-usd)")
 
     def settle(self, worst_usd: float, actual_usd: float) -> None:
         """The call was answered: replace its reservation by what it cost."""
