@@ -189,6 +189,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("typedmemeval_base_url", "OpenAI-compatible endpoint of the llm-* reference agents",
                   default="")
     parser.addini("typedmemeval_max_usd", "cost ceiling in USD for the llm-* reference agents", default="")
+    from . import _dataset_plugin, _scenario_plugin
+
+    _scenario_plugin.add_options(parser)
+    _dataset_plugin.add_options(parser)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -219,6 +223,10 @@ def _wants_gates(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from . import _dataset_plugin, _scenario_plugin
+
+    _scenario_plugin.register_if_wanted(config)
+    _dataset_plugin.register_if_wanted(config)
     config.addinivalue_line("markers", "typedmemeval: a TypedMemEval corpus question or gate")
     config.addinivalue_line("markers", "pair: one arm of a TypedMemEval question pair")
     for gate in GATE_MARKERS:
