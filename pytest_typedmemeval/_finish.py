@@ -168,6 +168,13 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
             write_report(tme.report_path, dumps_report(report))
         except OSError as error:
             tme.report_error = f"the JSON report could not be written to {tme.report_path}: {error.strerror or error}"
+    if tme.html_path is not None:
+        from .report.html import render_html
+
+        try:
+            write_report(tme.html_path, render_html(report))
+        except OSError as error:
+            tme.report_error = f"the HTML report could not be written to {tme.html_path}: {error.strerror or error}"
     if tme.adapter_failure is not None:
         return EXIT_USAGE_ERROR
     status = exitstatus
@@ -236,4 +243,6 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
     elif tme.report_path is not None:
         lines.append(f"JSON report: {tme.report_path}" + ("" if not tme.not_run and tme.adapter_failure is None
                                                           else " (partial: see complete, not_run)"))
+    if tme.report_error is None and tme.html_path is not None:
+        lines.append(f"HTML report: {tme.html_path}")
     return lines

@@ -55,6 +55,8 @@ class TypedMemEvalSession:
     agent_spec: str | None = None
     timeout: float | None = None
     report_path: Path | None = None
+    html_path: Path | None = None
+    """``--tme-html``: where the self-contained HTML report goes (controller only)."""
     baseline: bool = False
     fail_under: dict[str, float] = field(default_factory=dict)
     """Vertical -> minimum correct rate; key ``"*"`` applies to every vertical."""

@@ -124,6 +124,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "(default: no limit, and calls run on pytest's own thread exactly as your code "
                     "would call them; with a limit they run on helper threads)")
     group.addoption("--tme-report", default=None, metavar="PATH", help="write the JSON report here")
+    group.addoption("--tme-html", default=None, metavar="PATH",
+                    help="write a self-contained HTML report here (no network: inline styles and "
+                         "charts); typedmemeval report RUN.json ... --html PATH bands several runs")
     group.addoption("--tme-baseline", action="store_true", default=False,
                     help="pass an item iff its outcome equals the syrupy snapshot (--snapshot-update "
                     "re-records)")
@@ -252,6 +255,8 @@ def pytest_configure(config: pytest.Config) -> None:
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
     session.report_path = Path(config.invocation_params.dir, report) if report else None
+    html = config.getoption("tme_html")
+    session.html_path = Path(config.invocation_params.dir, html) if html else None
     session.baseline = bool(config.getoption("tme_baseline"))
     session.fail_under = dict(config.getoption("tme_fail_under"))
     session.require_probes = bool(config.getoption("tme_require_probes"))
@@ -287,6 +292,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if session.report_path is not None:
         _check_report_path(session.report_path, report)
+    if session.html_path is not None:
+        _check_report_path(session.html_path, html, flag="--tme-html", example="typedmemeval-report.html")
     if session.baseline and not updating_snapshots:
         _check_snapshot_files(config, session)
     config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
@@ -300,20 +307,21 @@ def pytest_configure(config: pytest.Config) -> None:
                 raise pytest.UsageError(NO_ADAPTER_MESSAGE)
 
 
-def _check_report_path(path: Path, given: str) -> None:
-    """Refuse an unwritable --tme-report before the run, not after it (the run's results would be
+def _check_report_path(path: Path, given: str, *, flag: str = "--tme-report",
+                       example: str = "typedmemeval-report.json") -> None:
+    """Refuse an unwritable report path before the run, not after it (the run's results would be
     computed and then lost)."""
     if path.is_dir():
-        raise pytest.UsageError(f"--tme-report {given}: is a directory; name a file in it, e.g. "
-                                f"--tme-report {Path(given) / 'typedmemeval-report.json'}")
+        raise pytest.UsageError(f"{flag} {given}: is a directory; name a file in it, e.g. "
+                                f"{flag} {Path(given) / example}")
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise pytest.UsageError(f"--tme-report {given}: {ancestor} is a file, so no report can be written "
+        raise pytest.UsageError(f"{flag} {given}: {ancestor} is a file, so no report can be written "
                                 "below it; choose another path")
     if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise pytest.UsageError(f"--tme-report {given}: the directory {ancestor} is not writable; "
+        raise pytest.UsageError(f"{flag} {given}: the directory {ancestor} is not writable; "
                                 "choose another path")
 
 

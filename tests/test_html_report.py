@@ -160,13 +160,26 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     for seed in (1, 2, 3):
         env = {**os.environ, "TME_FLAKY_SEED": str(seed), "PYTHONPATH": str(project)}
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(project),
-                   *corpora, "--tme-agent", "flaky_agent:make", "--tme-report", f"run{seed}.json"]
+                   *corpora, "--tme-agent", "flaky_agent:make", "--tme-report", f"run{seed}.json",
+                   "--tme-html", f"run{seed}.html"]
         processes.append(subprocess.Popen(command, cwd=project, env=env, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, text=True))
     for process in processes:
         output, _ = process.communicate(timeout=120)
         assert process.returncode in (0, 1), output
-    return [json.loads((project / f"run{seed}.json").read_text(encoding="utf-8")) for seed in (1, 2, 3)]
+    reports = [json.loads((project / f"run{seed}.json").read_text(encoding="utf-8")) for seed in (1, 2, 3)]
+    for seed in (1, 2, 3):
+        PAGES[seed] = (project / f"run{seed}.html").read_text(encoding="utf-8")
+    return reports
+
+
+PAGES: dict[int, str] = {}
+"""The pages ``--tme-html`` wrote in the ``runs`` fixture, by seed."""
+
+
+def test_tme_html_writes_the_page_of_the_runs_own_report(runs: list[dict[str, Any]]) -> None:
+    """``--tme-html`` renders the same report the JSON file holds (no second aggregation)."""
+    assert [PAGES[seed] for seed in (1, 2, 3)] == [render_html(run) for run in runs]
 
 
 def test_a_real_run_renders_with_its_corpora_judge_and_questions(runs: list[dict[str, Any]]) -> None:
