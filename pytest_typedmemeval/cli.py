@@ -1,4 +1,4 @@
-"""The ``typedmemeval`` command: ``schema``, ``gate`` and ``generate``."""
+"""The ``typedmemeval`` command: ``schema``, ``gate``, ``generate`` and ``report``."""
 
 from __future__ import annotations
 
@@ -122,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     action.add_argument("--check", action="store_true",
                         help="rebuild in memory and compare with the shipped bytes; write nothing")
     generate.set_defaults(handler=_generate)
+    from . import _report_command
+
+    _report_command.add_parser(commands)
     args = parser.parse_args(argv)
     return int(args.handler(args))
 

@@ -281,3 +281,48 @@ def test_the_page_loads_in_headless_chromium_without_console_errors(runs: list[d
     assert f'data-sorted-first="{last_id}"' in dom  # second click on "Id" sorts descending
     correct = sum(q["outcome"] == "correct" for q in runs[0]["questions"])
     assert f'data-count="{correct} of 12 questions"' in dom
+
+
+# --- the report command -----------------------------------------------------------------------------
+
+
+def _write_runs(runs: list[dict[str, Any]], directory: Path) -> list[str]:
+    paths = []
+    for index, run in enumerate(runs, start=1):
+        path = directory / f"run{index}.json"
+        path.write_text(json.dumps(run), encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def test_the_report_command_bands_runs_and_writes_html(runs: list[dict[str, Any]], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_typedmemeval.cli import main
+
+    paths = _write_runs(runs, tmp_path)
+    status = main(["report", *paths, "--html", str(tmp_path / "bands.html"),
+                   "--json", str(tmp_path / "bands.json")])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    page = (tmp_path / "bands.html").read_text(encoding="utf-8")
+    assert page == render_html(runs[0], bands=band_runs(runs))
+    assert json.loads((tmp_path / "bands.json").read_text(encoding="utf-8"))["bands"]
+    assert "HTML report:" in out
+
+
+def test_the_report_command_refuses_incomparable_runs_in_one_line(
+        runs: list[dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_typedmemeval.cli import main
+
+    other = json.loads(json.dumps(runs[1]))
+    other["judge"]["fingerprint"] = "f" * 64
+    for row in other["questions"]:
+        row["judge_fingerprint"] = "f" * 64
+    paths = _write_runs([runs[0], other], tmp_path)
+    status = main(["report", *paths, "--html", str(tmp_path / "x.html")])
+    out = capsys.readouterr().out.strip()
+    assert status == 2 and len(out.splitlines()) == 1 and "judge" in out
+    assert not (tmp_path / "x.html").exists()
+    (tmp_path / "junk.json").write_text("[1, 2]", encoding="utf-8")
+    assert main(["report", str(tmp_path / "junk.json")]) == 2
+    assert "not a TypedMemEval report" in capsys.readouterr().out

@@ -1,0 +1,98 @@
+"""``typedmemeval report``: band several runs, compare two run sets, render the HTML page.
+
+Kept out of :mod:`.cli` so the command line stays a list of commands, and so that reading reports
+never imports the plugin. Every input problem is one line naming the file: a missing or unreadable
+file, a file that is not a TypedMemEval JSON report, runs that cannot be banded or compared
+(:class:`.report.bands.BandError` names the differing field). Exit status: 0 done, 2 for any such
+refusal (nothing is written then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPORT_KEYS = ("questions", "results", "corpora", "judge")
+"""Top-level keys every TypedMemEval JSON report has (``--tme-report``)."""
+
+
+class ReportInputError(ValueError):
+    """A file given to the command is not a readable TypedMemEval report."""
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReportInputError(f"{path}: cannot read ({error.strerror or error})") from None
+    except ValueError as error:
+        raise ReportInputError(f"{path}: not JSON ({error})") from None
+    missing = [key for key in REPORT_KEYS if not isinstance(data, dict) or key not in data]
+    if missing:
+        raise ReportInputError(f"{path}: not a TypedMemEval report (no {', '.join(missing)}); "
+                               "write one with pytest --typedmemeval --tme-report PATH")
+    report: dict[str, Any] = data
+    return report
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``report`` on the ``typedmemeval`` sub-command parser."""
+    report = commands.add_parser(
+        "report", help="band runs of one system, compare two systems, write the HTML report")
+    report.add_argument("runs", nargs="+", metavar="RUN.json",
+                        help="JSON reports (--tme-report) of the same system; two or more are banded")
+    report.add_argument("--compare", nargs="+", default=None, metavar="RUN.json",
+                        help="reports of a second system (or of the same one after a change)")
+    report.add_argument("--labels", nargs=2, default=("A", "B"), metavar=("A", "B"),
+                        help="names of the two run sets in the comparison")
+    report.add_argument("--html", default=None, metavar="PATH", help="write the HTML report here")
+    report.add_argument("--json", default=None, metavar="PATH",
+                        help="write the bands and the comparison as JSON here")
+    report.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .report.bands import BandError, band_lines, band_runs
+    from .report.compare import compare_runs, comparison_lines
+    from .report.document import write_report
+    from .report.html import render_html
+
+    try:
+        reports = [read_report(Path(p)) for p in args.runs]
+        others = [read_report(Path(p)) for p in args.compare] if args.compare else []
+        bands = band_runs(reports) if len(reports) >= 2 else None
+        comparison = (compare_runs(reports, others, labels=tuple(args.labels)) if others
+                      else None)
+    except (ReportInputError, BandError) as error:
+        print(f"typedmemeval report: {error}")
+        return 2
+    lines: list[str] = []
+    if bands is not None:
+        lines += band_lines(bands)
+    if comparison is not None:
+        lines += comparison_lines(comparison)
+    if bands is None and comparison is None:
+        lines.append(f"one run ({len(reports[0]['questions'])} questions): nothing to band or compare")
+    print("\n".join(lines))
+    if args.json:
+        payload = {"bands": bands.as_dict() if bands else None,
+                   "comparison": comparison.as_dict() if comparison else None}
+        write_report(Path(args.json), json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        print(f"JSON: {args.json}")
+    if args.html:
+        write_report(Path(args.html), render_html(reports[0], bands=bands, comparison=comparison))
+        print(f"HTML report: {args.html}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - a convenience for tests
+    parser = argparse.ArgumentParser(prog="typedmemeval report")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["report", *(argv or [])])
+    return int(args.handler(args))
+
+
+__all__ = ["REPORT_KEYS", "ReportInputError", "add_parser", "read_report", "run"]
