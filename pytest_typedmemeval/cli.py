@@ -1,4 +1,4 @@
-"""The ``typedmemeval`` command: ``schema``, ``gate``, ``generate`` and ``report``."""
+"""The ``typedmemeval`` command: ``schema``, ``gate``, ``generate``, ``probe`` and ``report``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,54 @@ def _generate(args: argparse.Namespace) -> int:
     return 1 if differs else 0
 
 
+def _probe(args: argparse.Namespace) -> int:
+    from .probing.command import run
+
+    return run(args)
+
+
+def _add_probe(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from .calls.settings import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD
+
+    probe = commands.add_parser(
+        "probe", help="run the model-backed probe arms (V1..V11) and record them in the sidecar")
+    probe.add_argument("--corpus", action="append", required=True, metavar="PATH",
+                       help="corpus file whose sidecar receives the records (repeatable)")
+    probe.add_argument("--model", required=True, metavar="NAME", help="reference model name")
+    probe.add_argument("--base-url", metavar="URL", default=None,
+                       help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else the public "
+                            "API); the key is read from OPENAI_API_KEY only")
+    probe.add_argument("--arms", metavar="LIST", default=None,
+                       help="comma-separated arms (default: V1,V2,V3,V6,V8,V9,V10,V11)")
+    probe.add_argument("--shape", action="append", metavar="S", default=None,
+                       help="only this shape (repeatable)")
+    probe.add_argument("--limit", type=int, metavar="N", default=None,
+                       help="only the first N questions of each shape (records then cover part "
+                            "of a shape, which the gate reports as not measured)")
+    probe.add_argument("--samples-scale", type=float, metavar="F", default=1.0,
+                       help="multiply every arm's sample count by F, rounded up, at least 1 "
+                            "(default 1: the spec's counts)")
+    probe.add_argument("--max-usd", type=float, metavar="X", default=DEFAULT_MAX_USD,
+                       help=f"cost ceiling for the whole run (default {DEFAULT_MAX_USD:g})")
+    probe.add_argument("--allow-unpriced", action="store_true",
+                       help="run a model without a price as free (else it is refused)")
+    probe.add_argument("--prices", metavar="PATH", default=None, help="JSON price table to add")
+    probe.add_argument("--cache-dir", metavar="DIR", default=None,
+                       help="response cache (default: $TYPEDMEMEVAL_CACHE_DIR or "
+                            "~/.cache/pytest-typedmemeval/model-calls)")
+    probe.add_argument("--concurrency", type=int, metavar="N", default=DEFAULT_CONCURRENCY,
+                       help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
+    probe.add_argument("--temperature", type=float, metavar="T", default=0.0,
+                       help="sampling temperature, recorded with every record (default 0)")
+    probe.add_argument("--seed", type=int, metavar="N", default=0,
+                       help="base seed; sample i is sent with seed N+i (default 0)")
+    probe.add_argument("--date", metavar="YYYY-MM-DD", default=None,
+                       help="date recorded with the records (default: today, UTC)")
+    probe.add_argument("--dry-run", action="store_true",
+                       help="print requests per arm and the worst-case cost; call nothing")
+    probe.set_defaults(handler=_probe)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="typedmemeval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -122,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     action.add_argument("--check", action="store_true",
                         help="rebuild in memory and compare with the shipped bytes; write nothing")
     generate.set_defaults(handler=_generate)
+    _add_probe(commands)
     from . import _report_command
 
     _report_command.add_parser(commands)
