@@ -39,7 +39,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse
-import math
 import signal
 import sys
 import time
@@ -55,6 +54,7 @@ from pytest_typedmemeval.corpus.models import QuestionRecord
 from pytest_typedmemeval.gates import separability
 from pytest_typedmemeval.gates.declarations import VerticalDeclarations, declarations_for
 from pytest_typedmemeval.generate.registry import GENERATORS, build_records, generator_module
+from pytest_typedmemeval.report.intervals import wilson_interval
 
 OLD_Z = 2.5
 """The retired cut (GATES.md §2 before VERTICALS.md Appendix C), restated here on purpose."""
@@ -85,15 +85,9 @@ class Outcome:
     seconds: float = 0.0
 
 
-def wilson(hits: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (95 % by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    phat = hits / n
-    denominator = 1 + z * z / n
-    centre = (phat + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+def wilson(hits: int, n: int) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (95 %); (0, 1) when there is no corpus."""
+    return wilson_interval(hits, n) or (0.0, 1.0)
 
 
 def _generated_corpus(vertical: str, seed: int) -> Corpus:
