@@ -154,27 +154,10 @@ class ScenarioMemoryError(TypeError):
 def load_memory_factory(spec: str) -> Callable[[], Any]:
     """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable;
     :class:`ValueError` with a one-line reason otherwise."""
-    resolved = REFERENCE_MEMORY_SPEC if spec == REFERENCE_MEMORY_ALIAS else spec
-    module_name, sep, attribute = resolved.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError(f"--tme-scenario-memory {spec!r}: expected 'module:factory' (e.g. "
-                         f"'my_memory.adapter:make_memory') or '{REFERENCE_MEMORY_ALIAS}'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"--tme-scenario-memory {spec!r}: cannot import module {module_name!r}: "
-                         f"{error}") from None
-    target: Any = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise ValueError(f"--tme-scenario-memory {spec!r}: module {module_name!r} has no attribute "
-                             f"{attribute!r}") from None
-    if not callable(target):
-        raise ValueError(f"--tme-scenario-memory {spec!r}: {attribute!r} is not callable")
-    factory: Callable[[], Any] = target
-    return factory
+    from .agent import resolve_factory
+
+    return resolve_factory(spec, option="--tme-scenario-memory", example="my_memory.adapter:make_memory",
+                           aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC})
 
 
 def checked_factory(factory: Callable[[], Any], origin: str) -> Callable[[], Any]:

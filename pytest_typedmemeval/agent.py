@@ -86,33 +86,55 @@ def is_llm_agent_alias(spec: str | None) -> bool:
     return spec in LLM_AGENT_SELECTIONS
 
 
-def load_agent_factory(spec: str) -> Callable[[], Any]:
-    """Resolve ``module:factory`` (or the alias ``reference``) to a zero-argument callable."""
-    if is_llm_agent_alias(spec):
-        raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
-                             "it from --tme-model and the other model options; elsewhere use "
-                             "pytest_typedmemeval.llm_agents.make_llm_agent(alias, caller)")
-    resolved = REFERENCE_AGENT_SPEC if spec == REFERENCE_AGENT_ALIAS else spec
+def resolve_factory(spec: str, *, option: str, example: str, aliases: dict[str, str],
+                    error: type[ValueError] = ValueError) -> Callable[[], Any]:
+    """``module:factory`` (or one of ``aliases``) -> the callable it names, for any option that
+    takes one (``--tme-agent``, ``--tme-scenario-memory``); ``error`` with a one-line reason that
+    names ``option`` otherwise."""
+    resolved = aliases.get(spec, spec)
     module_name, sep, attribute = resolved.partition(":")
     if not sep or not module_name or not attribute:
-        raise AgentSpecError(f"--tme-agent {spec!r}: expected 'module:factory' (e.g. "
-                             f"'my_memory.adapter:make_agent'), '{REFERENCE_AGENT_ALIAS}' or one of the reference LLM "
-                             "agents llm-full-context, llm-bm25, llm-no-memory")
+        known = ", ".join(f"'{alias}'" for alias in aliases)
+        raise error(f"{option} {spec!r}: expected 'module:factory' (e.g. {example!r})"
+                    + (f" or {known}" if known else ""))
     try:
         module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise AgentSpecError(f"--tme-agent {spec!r}: cannot import module {module_name!r}: {error}") from None
+    except ImportError as failure:
+        raise error(f"{option} {spec!r}: cannot import module {module_name!r}: {failure}") from None
     target: Any = module
     for part in attribute.split("."):
         try:
             target = getattr(target, part)
         except AttributeError:
-            raise AgentSpecError(f"--tme-agent {spec!r}: module {module_name!r} has no attribute "
-                                 f"{attribute!r}") from None
+            raise error(f"{option} {spec!r}: module {module_name!r} has no attribute "
+                        f"{attribute!r}") from None
     if not callable(target):
-        raise AgentSpecError(f"--tme-agent {spec!r}: {attribute!r} is not callable")
+        raise error(f"{option} {spec!r}: {attribute!r} is not callable")
     factory: Callable[[], Any] = target
     return factory
+
+
+REFERENCE_MEMORY_AGENT_ALIAS = "reference-memory"
+REFERENCE_MEMORY_AGENT_SPEC = "pytest_typedmemeval.scenarios.reference_memory:make_agent"
+
+
+def load_agent_factory(spec: str) -> Callable[[], Any]:
+    """Resolve ``module:factory`` (or the aliases ``reference`` and ``reference-memory``) to a
+    zero-argument callable."""
+    if is_llm_agent_alias(spec):
+        raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
+                             "it from --tme-model and the other model options; elsewhere use "
+                             "pytest_typedmemeval.llm_agents.make_llm_agent(alias, caller)")
+    try:
+        return resolve_factory(spec, option="--tme-agent", example="my_memory.adapter:make_agent",
+                               aliases={REFERENCE_AGENT_ALIAS: REFERENCE_AGENT_SPEC,
+                                        REFERENCE_MEMORY_AGENT_ALIAS: REFERENCE_MEMORY_AGENT_SPEC},
+                               error=AgentSpecError)
+    except AgentSpecError as error:
+        if ":" not in spec and spec not in (REFERENCE_AGENT_ALIAS, REFERENCE_MEMORY_AGENT_ALIAS):
+            raise AgentSpecError(f"{error}, or one of the reference LLM agents llm-full-context, "
+                                 "llm-bm25, llm-no-memory") from None
+        raise
 
 
 def check_agent(agent: object, origin: str) -> None:
