@@ -1,19 +1,41 @@
-"""Plugin overhead per question, as a ratio against a bare parametrized test of the same size.
+"""Plugin overhead as ratios against bare pytest controls: every figure of issue 13 in one run.
 
 Not a test: wall-clock figures on a small shared machine are noisy, so this prints medians of
-interleaved rounds side by side and never asserts. Run: ``python benchmarks/bench_plugin_overhead.py``
-(optionally ``--questions 500 --rounds 5``).
+interleaved rounds (plugin and bare control alternate, so noise hits both alike) and never asserts.
+Each row shows the plugin figure, its bare control, the ratio and the goal beside it:
+
+- P1  whole process, no-op adapter: the shipped 260 questions and synthetic corpora of N questions
+      (``--sizes``), against a bare parametrized test of the same item count; the marginal cost per
+      item between consecutive sizes, plugin vs bare (flat = the same at every size);
+- P1m peak RSS of the largest synthetic run vs the bare run of the same size (``os.wait4``);
+- P2  ``--co`` over the shipped 260 questions vs a bare ``--co``;
+- P3  ``-n 2`` with an adapter that sleeps 20 ms per question vs a bare test sleeping 20 ms;
+- P4  an unrelated project (one trivial test) with the plugin installed but not enabled vs
+      ``-p no:typedmemeval``: milliseconds added per pytest start;
+- P5  the model-free gates over the shipped corpora vs one no-op benchmark run of them.
+
+Synthetic corpora clone the shipped records (real haystack sizes, ~150 turns a question) under new
+question ids, at most 1,000 per file (the id form allows three digits); ``--record tiny`` uses a
+3-session record instead. ``--keep DIR`` leaves the corpora there (e.g. to prove the report
+byte-identical across a change).
+
+    python benchmarks/bench_plugin_overhead.py                 # rounds 5, sizes 1000,5000
+    python benchmarks/bench_plugin_overhead.py --full          # adds 20,000 (minutes, GiB of RAM)
+    python benchmarks/bench_plugin_overhead.py --quick         # CI: 2 rounds, small sizes; report only
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -30,6 +52,22 @@ def typedmemeval_agent():
     return NoOp()
 '''
 
+SLEEP_CONFTEST = '''
+import time
+import pytest
+
+class Sleeper:
+    def reset(self): pass
+    def ingest(self, session): pass
+    def answer(self, question, *, query_time, instruction):
+        time.sleep({seconds})
+        return "I don't know."
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent():
+    return Sleeper()
+'''
+
 BARE_TEST = '''
 import pytest
 
@@ -38,16 +76,47 @@ def test_bare(i):
     pass
 '''
 
+BARE_SLEEP_TEST = '''
+import time
+import pytest
 
-def _record(index: int) -> dict:
+@pytest.mark.parametrize("i", range({n}))
+def test_bare(i):
+    time.sleep({seconds})
+'''
+
+UNRELATED_TEST = '''
+def test_unrelated():
+    assert 1 + 1 == 2
+'''
+
+MODEL_FREE_GATES = ("tme_gate_structure or tme_gate_separability or tme_gate_calibration or "
+                    "tme_gate_leaks or tme_gate_probes")
+NOOP_ARGS = ["--tme-fail-under", "0"]
+"""Threshold mode: a no-op adapter's wrong answers do not fail items one by one (no failure text)."""
+SLEEP_SECONDS = 0.02
+PER_FILE = 1000
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def _shipped_records() -> list[dict]:
+    records: list[dict] = []
+    for path in sorted((_repo_root() / "corpora").glob("*.json")):
+        if not path.name.endswith(".sidecar.json"):
+            records += json.loads(path.read_text(encoding="utf-8"))
+    return records
+
+
+def _tiny_record(index: int) -> dict:
     day = 1 + index % 20
     stamp = f"2026/03/{day:02d} ({date(2026, 3, day):%a}) 09:00"
     return {
-        "question_id": f"tme-ari-{index:03d}",
-        "question_type": "sums", "question": f"How much did I spend on item {index}?", "answer": "12 USD",
-        "question_date": "2026/03/28 (Sat) 09:00",
-        "haystack_session_ids": ["sa", "sb", "sc"],
-        "haystack_dates": [stamp] * 3,
+        "question_id": "", "question_type": "sums", "question": f"How much did I spend on item {index}?",
+        "answer": "12 USD", "question_date": "2026/03/28 (Sat) 09:00",
+        "haystack_session_ids": ["sa", "sb", "sc"], "haystack_dates": [stamp] * 3,
         "haystack_sessions": [[{"role": "user", "content": f"I paid 5 dollars for item {index}.", "has_answer": True},
                                {"role": "assistant", "content": "Noted."}]] * 3,
         "answer_session_ids": ["sa", "sb", "sc"],
@@ -56,39 +125,221 @@ def _record(index: int) -> dict:
     }
 
 
-def _run(args: list[str], cwd: Path) -> float:
+def _prefix(file_index: int) -> str:
+    return "s" + chr(97 + file_index // 26 % 26) + chr(97 + file_index % 26)
+
+
+def write_synthetic(directory: Path, n: int, kind: str = "shipped") -> list[Path]:
+    """``n`` questions in files of at most 1,000 (``synthetic-NNN.json``); deterministic bytes."""
+    directory.mkdir(parents=True, exist_ok=True)
+    source = _shipped_records() if kind == "shipped" else None
+    paths = []
+    for file_index, start in enumerate(range(0, n, PER_FILE)):
+        records = []
+        for index in range(start, min(n, start + PER_FILE)):
+            record = dict(source[index % len(source)]) if source is not None else _tiny_record(index)
+            record["question_id"] = f"tme-{_prefix(file_index)}-{index - start:03d}"
+            block = dict(record["typedmemeval"])
+            block["pair_id"], block["arm"] = None, None  # pair ids allow only 100 per prefix
+            record["typedmemeval"] = block
+            records.append(record)
+        path = directory / f"synthetic-{file_index:03d}.json"
+        path.write_text(json.dumps(records), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_rss_mib: float
+    code: int
+
+
+def run_pytest(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """One whole pytest process: wall seconds and its own peak RSS (``os.wait4``, not the max over
+    every child so far)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=cwd,
-                   check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=cwd,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - started
+    # ru_maxrss is KiB on Linux; under xdist it is the controller's (workers are grandchildren).
+    return Run(seconds, usage.ru_maxrss / 1024, process.returncode)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--questions", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=5)
-    options = parser.parse_args()
-    n = min(options.questions, 999)
-    with tempfile.TemporaryDirectory() as tmp:
+@dataclass
+class Pair:
+    """A plugin command and its bare control, run alternately."""
+
+    name: str
+    plugin: Callable[[], Run]
+    bare: Callable[[], Run]
+    plugin_runs: list[Run] = field(default_factory=list)
+    bare_runs: list[Run] = field(default_factory=list)
+
+    def round(self) -> None:
+        self.bare_runs.append(self.bare())
+        self.plugin_runs.append(self.plugin())
+
+    @property
+    def plugin_s(self) -> float:
+        return statistics.median(r.seconds for r in self.plugin_runs)
+
+    @property
+    def bare_s(self) -> float:
+        return statistics.median(r.seconds for r in self.bare_runs)
+
+    @property
+    def plugin_rss(self) -> float:
+        return statistics.median(r.peak_rss_mib for r in self.plugin_runs)
+
+    @property
+    def bare_rss(self) -> float:
+        return statistics.median(r.peak_rss_mib for r in self.bare_runs)
+
+
+def _verdict(value: float, goal: float) -> str:
+    return "met" if value <= goal else "MISSED"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 5; --quick 2)")
+    parser.add_argument("--sizes", default=None,
+                        help="synthetic corpus sizes, comma-separated (default 1000,5000; --full adds "
+                             "20000; --quick 500,2000)")
+    parser.add_argument("--record", choices=("shipped", "tiny"), default="shipped",
+                        help="synthetic record: a clone of a shipped record (default) or a 3-session one")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds and sizes (CI: report only)")
+    parser.add_argument("--full", action="store_true", help="also 20,000 questions")
+    parser.add_argument("--skip", default="", help="comma-separated figures to skip: p1,p2,p3,p4,p5")
+    parser.add_argument("--keep", type=Path, default=None, help="write the synthetic corpora here and keep them")
+    options = parser.parse_args(argv)
+    rounds = options.rounds or (2 if options.quick else 5)
+    if options.sizes:
+        sizes = [int(s) for s in options.sizes.split(",")]
+    else:
+        sizes = [500, 2000] if options.quick else [1000, 5000] + ([20000] if options.full else [])
+    skip = set(filter(None, options.skip.lower().split(",")))
+    with tempfile.TemporaryDirectory(prefix="tme-bench-") as tmp:
         root = Path(tmp)
-        plugin_dir, bare_dir = root / "plugin", root / "bare"
-        plugin_dir.mkdir(), bare_dir.mkdir()
-        records = [_record(i) for i in range(n)]
-        (plugin_dir / "synthetic.json").write_text(json.dumps(records), encoding="utf-8")
-        (plugin_dir / "conftest.py").write_text(NOOP_CONFTEST, encoding="utf-8")
-        (bare_dir / "test_bare.py").write_text(BARE_TEST.format(n=n), encoding="utf-8")
-        plugin_times, bare_times = [], []
-        _run(["--tme-corpus", "synthetic.json", "--tme-fail-under", "0"], plugin_dir)  # warm caches
-        for _ in range(options.rounds):  # interleaved, so machine noise hits both sides alike
-            bare_times.append(_run([], bare_dir))
-            plugin_times.append(_run(["--tme-corpus", "synthetic.json", "--tme-fail-under", "0"], plugin_dir))
-        bare, plugin = statistics.median(bare_times), statistics.median(plugin_times)
-        print(f"items: {n}, rounds: {options.rounds} (median wall time of a whole pytest process)")
-        print(f"  bare parametrized test : {bare:7.3f} s  ({bare / n * 1e3:6.3f} ms/item)")
-        print(f"  TypedMemEval, no-op agent: {plugin:7.3f} s  ({plugin / n * 1e3:6.3f} ms/item)")
-        print(f"  ratio plugin / bare    : {plugin / bare:7.2f}x")
-        print(f"  per-question overhead  : {(plugin - bare) / n * 1e3:6.3f} ms")
+        corpus_root = options.keep or root / "corpora"
+
+        def make(name: str, files: dict[str, str]) -> Path:
+            directory = root / name
+            directory.mkdir()
+            for file_name, text in files.items():
+                (directory / file_name).write_text(text, encoding="utf-8")
+            return directory
+
+        noop = make("noop", {"conftest.py": NOOP_CONFTEST})
+        sleeper = make("sleep", {"conftest.py": SLEEP_CONFTEST.format(seconds=SLEEP_SECONDS)})
+        unrelated = make("unrelated", {"test_unrelated.py": UNRELATED_TEST})
+        shipped_n = len(_shipped_records())
+        bare_dirs: dict[int, Path] = {}
+
+        def bare_dir(n: int) -> Path:
+            if n not in bare_dirs:
+                bare_dirs[n] = make(f"bare{n}", {"test_bare.py": BARE_TEST.format(n=n)})
+            return bare_dirs[n]
+
+        bare_sleep = make("baresleep", {"test_bare.py": BARE_SLEEP_TEST.format(n=shipped_n, seconds=SLEEP_SECONDS)})
+        corpus_args: dict[int, list[str]] = {}
+        for n in sizes:
+            paths = write_synthetic(corpus_root / f"n{n}", n, options.record)
+            corpus_args[n] = [f"--tme-corpus={p}" for p in paths]
+
+        pairs: list[Pair] = []
+        if "p1" not in skip:
+            pairs.append(Pair("shipped", lambda: run_pytest(["--typedmemeval", *NOOP_ARGS], noop),
+                              lambda: run_pytest([], bare_dir(shipped_n))))
+            for n in sizes:
+                pairs.append(Pair(f"n{n}", lambda n=n: run_pytest([*corpus_args[n], *NOOP_ARGS], noop),
+                                  lambda n=n: run_pytest([], bare_dir(n))))
+        if "p2" not in skip:
+            pairs.append(Pair("co", lambda: run_pytest(["--typedmemeval", "--co"], noop),
+                              lambda: run_pytest(["--co"], bare_dir(shipped_n))))
+        if "p3" not in skip:
+            pairs.append(Pair("xdist", lambda: run_pytest(["--typedmemeval", "-n", "2", *NOOP_ARGS], sleeper),
+                              lambda: run_pytest(["-n", "2"], bare_sleep)))
+        if "p4" not in skip:
+            pairs.append(Pair("unrelated", lambda: run_pytest([], unrelated),
+                              lambda: run_pytest(["-p", "no:typedmemeval"], unrelated)))
+        if "p5" not in skip:
+            pairs.append(Pair("gates", lambda: run_pytest(["--typedmemeval", "-m", MODEL_FREE_GATES], noop),
+                              lambda: run_pytest(["--typedmemeval", *NOOP_ARGS], noop)))
+        for pair in pairs:  # warm the file cache and .pyc files once, unmeasured
+            pair.plugin(), pair.bare()
+        for index in range(rounds):
+            for pair in pairs:
+                pair.round()
+            print(f"  round {index + 1}/{rounds} done", file=sys.stderr, flush=True)
+        by_name = {pair.name: pair for pair in pairs}
+        _print_table(by_name, sizes, shipped_n, rounds, options.record)
+    return 0
+
+
+def _print_table(pairs: dict[str, Pair], sizes: list[int], shipped_n: int, rounds: int, record: str) -> None:
+    print(f"TypedMemEval plugin overhead (issue 13): medians of {rounds} interleaved round(s), "
+          f"no-op adapter unless stated, synthetic records: {record}")
+    header = f"{'goal':<5} {'figure':<52} {'plugin':>12} {'bare':>12} {'ratio':>8}  {'goal':<10} verdict"
+    print(header)
+    print("-" * len(header))
+
+    def row(goal: str, figure: str, plugin: str, bare: str, ratio: float, bound: float, unit: str = "x") -> None:
+        shown = f"{ratio:.2f}{unit}" if unit == "x" else f"{ratio:+.0f}{unit}"
+        print(f"{goal:<5} {figure:<52} {plugin:>12} {bare:>12} {shown:>8}  <= {bound:g}{unit:<6} "
+              f"{_verdict(ratio, bound)}")
+
+    if "shipped" in pairs:
+        p = pairs["shipped"]
+        row("P1", f"whole process, shipped {shipped_n} questions", f"{p.plugin_s:.2f} s", f"{p.bare_s:.2f} s",
+            p.plugin_s / p.bare_s, 1.5)
+    for n in sizes:
+        p = pairs.get(f"n{n}")
+        if p is None:
+            continue
+        per_plugin, per_bare = p.plugin_s / n * 1e3, p.bare_s / n * 1e3
+        row("P1", f"whole process, {n:,} questions", f"{per_plugin:.2f} ms/it", f"{per_bare:.2f} ms/it",
+            p.plugin_s / p.bare_s, 1.3 if n >= 5000 else 1.5)
+    measured = [n for n in sizes if f"n{n}" in pairs]
+    marginals = []
+    for small, large in zip(measured, measured[1:]):
+        a, b = pairs[f"n{small}"], pairs[f"n{large}"]
+        plugin_m = (b.plugin_s - a.plugin_s) / (large - small) * 1e3
+        bare_m = (b.bare_s - a.bare_s) / (large - small) * 1e3
+        marginals.append(plugin_m)
+        print(f"{'P1':<5} {f'marginal per item, {small:,} -> {large:,}':<52} {plugin_m:>7.2f} ms/it "
+              f"{bare_m:>7.2f} ms/it {plugin_m / bare_m if bare_m > 0 else float('nan'):>7.2f}x  (flat in N)")
+    if len(marginals) >= 2:
+        growth = marginals[-1] / marginals[0] if marginals[0] > 0 else float("nan")
+        print(f"{'P1':<5} {'marginal growth, last step / first step':<52} {'':>12} {'':>12} {growth:>7.2f}x  "
+              f"<= 1.2x    {_verdict(growth, 1.2)}")
+    if measured:
+        largest = pairs[f"n{measured[-1]}"]
+        row("P1m", f"peak RSS, {measured[-1]:,} questions (goal at 20,000)", f"{largest.plugin_rss:.0f} MiB",
+            f"{largest.bare_rss:.0f} MiB", largest.plugin_rss / largest.bare_rss, 2.0)
+    if "co" in pairs:
+        p = pairs["co"]
+        row("P2", f"--co, shipped {shipped_n} questions", f"{p.plugin_s:.2f} s", f"{p.bare_s:.2f} s",
+            p.plugin_s / p.bare_s, 1.1)
+    if "xdist" in pairs:
+        p = pairs["xdist"]
+        ideal = shipped_n * SLEEP_SECONDS / 2
+        row("P3", f"-n 2, {SLEEP_SECONDS * 1e3:.0f} ms adapter, {shipped_n} questions (ideal {ideal:.1f} s)",
+            f"{p.plugin_s:.2f} s", f"{p.bare_s:.2f} s", p.plugin_s / p.bare_s, 1.1)
+        print(f"{'':<5} {'  plugin / ideal N*sleep/2':<52} {'':>12} {'':>12} {p.plugin_s / ideal:>7.2f}x")
+    if "unrelated" in pairs:
+        p = pairs["unrelated"]
+        row("P4", "unrelated project, installed but not enabled", f"{p.plugin_s:.3f} s", f"{p.bare_s:.3f} s",
+            (p.plugin_s - p.bare_s) * 1e3, 50, unit=" ms")
+    if "gates" in pairs:
+        p = pairs["gates"]
+        row("P5", "model-free gates, shipped corpora (vs one no-op run)", f"{p.plugin_s:.2f} s",
+            f"{p.bare_s:.2f} s", p.plugin_s / p.bare_s, 1.0)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

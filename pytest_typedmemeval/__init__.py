@@ -1,14 +1,34 @@
 """TypedMemEval as a pytest plugin: typed-outcome memory benchmark corpora run against your adapter.
 
 ``__all__`` is the contract; everything else is importable but not promised.
+
+The names are imported on first use (PEP 562): pytest imports this package for the plugin entry
+point in every run, enabled or not, and an unrelated project must not pay for pydantic and the
+corpus models at each start (issue 13, P4).
 """
 
-from .agent import Answer, Evidence, MemoryAgent, Session, Turn
-from .corpus.loading import Corpus, CorpusError, load_corpus
-from .corpus.models import AnswerKey, NumericKey, QuestionRecord, Sidecar
-from .corpus.registry import shipped_corpora, shipped_sha256s
-from .judge.outcomes import Outcome, Verdict
-from .results import QuestionResult
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agent import Answer, Evidence, MemoryAgent, Session, Turn
+    from .corpus.loading import Corpus, CorpusError, load_corpus
+    from .corpus.models import AnswerKey, NumericKey, QuestionRecord, Sidecar
+    from .corpus.registry import shipped_corpora, shipped_sha256s
+    from .judge.outcomes import Outcome, Verdict
+    from .results import QuestionResult
+
+_HOMES = {
+    "Answer": ".agent", "Evidence": ".agent", "MemoryAgent": ".agent", "Session": ".agent", "Turn": ".agent",
+    "Corpus": ".corpus.loading", "CorpusError": ".corpus.loading", "load_corpus": ".corpus.loading",
+    "AnswerKey": ".corpus.models", "NumericKey": ".corpus.models", "QuestionRecord": ".corpus.models",
+    "Sidecar": ".corpus.models",
+    "shipped_corpora": ".corpus.registry", "shipped_sha256s": ".corpus.registry",
+    "Outcome": ".judge.outcomes", "Verdict": ".judge.outcomes",
+    "QuestionResult": ".results",
+}
 
 __all__ = [
     "Answer",
@@ -29,3 +49,16 @@ __all__ = [
     "shipped_corpora",
     "shipped_sha256s",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

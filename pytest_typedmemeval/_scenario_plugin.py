@@ -96,11 +96,16 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("typedmemeval_scenario_memory", "scenario memory factory as module:factory", default="")
 
 
-def _markers(config: pytest.Config) -> None:
-    from .scenarios.models import CATEGORIES
+MARKER_CATEGORIES: tuple[str, ...] = ("single_hop", "multi_hop", "temporal", "update", "correction",
+                                      "preference", "transfer", "abstention")
+"""``scenarios.models.CATEGORIES``, written out: the markers are registered on every pytest start,
+and importing the schema would pull pydantic into runs that never asked for scenarios (a test keeps
+the two equal)."""
 
+
+def _markers(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario: a TypedMemEval scenario benchmark item")
-    for category in (*CATEGORIES, "formation", "baseline", "live"):
+    for category in (*MARKER_CATEGORIES, "formation", "baseline", "live"):
         config.addinivalue_line("markers", f"scenario_{category}: TypedMemEval scenario item ({category})")
     if not config.pluginmanager.hasplugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup group")

@@ -6,6 +6,7 @@ requests and failure reporting go.
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,18 +14,19 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
-from .adapter_calls import AdapterCalls
-from .corpus.loading import Corpus
-from .corpus.models import QuestionRecord
-from .item_ids import item_ids
 from .judge.choice import JudgeChoice
-from .judge.outcomes import Outcome
-from .results import QuestionResult
-from .run import Judge, one_line, run_question
 
 if TYPE_CHECKING:
+    from .adapter_calls import AdapterCalls
     from .calls import ModelCaller, ModelSettings
+    from .corpus.loading import Corpus
+    from .corpus.models import QuestionRecord
     from .llm_agents import LLMMemoryAgent
+    from .results import QuestionResult
+    from .run import Judge
+
+# Importing this module stays cheap (no pydantic, asyncio, corpus models): the plugin imports it in
+# every pytest process, enabled or not. What a run needs is imported where it is first used.
 
 QUESTION_FUNCTION = "question"
 """The plugin-owned test function every corpus question is parametrized over."""
@@ -113,6 +115,26 @@ class TypedMemEvalSession:
     _llm_agent: LLMMemoryAgent | None = None
     _item_ids: dict[str, dict[str, str]] = field(default_factory=dict)
     _nodeid_index: dict[str, tuple[Corpus, QuestionRecord]] | None = None
+    _gc_frozen: bool = False
+
+    # --- the garbage collector ----------------------------------------------------------------
+
+    def freeze_gc(self) -> None:
+        """Move every object alive now (the loaded corpora, the collected items) to the
+        collector's permanent generation, so the run loop's collections, and the full collections
+        pytest itself asks for, no longer walk them. Without it each full collection walks the whole
+        loaded corpus graph, which makes the per-question cost grow with the corpus size.
+
+        Nothing observable changes: these objects live until the session ends anyway; the session
+        thaws them (:meth:`thaw_gc`) at ``pytest_unconfigure``.
+        """
+        gc.freeze()
+        self._gc_frozen = True
+
+    def thaw_gc(self) -> None:
+        if self._gc_frozen:
+            gc.unfreeze()
+            self._gc_frozen = False
 
     @property
     def enabled(self) -> bool:
@@ -139,6 +161,8 @@ class TypedMemEvalSession:
     def adapter_calls(self) -> AdapterCalls:
         """The process's way of calling the adapter (helper threads and event loop live here)."""
         if self._calls is None:
+            from .adapter_calls import AdapterCalls
+
             self._calls = AdapterCalls(self.timeout)
         return self._calls
 
@@ -210,6 +234,8 @@ class TypedMemEvalSession:
     def item_ids(self, corpus: Corpus) -> dict[str, str]:
         """Question id -> the label-free id its item carries (see :mod:`.item_ids`)."""
         if corpus.corpus_id not in self._item_ids:
+            from .item_ids import item_ids
+
             self._item_ids[corpus.corpus_id] = item_ids(corpus.records, corpus.sha256)
         return self._item_ids[corpus.corpus_id]
 
@@ -262,7 +288,7 @@ def question_nodeid(corpus: Corpus, item_id: str) -> str:
 
 
 SESSION_KEY = pytest.StashKey[TypedMemEvalSession]()
-RESULT_KEY = pytest.StashKey[QuestionResult]()
+RESULT_KEY = pytest.StashKey["QuestionResult"]()
 BASELINE_KEY = pytest.StashKey[dict[str, Any]]()
 
 
@@ -271,6 +297,8 @@ def tme_session(config: pytest.Config) -> TypedMemEvalSession:
 
 
 def failure_text(result: QuestionResult) -> str:
+    from .judge.outcomes import Outcome
+
     coverage = "null (no evidence reported)" if result.coverage is None else (
         f"{result.coverage:.2f} from the {result.coverage_source} list")
     return "\n".join([
@@ -295,6 +323,10 @@ def error_result(case: QuestionCase, judge: Judge, reason: str) -> QuestionResul
 
 def error_result_for(corpus: Corpus, record: QuestionRecord, judge_name: str, judge_fingerprint: str,
                      reason: str) -> QuestionResult:
+    from .judge.outcomes import Outcome
+    from .results import QuestionResult
+    from .run import one_line
+
     block = record.typedmemeval
     return QuestionResult(
         corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256,
@@ -326,6 +358,8 @@ def _adapter_origin(session: TypedMemEvalSession) -> str:
 
 
 def adapter_failure_message(session: TypedMemEvalSession, error: BaseException) -> str:
+    from .run import one_line
+
     detail = one_line(str(error))
     where = "your conftest.py fixture" if not session.agent_spec else "the factory"
     return (f"TypedMemEval: the adapter could not be built: {_adapter_origin(session)} raised "
@@ -340,6 +374,7 @@ def _resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession)
     during setup would be reported with its traceback for every question.
     """
     from .agent import check_agent
+    from .run import one_line
 
     if session.adapter_failure is not None:
         pytest.fail("the adapter is unusable (see the TypedMemEval summary)", pytrace=False)
@@ -367,6 +402,9 @@ def _resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession)
 
 def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     """Run one question and decide the item's fate according to the mode."""
+    from .judge.outcomes import Outcome
+    from .run import run_question
+
     assert isinstance(case, QuestionCase)
     session = tme_session(request.config)
     agent = _resolve_agent(request, session)

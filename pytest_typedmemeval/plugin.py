@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import importlib
 import inspect
 import math
@@ -24,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import hookspecs
-from .calls.settings import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD
 from ._session import (
     ADAPTER_FAILURE_KEY,
     BASELINE_KEY,
@@ -38,14 +38,20 @@ from ._session import (
     marker_name,
     tme_session,
 )
-from .corpus.loading import Corpus, CorpusError, load_corpus
-from .corpus.registry import shipped_corpora, shipped_sha256s
 from .judge.choice import JUDGE_MODES, JudgeChoice, JudgeChoiceError
 from .model_call import DEFAULT_TIMEOUT_SECONDS
-from .results import QuestionResult
 
 if TYPE_CHECKING:
     from .calls import ModelSettings
+    from .corpus.loading import Corpus
+
+# Installed but not enabled, the plugin must cost an unrelated pytest start almost nothing (issue 13,
+# P4): corpus models, pydantic, the report and the model-call layer are imported only once a run
+# asks for TypedMemEval. tests/test_performance_invariants.py checks this in a fresh interpreter.
+DEFAULT_MAX_USD = 1.0
+"""Help-text copy of :data:`.calls.settings.DEFAULT_MAX_USD` (importing ``.calls`` costs a start)."""
+DEFAULT_CONCURRENCY = 4
+"""Help-text copy of :data:`.calls.settings.DEFAULT_CONCURRENCY` (a test keeps the copies equal)."""
 
 RESULT_ATTRIBUTE = "typedmemeval_result"
 BASELINE_ATTRIBUTE = "typedmemeval_baseline"
@@ -202,15 +208,29 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def _load_corpora(config: pytest.Config) -> list[Corpus]:
+def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[Corpus]:
     use_shipped = config.getoption("typedmemeval") or config.getini("typedmemeval")
     paths = [Path(config.invocation_params.dir, p) for p in config.getoption("tme_corpus")]
     paths += [Path(p) for p in config.getini("typedmemeval_corpus")]
-    corpora: list[Corpus] = list(shipped_corpora()) if use_shipped else []
+    if not use_shipped and not paths:
+        return []  # not enabled: import nothing (no corpus models, no pydantic)
+    from .corpus.loading import CorpusError, load_corpus
+    from .corpus.registry import shipped_corpora
+
+    # Loading builds hundreds of thousands of objects that live for the whole session: the
+    # collector is paused while they are built (each collection would walk all of them so far),
+    # then they are frozen out of its sight (see TypedMemEvalSession.freeze_gc).
+    enabled = gc.isenabled()
+    gc.disable()
     try:
+        corpora: list[Corpus] = list(shipped_corpora()) if use_shipped else []
         corpora += [load_corpus(path) for path in paths]
     except CorpusError as error:
         raise pytest.UsageError(f"TypedMemEval corpus error: {error}") from None
+    finally:
+        session.freeze_gc()
+        if enabled:
+            gc.enable()
     seen: dict[str, Path] = {}
     for corpus in corpora:
         if corpus.corpus_id in seen and seen[corpus.corpus_id] != corpus.path:
@@ -237,7 +257,7 @@ def pytest_configure(config: pytest.Config) -> None:
     labels = set(KNOWN_VERTICALS)
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
-    session.corpora = _load_corpora(config)
+    session.corpora = _load_corpora(config, session)
     if config.getoption("tme_corpus") and not _is_worker(config):
         _check_rootdir_not_moved_by_corpus_paths(config)
     for corpus in session.corpora:
@@ -505,6 +525,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+        session.thaw_gc()
         if session.spool_dir is not None and not _is_worker(config):
             shutil.rmtree(session.spool_dir, ignore_errors=True)
         if session.ledger_dir is not None and not _is_worker(config):
@@ -579,6 +600,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     tme = tme_session(config)
     if not tme.enabled or config.option.collectonly:
         return
+    tme.freeze_gc()  # the collected items live until the session ends, like the corpora
     for item in session.items:
         case = _question_case(item)
         if case is not None:
@@ -676,6 +698,8 @@ class ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, RESULT_ATTRIBUTE, None)
         if payload is not None:
+            from .results import QuestionResult
+
             self.session.add_result(QuestionResult.model_validate(payload))
             baseline = getattr(report, BASELINE_ATTRIBUTE, None)
             if baseline is not None:
@@ -764,6 +788,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if tme is None or not tme.reported:
         return
     from ._finish import summary_lines
+    from .corpus.registry import shipped_sha256s
 
     terminalreporter.write_sep("=", "TypedMemEval")
     for line in summary_lines(tme, shipped_sha256s()):
