@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..report.intervals import Z_95, wilson_limits
 from .loading import ScenarioCorpus
 from .matching import contains, normalise
 from .models import BenchmarkProbe, BenchmarkScenario
@@ -38,7 +39,6 @@ from .results import canonical_json
 EVIDENCE_FORMAT = "typedmemeval-scenario-live"
 EVIDENCE_FORMAT_VERSION = 1
 INTERVAL_METHOD = "newcombe-paired-hybrid-score (Newcombe 1998, method 10)"
-Z_95 = 1.959963984540054
 ROUND = 6
 """Rates and interval limits are stored rounded, so a recomputation compares equal as data."""
 
@@ -73,15 +73,8 @@ def grade_answer(answer: str, probe: BenchmarkProbe, scenario: BenchmarkScenario
 
 
 # --- statistics ---------------------------------------------------------------------------------
-def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of one proportion ((0, 1) when n is 0)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+wilson_interval = wilson_limits
+"""Wilson score limits of one proportion, unrounded ((0, 1) when n is 0)."""
 
 
 def paired_difference_interval(both: int, first_only: int, second_only: int, neither: int,
