@@ -125,9 +125,13 @@ class TypedMemEvalSession:
         pytest itself asks for, no longer walk them. Without it each full collection walks the whole
         loaded corpus graph, which makes the per-question cost grow with the corpus size.
 
-        Nothing observable changes: these objects live until the session ends anyway; the session
-        thaws them (:meth:`thaw_gc`) at ``pytest_unconfigure``.
+        Nothing observable changes: these objects live until the session ends anyway. They are
+        thawed (:meth:`thaw_gc`) by a config clean-up, which runs after every ``pytest_unconfigure``
+        hook: pytest's own unraisable-exception plugin collects twice in its ``pytest_unconfigure``
+        and would otherwise walk the whole graph again (0.1 s for the shipped corpora).
         """
+        if not self._gc_frozen:
+            self.config.add_cleanup(self.thaw_gc)
         gc.freeze()
         self._gc_frozen = True
 

@@ -524,8 +524,7 @@ def _conftest_defines_agent(config: pytest.Config) -> bool:
 def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
-        session.close()
-        session.thaw_gc()
+        session.close()  # the collector is thawed later, by the clean-up freeze_gc registered
         if session.spool_dir is not None and not _is_worker(config):
             shutil.rmtree(session.spool_dir, ignore_errors=True)
         if session.ledger_dir is not None and not _is_worker(config):
