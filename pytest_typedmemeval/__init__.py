@@ -55,9 +55,10 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+    # Not cached in this module's globals: a cached class would outlive its module when a test
+    # harness (pytester's in-process runs) restores sys.modules, and an adapter built from the stale
+    # class would fail the run's isinstance checks. The lookup is one dict access in sys.modules.
+    return getattr(importlib.import_module(home, __name__), name)
 
 
 def __dir__() -> list[str]:

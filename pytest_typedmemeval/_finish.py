@@ -157,6 +157,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "workers_lost": sorted(tme.workers_lost, key=lambda row: (row["worker"] or "", row["question"] or "")),
         "workers_without_payload": sorted(tme.workers_without_payload),
         "model": tme.model_report,
+        "options": tme.options_description(),
     }
     corpora: list[Corpus] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),

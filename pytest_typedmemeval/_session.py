@@ -156,6 +156,23 @@ class TypedMemEvalSession:
             self._judge = custom if custom is not None else self.judge_choice.build(self.judge_guard)
         return self._judge
 
+    def options_description(self) -> dict[str, Any]:
+        """The report's ``options`` block: the run settings that change what an outcome means
+        (which adapter, its time limit, the judge, thresholds or baseline mode), and their
+        sha256 ``fingerprint`` — what ``typedmemeval report`` compares before banding runs. The
+        selection (-m/-k) is compared separately, as the selected question set; worker count and
+        output paths never change an outcome and are left out."""
+        import hashlib
+
+        described: dict[str, Any] = {
+            "agent": self.agent_spec or "typedmemeval_agent fixture",
+            "timeout_seconds": self.timeout,
+            "judge_mode": self.judge_choice.mode, "judge_model": self.judge_choice.model,
+            "fail_under": dict(sorted(self.fail_under.items())), "baseline": self.baseline,
+        }
+        canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
+        return {**described, "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+
     def judge_description(self) -> dict[str, str | None]:
         """The report's ``judge`` block: mode, name, model and fingerprint."""
         judge = self.judge()

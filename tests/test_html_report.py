@@ -326,3 +326,13 @@ def test_the_report_command_refuses_incomparable_runs_in_one_line(
     (tmp_path / "junk.json").write_text("[1, 2]", encoding="utf-8")
     assert main(["report", str(tmp_path / "junk.json")]) == 2
     assert "not a TypedMemEval report" in capsys.readouterr().out
+
+
+def test_real_reports_carry_the_options_fingerprint_bands_compare(runs: list[dict[str, Any]]) -> None:
+    fingerprints = {run["options"]["fingerprint"] for run in runs}
+    assert len(fingerprints) == 1 and len(next(iter(fingerprints))) == 64
+    assert not any("no options fingerprint" in note for note in band_runs(runs).notes)
+    changed = json.loads(json.dumps(runs[2]))
+    changed["options"] = {**changed["options"], "timeout_seconds": 5.0, "fingerprint": "e" * 64}
+    with pytest.raises(BandError, match="options fingerprint differs"):
+        band_runs([runs[0], runs[1], changed])

@@ -5,10 +5,11 @@ Two runs can agree by luck, so a band is never computed from one run, and bandin
 runs manufactures stability, so :func:`band_runs` refuses — one line naming the differing field —
 runs whose corpus sha256, options fingerprint, judge fingerprint or answer-sampling settings differ.
 
-The JSON report (schema 1) records no options fingerprint. Until it does, the comparison uses what
-the report has: the set of questions that ran (what ``-k``/``-m``/``--tme-corpus`` selected) and the
-agent named in the ``model`` block. A report that gains ``options_fingerprint`` (top level) or
-``options.fingerprint`` is compared on it as well.
+The options fingerprint is the report's ``options.fingerprint`` (adapter, its time limit, judge,
+thresholds or baseline mode; written since the plugin added the ``options`` block) or a top-level
+``options_fingerprint``. The set of questions that ran (what ``-k``/``-m``/``--tme-corpus``
+selected) and the model settings are compared as well; an older report without the block is
+compared on those alone, and the bands say so.
 """
 
 from __future__ import annotations
