@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .plugin import _parse_positive_int
+
 if TYPE_CHECKING:
     from ._session import TypedMemEvalSession
     from .datasets import DatasetQuestion, DatasetResult, LoadedDataset
@@ -44,16 +46,6 @@ RESULT_ATTRIBUTE = "tme_dataset_result"
 """Report attribute carrying :meth:`DatasetResult.to_dict` (plain data: xdist ships it)."""
 SECTION_TITLE = "public memory datasets (informational; not TypedMemEval results)"
 METRICS_SUFFIX = "-metrics.json"
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
 
 
 def _int(text: str) -> int:
@@ -74,7 +66,7 @@ def add_options(parser: pytest.Parser) -> None:
                     "reported apart from TypedMemEval results")
     group.addoption("--tme-dataset-principal", choices=("a", "b"), default=None,
                     help="LoCoMo: whose turns are the user's (speaker_a or speaker_b; default a)")
-    group.addoption("--tme-dataset-sample", type=_positive_int, default=None, metavar="N",
+    group.addoption("--tme-dataset-sample", type=_parse_positive_int, default=None, metavar="N",
                     help="run N questions per dataset, drawn deterministically with --tme-dataset-seed")
     group.addoption("--tme-dataset-seed", type=_int, default=None, metavar="S",
                     help="seed of the --tme-dataset-sample draw (default 0)")
