@@ -139,6 +139,14 @@ def _add_probe(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="date recorded with the records (default: today, UTC)")
     probe.add_argument("--dry-run", action="store_true",
                        help="print requests per arm and the worst-case cost; call nothing")
+    probe.add_argument("--judge", choices=("mechanical", "hybrid"), default="mechanical",
+                       help="who grades: the mechanical judge (default), or hybrid — a model is asked "
+                            "only about the answers the rules leave unjudged (its fingerprint is "
+                            "recorded with the verdicts; its calls share the cache and the ceiling)")
+    probe.add_argument("--judge-model", metavar="NAME", default=None,
+                       help="model of the hybrid judge (default: --model)")
+    probe.add_argument("--judge-base-url", metavar="URL", default=None,
+                       help="endpoint of the hybrid judge (default: --base-url)")
     probe.set_defaults(handler=_probe)
 
 

@@ -388,3 +388,36 @@ def test_progress_lines_are_paced_by_the_clock() -> None:
     for done in range(1, 101):
         fast(done, 100)
     assert quiet.getvalue() == ""
+
+
+# --- grading by the hybrid judge --------------------------------------------------------------------
+
+
+def test_hybrid_grading_asks_a_model_only_about_unjudged_answers_and_records_its_fingerprint(
+        server: LoopbackOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A real small model often commits to a value outside the key ("the village of Elvira"):
+    the rules leave that unjudged, so the question reads not measured; the hybrid judge grades it.
+    Mechanical verdicts stay mechanical, and the record says which judge graded."""
+    path = copy_corpus(FORGETTING, tmp_path / "mechanical")
+    answering = make_script(load_corpus(path), lambda record, prompt: "Purple elephants.")
+
+    def script(body: dict[str, Any]) -> str:
+        if "response_format" in body:  # the judge asks for a JSON verdict
+            return json.dumps({"outcome": "wrong", "reason": "names no value of the key",
+                               "value": None, "subcounts": []})
+        return answering(body)
+
+    server.script = script
+    assert probe(server, path, tmp_path / "cache", "--arms", "V1", "--limit", "2") == 0
+    mechanical = records_of(path)[("V1", "invalidated")]
+    assert {v["outcome"] for v in mechanical["verdicts"]} == {"unjudged"} and "judge" not in mechanical
+    asked = server.count
+    hybrid_path = copy_corpus(FORGETTING, tmp_path / "hybrid")
+    assert probe(server, hybrid_path, tmp_path / "cache", "--arms", "V1", "--limit", "2",
+                 "--judge", "hybrid") == 0
+    hybrid = records_of(hybrid_path)[("V1", "invalidated")]
+    assert {v["outcome"] for v in hybrid["verdicts"]} == {"wrong"}
+    assert len(hybrid["judge"]) == 64
+    judged = [body for body in server.requests[asked:] if "response_format" in body]
+    assert judged and len(server.requests) - asked == len(judged)  # answers came from the cache
+    capsys.readouterr()

@@ -285,6 +285,9 @@ class ProbeRecord(_Frozen):
     date: str | None = None
     seed: int | None = None
     temperature: float | None = None
+    judge: str | None = None
+    """Fingerprint of the judge that graded the answers when it was not the mechanical one
+    (``typedmemeval probe --judge hybrid``); verdicts of different judges never pool."""
     verdicts: tuple[ProbeVerdict, ...] = ()
 
 

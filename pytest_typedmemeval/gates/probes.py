@@ -130,6 +130,8 @@ class _ArmData:
 
     samples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     models: set[str] = field(default_factory=set)
+    judges: set[str] = field(default_factory=set)
+    """Who graded: a judge fingerprint, or ``mechanical`` for records that name none."""
     not_measured_reasons: list[str] = field(default_factory=list)
     records: int = 0
 
@@ -220,6 +222,7 @@ class _Gate:
                             f"only with model, date, seed and temperature (§3)", shape=record.shape)
             if record.model is not None:
                 data.models.add(record.model)
+            data.judges.add(record.judge or "mechanical")
             if not record.verdicts:
                 data.not_measured_reasons.append("measured record with an empty verdict list")
             for verdict in record.verdicts:
@@ -408,6 +411,11 @@ class _Gate:
                 self.refuse("record_mismatch", shape, ", ".join(sorted(models)),
                             "V1/V8/V9 recorded with different reference models; headroom across "
                             "models measures the models, not the shape", shape=shape)
+            judges = set().union(*(arms[(shape, a)].judges for a in GOLD_ARMS if (shape, a) in arms))
+            if len(judges) > 1:
+                self.refuse("record_mismatch", shape, ", ".join(sorted(j[:12] for j in judges)),
+                            "V1/V8/V9 graded by different judges; headroom across judges measures "
+                            "the judges, not the shape", shape=shape)
         pair_figure = self.pair_figure(arms, measured_arms)
         pair_discriminates = None if pair_figure is None else pair_figure.get("discriminates")
         applied: list[dict[str, Any]] = []
@@ -670,6 +678,9 @@ def self_test() -> list[SelfTestCase]:
                        require_probes=require)
         cases.append(defect_case(name, result, rule))
 
+    mixed = [*good[:2], good[2].model_copy(update={"judge": "f" * 64})]
+    defect("V1/V8 graded mechanically and V9 by a model judge do not pool", mixed + abstain,
+           "record_mismatch")
     defect("V1 0.95 with V9 0.90 has no headroom", _gold_arms("where", gold_ids, 19, 19, 18) + abstain,
            "headroom")
     defect("V1 0.80 is below the healthy floor", _gold_arms("where", gold_ids, 16, 16, 4) + abstain,

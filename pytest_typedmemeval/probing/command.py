@@ -10,7 +10,10 @@ verdicts are ``error``, so the gate reads those questions as not measured); 2 a 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -20,7 +23,9 @@ from typing import TextIO
 from ..calls import ModelCaller, ModelSettings, default_cache_dir
 from ..corpus.loading import Corpus, CorpusError, load_corpus
 from ..gates import probes as probe_gate
+from ..judge.choice import JudgeChoice, JudgeChoiceError
 from ..model_call import ModelCallError, resolve_base_url
+from ..run import Judge
 from .arms import ARMS, ArmError, parse_arms, samples_for
 from .grading import decisions
 from .records import read_sidecar_json
@@ -163,37 +168,63 @@ def _print_corpus_verdicts(corpus: Corpus, out: TextIO) -> str:
     return result.status
 
 
+def judge_from(args: argparse.Namespace, settings: ModelSettings) -> Judge | None:
+    """The hybrid judge of ``--judge hybrid`` under the run's guard (same cache, ledger and
+    ceiling as the answering model), checked now; ``None`` for the mechanical judge."""
+    if getattr(args, "judge", "mechanical") != "hybrid":
+        return None
+    choice = JudgeChoice(mode="hybrid", model=args.judge_model or args.model,
+                         base_url=args.judge_base_url or settings.base_url,
+                         timeout_seconds=settings.timeout_seconds)
+    guard = {"max_usd": settings.max_usd, "allow_unpriced": settings.allow_unpriced,
+             "cache_dir": settings.cache_dir, "prices_path": settings.prices_path,
+             "ledger_path": settings.ledger_path, "concurrency": settings.concurrency}
+    choice.check(guard)
+    return choice.build(guard)
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The ``probe`` subcommand (module docstring for exit codes). Streams default to the
     process's at call time (not import time, so a captured stdout is honoured)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
+    judge: Judge | None = None
     try:
         options = options_from(args)
         corpora = load_corpora(args.corpus, options, need_sidecar=not args.dry_run)
         settings = settings_from(args, dry_run=args.dry_run)
+        if not args.dry_run:
+            # One ledger for the answering model and a hybrid judge: one ceiling for the run.
+            ledger_dir = Path(tempfile.mkdtemp(prefix="typedmemeval-probe-ledger-"))
+            settings = dataclasses.replace(settings, ledger_path=ledger_dir / "ledger.json")
         caller = ModelCaller(settings)
         if args.dry_run:
             print_estimates(estimate(corpora, caller, options), caller, options, out)
             return 0
         caller.check()
-    except (ProbeUsageError, ArmError, CorpusError, ModelCallError) as error:
+        judge = judge_from(args, settings)
+    except (ProbeUsageError, ArmError, CorpusError, ModelCallError, JudgeChoiceError) as error:
         print(f"{PROG}: {error}", file=err)
         return 2
     try:
-        reports = run_probes(corpora, caller, options, stream=err)
+        reports = run_probes(corpora, caller, options, stream=err, judge=judge)
+        ledger = caller.ledger.snapshot()  # read before the run's ledger file is removed below
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; every finished arm is already in its sidecar, and a rerun "
               "reuses every cached reply", file=err)
         return 130
     finally:
         caller.close()
+        close_judge = getattr(judge, "close", None)
+        if callable(close_judge):
+            close_judge()
+        if settings.ledger_path is not None:
+            shutil.rmtree(settings.ledger_path.parent, ignore_errors=True)
     print(f"probe run: model {settings.model}, date {options.date}, seed {settings.seed}, "
           f"temperature {settings.temperature:g}", file=out)
     _print_reports(reports, out)
     statuses = [_print_corpus_verdicts(load_corpus(corpus.path), out) for corpus in corpora]
     errors = sum(r.error_count for r in reports)
-    ledger = caller.ledger.snapshot()
     print(f"spent ${float(ledger['spent_usd']):.6f} of ${settings.max_usd:g}; "
           f"{ledger['calls']} call(s), {ledger['cache_hits']} cache hit(s)", file=out)
     if errors:

@@ -30,6 +30,7 @@ from typing import Literal
 from ..corpus.models import AnswerKey, ProbeRecord, QuestionRecord
 from ..judge.mechanical import judge_answer
 from ..judge.outcomes import JUDGED_OUTCOMES, Outcome
+from ..run import Judge
 from .arms import ARMS, components
 
 ERROR = "error"
@@ -56,17 +57,20 @@ def surfaced_items(record: QuestionRecord, sessions: Iterable[int]) -> frozenset
 
 
 def grade(arm: str, record: QuestionRecord, answer: str,
-          sessions: Iterable[int] = ()) -> str:
+          sessions: Iterable[int] = (), judge: Judge | None = None) -> str:
     """The recorded outcome of one answer in ``arm`` (module docstring).
 
     V1/V8/V9 grade list order on the items their context surfaced (§5.4, as a run grades a
     reference agent that reports its context); V2/V3/V6 require every item, because there a
-    surfaced-only grade would let a removed component pass unnoticed.
+    surfaced-only grade would let a removed component pass unnoticed. ``judge`` (the hybrid
+    judge of ``--judge hybrid``) replaces the mechanical judge: it asks its model only about the
+    answers the rules leave ``unjudged``.
     """
     key = record.typedmemeval.answer_key
     spec = ARMS[arm]
     surfaced = surfaced_items(record, sessions) if arm in ("V1", "V8", "V9") else None
-    verdict = judge_answer(answer, key, surfaced_items=surfaced)
+    verdict = (judge.judge(answer, key, surfaced, question=record.question) if judge is not None
+               else judge_answer(answer, key, surfaced_items=surfaced))
     if spec.grading == "commitment":
         return ABSTAIN if verdict.outcome in _ABSTAINING else COMMIT
     return verdict.outcome.value

@@ -32,10 +32,11 @@ from .arms import ARM_ORDER
 
 
 def build_record(arm: str, shape: str, verdicts: Iterable[ProbeVerdict], *, model: str, date: str,
-                 seed: int, temperature: float) -> ProbeRecord:
-    """A measured record with the provenance the gate requires (model, date, seed, temperature)."""
+                 seed: int, temperature: float, judge: str | None = None) -> ProbeRecord:
+    """A measured record with the provenance the gate requires (model, date, seed, temperature),
+    and the grading judge's fingerprint when it was not the mechanical judge."""
     return ProbeRecord(arm=arm, shape=shape, status="measured", model=model, date=date, seed=seed,
-                       temperature=temperature, verdicts=tuple(verdicts))
+                       temperature=temperature, judge=judge, verdicts=tuple(verdicts))
 
 
 def record_json(record: ProbeRecord) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from ..corpus.models import ProbeRecord, ProbeVerdict, QuestionRecord
 from ..llm_agents import build_messages
 from ..model_call import ModelCallError
 from ..projection import adapter_view
+from ..run import Judge
 from .arms import ARM_ORDER, ARMS, applies, contexts, samples_for
 from .grading import ERROR, grade
 from .records import build_record, write_records
@@ -164,7 +165,8 @@ def _delta(before: dict[str, float | int], after: dict[str, float | int], name: 
 
 def run_arm(caller: ModelCaller, corpus: Corpus, arm: str, jobs: Sequence[Job], *, model: str,
             options: ProbeOptions, seed: int, temperature: float,
-            stream: TextIO | None = None) -> tuple[list[ProbeRecord], ArmReport]:
+            stream: TextIO | None = None, judge: Judge | None = None
+            ) -> tuple[list[ProbeRecord], ArmReport]:
     """Send ``jobs`` (identical requests once), grade the replies, build one record per shape."""
     records_by_id = {record.question_id: record for record in corpus.records}
     unique: dict[tuple[str, int], int] = {}
@@ -188,17 +190,19 @@ def run_arm(caller: ModelCaller, corpus: Corpus, arm: str, jobs: Sequence[Job], 
             outcome = ERROR
             report.errors.append((job.question_id, job.sample, f"{result.kind}: {result.reason}"))
         else:
-            outcome = grade(arm, records_by_id[job.question_id], result.text, job.sessions)
+            outcome = grade(arm, records_by_id[job.question_id], result.text, job.sessions, judge)
         report.outcomes[outcome] += 1
         verdicts[job.shape].append(ProbeVerdict(question_id=job.question_id, sample=job.sample,
                                                 outcome=outcome))
+    fingerprint = judge.fingerprint if judge is not None else None
     records = [build_record(arm, shape, items, model=model, date=options.date, seed=seed,
-                            temperature=temperature) for shape, items in verdicts.items()]
+                            temperature=temperature, judge=fingerprint)
+               for shape, items in verdicts.items()]
     return records, report
 
 
 def run_probes(corpora: Sequence[Corpus], caller: ModelCaller, options: ProbeOptions, *,
-               stream: TextIO | None = None) -> list[ArmReport]:
+               stream: TextIO | None = None, judge: Judge | None = None) -> list[ArmReport]:
     """Run every chosen arm on every corpus, writing each arm's records as soon as it finishes.
 
     The records carry the caller's model, temperature and base seed and ``options.date``.
@@ -215,7 +219,8 @@ def run_probes(corpora: Sequence[Corpus], caller: ModelCaller, options: ProbeOpt
                 continue  # not applicable: the chosen questions hold nothing this arm measures
             records, report = run_arm(caller, corpus, arm, jobs, model=caller.settings.model,
                                       options=options, seed=seed,
-                                      temperature=caller.settings.temperature, stream=stream)
+                                      temperature=caller.settings.temperature, stream=stream,
+                                      judge=judge)
             write_records(corpus, records)
             reports.append(report)
     return reports
