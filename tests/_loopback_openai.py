@@ -214,3 +214,28 @@ class LoopbackOpenAI:
                     pass  # the client gave up (timeout): nothing to tell it
 
         return Handler
+
+
+def warm_model_clients() -> None:
+    """One real request through each client path (async ModelCaller, sync ModelClient).
+
+    Called at import by the test modules that run model calls inside in-process pytester runs:
+    those runs restore ``sys.modules`` afterwards, so a module first imported inside one (the async
+    HTTP stack, jiter) is imported afresh by the next; exception classes then stop matching (a
+    timeout surfaces as a bare ``ReadTimeout``) and PyO3 modules refuse to load twice. Importing
+    everything once, first, keeps those runs honest.
+    """
+    from pytest_typedmemeval.calls import ModelCaller, ModelSettings
+    from pytest_typedmemeval.model_call import ModelClient, ModelEndpoint
+
+    with LoopbackOpenAI(lambda body: '{"ok": true}') as server:
+        caller = ModelCaller(ModelSettings.resolve("warm", server.base_url, allow_unpriced=True))
+        try:
+            caller.complete([{"role": "user", "content": "warm"}])
+        finally:
+            caller.close()
+        client = ModelClient(ModelEndpoint(model="warm", base_url=server.base_url), environ={})
+        try:
+            client.complete_json([{"role": "user", "content": "warm"}])
+        finally:
+            client.close()

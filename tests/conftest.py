@@ -18,6 +18,13 @@ from _loopback_openai import LoopbackOpenAI
 from _support import ORACLE_CONFTEST, fixture_corpus_files
 
 
+@pytest.fixture(autouse=True)
+def _private_model_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model-call cache defaults to the user's cache directory: no test may read or fill it
+    (a cached reply would hide a request a test counts)."""
+    monkeypatch.setenv("TYPEDMEMEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
+
+
 @pytest.fixture
 def consumer(pytester: pytest.Pytester) -> pytest.Pytester:
     """A consumer project: the fixture corpora copied in as user corpora and a scripted adapter."""

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from pytest_typedmemeval import Answer, Evidence, load_corpus, shipped_corpora
-from pytest_typedmemeval.calls import CostLedger, ModelCaller, ModelSettings
 from pytest_typedmemeval.corpus.loading import Corpus
 from pytest_typedmemeval.corpus.models import QuestionRecord
 from pytest_typedmemeval.llm_agents import (
@@ -29,45 +28,18 @@ from pytest_typedmemeval.llm_agents import (
     build_messages,
 )
 from pytest_typedmemeval.judge.choice import JudgeChoice
-from pytest_typedmemeval.model_call import ModelCallError, ModelClient, ModelEndpoint
+from pytest_typedmemeval.model_call import ModelCallError
 from pytest_typedmemeval.projection import adapter_view
 from pytest_typedmemeval.retrieval.bm25 import K_REF, rank_sessions, session_document
 
-from _loopback_openai import LoopbackOpenAI, Reply
+from _loopback_openai import LoopbackOpenAI, Reply, warm_model_clients
 from _support import fixture_corpus_files
 
 SESSION_HEADER = "### Session "
 ABSTAIN = "I do not have that information."
 
 
-def _warm_model_clients() -> None:
-    """One real request through each client path (async ModelCaller, sync ModelClient), at import.
-
-    In-process pytester runs restore ``sys.modules`` afterwards, so a module first imported inside
-    one (the async HTTP stack, jiter) is imported afresh by the next: exception classes then stop
-    matching (a timeout surfaces as a bare ``ReadTimeout``) and PyO3 modules refuse to load twice.
-    Importing everything once, here, keeps those runs honest for this file and the ones after it.
-    """
-    with LoopbackOpenAI(lambda body: '{"ok": true}') as server:
-        caller = ModelCaller(ModelSettings.resolve("warm", server.base_url, allow_unpriced=True))
-        try:
-            caller.complete([{"role": "user", "content": "warm"}])
-        finally:
-            caller.close()
-        client = ModelClient(ModelEndpoint(model="warm", base_url=server.base_url), environ={})
-        try:
-            client.complete_json([{"role": "user", "content": "warm"}])
-        finally:
-            client.close()
-
-
-_warm_model_clients()
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default cache directory is the user's; tests must never read or fill it."""
-    monkeypatch.setenv("TYPEDMEMEVAL_CACHE_DIR", str(tmp_path / "default-cache"))
+warm_model_clients()  # see _loopback_openai.warm_model_clients
 
 
 # --- the agents, without pytest ------------------------------------------------------------------

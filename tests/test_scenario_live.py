@@ -34,7 +34,7 @@ from pytest_typedmemeval.scenarios.live_evidence import (
 )
 from pytest_typedmemeval.scenarios.reference_memory import make_memory
 
-from _loopback_openai import LoopbackOpenAI, Reply
+from _loopback_openai import LoopbackOpenAI, Reply, warm_model_clients
 
 ABSTAIN = "I do not have that information."
 CORPUS = load_scenarios()
@@ -55,23 +55,7 @@ def answer_from_prompt(body: dict[str, Any]) -> str:
     return best if best is not None and words & set(tokenize(best)) else ABSTAIN
 
 
-def _warm() -> None:
-    """One request through the async client at import, before any in-process pytester run (see
-    test_llm_agents._warm_model_clients: modules first imported inside one are re-imported later)."""
-    with LoopbackOpenAI(lambda body: "ok") as server:
-        caller = ModelCaller(ModelSettings.resolve("warm", server.base_url, allow_unpriced=True))
-        try:
-            caller.complete([{"role": "user", "content": "warm"}])
-        finally:
-            caller.close()
-
-
-_warm()
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TYPEDMEMEVAL_CACHE_DIR", str(tmp_path / "default-cache"))
+warm_model_clients()  # see _loopback_openai.warm_model_clients
 
 
 def _caller(server: LoopbackOpenAI, tmp: Path, **fields: Any) -> ModelCaller:
