@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ._session import TypedMemEvalSession, marker_name
-from .corpus.loading import Corpus
+from .corpus.index import CorpusIndex
 from .report.aggregate import aggregate, outcome_vector
 from .report.document import build_report, dumps_report, write_report
 from .report.terminal import render_lines
@@ -51,7 +51,7 @@ def _threshold_verdicts(tme: TypedMemEvalSession, *, evaluated: bool) -> list[di
 
 
 def _corpus_verticals(tme: TypedMemEvalSession) -> set[str]:
-    return {marker_name(r.vertical) for c in tme.corpora for r in c.records}
+    return {marker_name(h.vertical) for c in tme.corpora for h in c.heads}
 
 
 def _threshold_row(scope: dict[str, str], bound: float, evaluated: bool,
@@ -159,7 +159,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "model": tme.model_report,
         "options": tme.options_description(),
     }
-    corpora: list[Corpus] = tme.corpora
+    corpora: list[CorpusIndex] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
                           judge=tme.judge_description(), extra=extra)
     tme.config.hook.pytest_typedmemeval_report(report=report, config=tme.config)

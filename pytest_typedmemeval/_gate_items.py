@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ._session import tme_session
-from .corpus.loading import Corpus
+from .corpus.index import CorpusIndex
 from .gates.result import GateResult
 from .run import run_question
 
@@ -24,14 +24,15 @@ CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "probes", "
 
 @dataclass(frozen=True)
 class GateCase:
-    corpus: Corpus
+    corpus: CorpusIndex
+    """The corpus as the run collected it; a gate reads every record (:meth:`CorpusIndex.whole`)."""
     gate: str
 
     def __repr__(self) -> str:
         return f"{self.corpus.corpus_id}/{self.gate}"
 
 
-def gate_params(corpus: Corpus, marker_name: Callable[[str], str]) -> list[Any]:
+def gate_params(corpus: CorpusIndex, marker_name: Callable[[str], str]) -> list[Any]:
     params = []
     for gate in CORPUS_GATES:
         marks = [pytest.mark.typedmemeval, getattr(pytest.mark, f"tme_gate_{gate}")]
@@ -70,7 +71,7 @@ def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult
     judge = session.judge()
     fresh = {record.question_id: run_question(agent, case.corpus, record, judge,
                                               calls=session.adapter_calls()).outcome
-             for record in case.corpus.records}
+             for record in case.corpus.whole().records}
     from .gates import baseline
 
     return baseline.check(recorded, fresh, corpus_id=case.corpus.corpus_id)
@@ -82,7 +83,7 @@ def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
     else:
         from .gates.registry import run_corpus_gate
 
-        result = run_corpus_gate(tme_gate.gate, tme_gate.corpus,
+        result = run_corpus_gate(tme_gate.gate, tme_gate.corpus.whole(),
                                  require_probes=tme_session(request.config).require_probes)
     if result.status == "skipped":
         pytest.skip(result.summary())

@@ -19,8 +19,7 @@ from .judge.choice import JudgeChoice
 if TYPE_CHECKING:
     from .adapter_calls import AdapterCalls
     from .calls import ModelCaller, ModelSettings
-    from .corpus.loading import Corpus
-    from .corpus.models import QuestionRecord
+    from .corpus.index import CorpusIndex, QuestionHead
     from .llm_agents import LLMMemoryAgent
     from .results import QuestionResult
     from .run import Judge
@@ -39,13 +38,14 @@ def marker_name(label: str) -> str:
 
 @dataclass(frozen=True)
 class QuestionCase:
-    """The parameter of one question item: the corpus it belongs to and its record."""
+    """The parameter of one question item: the corpus it belongs to and its question's head (the
+    record itself is read back when the question runs, :meth:`CorpusIndex.record`)."""
 
-    corpus: Corpus
-    record: QuestionRecord
+    corpus: CorpusIndex
+    head: QuestionHead
 
     def __repr__(self) -> str:  # shown by --setup-show and in failure text
-        return f"{self.corpus.corpus_id}/{self.record.question_id}"
+        return f"{self.corpus.corpus_id}/{self.head.question_id}"
 
 
 @dataclass
@@ -53,7 +53,7 @@ class TypedMemEvalSession:
     """Everything a run needs and accumulates. One per pytest process."""
 
     config: pytest.Config
-    corpora: list[Corpus] = field(default_factory=list)
+    corpora: list[CorpusIndex] = field(default_factory=list)
     agent_spec: str | None = None
     timeout: float | None = None
     report_path: Path | None = None
@@ -114,7 +114,7 @@ class TypedMemEvalSession:
     _caller: ModelCaller | None = None
     _llm_agent: LLMMemoryAgent | None = None
     _item_ids: dict[str, dict[str, str]] = field(default_factory=dict)
-    _nodeid_index: dict[str, tuple[Corpus, QuestionRecord]] | None = None
+    _nodeid_index: dict[str, tuple[CorpusIndex, QuestionHead]] | None = None
     _gc_frozen: bool = False
 
     # --- the garbage collector ----------------------------------------------------------------
@@ -252,23 +252,23 @@ class TypedMemEvalSession:
 
     # --- item ids ---------------------------------------------------------------------------
 
-    def item_ids(self, corpus: Corpus) -> dict[str, str]:
+    def item_ids(self, corpus: CorpusIndex) -> dict[str, str]:
         """Question id -> the label-free id its item carries (see :mod:`.item_ids`)."""
         if corpus.corpus_id not in self._item_ids:
             from .item_ids import item_ids
 
-            self._item_ids[corpus.corpus_id] = item_ids(corpus.records, corpus.sha256)
+            self._item_ids[corpus.corpus_id] = item_ids(corpus.heads, corpus.sha256)
         return self._item_ids[corpus.corpus_id]
 
-    def case_for_nodeid(self, nodeid: str) -> tuple[Corpus, QuestionRecord] | None:
+    def case_for_nodeid(self, nodeid: str) -> tuple[CorpusIndex, QuestionHead] | None:
         """The question a node id names, or ``None`` (a gate item, a user test). Works on the xdist
         controller, which collects nothing: node ids are rebuilt from the corpora it loaded."""
         if self._nodeid_index is None:
             self._nodeid_index = {}
             for corpus in self.corpora:
-                for record in corpus.records:
-                    self._nodeid_index[question_nodeid(corpus, self.item_ids(corpus)[record.question_id])] = (
-                        corpus, record)
+                for head in corpus.heads:
+                    self._nodeid_index[question_nodeid(corpus, self.item_ids(corpus)[head.question_id])] = (
+                        corpus, head)
         return self._nodeid_index.get(nodeid.partition("@")[0])
 
     # --- the spool (xdist) ------------------------------------------------------------------
@@ -303,7 +303,7 @@ class TypedMemEvalSession:
 SPOOL_VERSION = 1
 
 
-def question_nodeid(corpus: Corpus, item_id: str) -> str:
+def question_nodeid(corpus: CorpusIndex, item_id: str) -> str:
     """The node id of a question item, relative to the rootdir (see ``plugin.QuestionModule``)."""
     return f"typedmemeval/{corpus.corpus_id}::{QUESTION_FUNCTION}[{item_id}]"
 
@@ -339,21 +339,20 @@ def failure_text(result: QuestionResult) -> str:
 
 def error_result(case: QuestionCase, judge: Judge, reason: str) -> QuestionResult:
     """A result for a question whose item could not run (a setup error, its worker died)."""
-    return error_result_for(case.corpus, case.record, judge.name, judge.fingerprint, reason)
+    return error_result_for(case.corpus, case.head, judge.name, judge.fingerprint, reason)
 
 
-def error_result_for(corpus: Corpus, record: QuestionRecord, judge_name: str, judge_fingerprint: str,
+def error_result_for(corpus: CorpusIndex, head: QuestionHead, judge_name: str, judge_fingerprint: str,
                      reason: str) -> QuestionResult:
     from .judge.outcomes import Outcome
     from .results import QuestionResult
     from .run import one_line
 
-    block = record.typedmemeval
     return QuestionResult(
         corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256,
-        question_id=record.question_id, vertical=block.vertical, shape=block.shape,
-        pair_id=block.pair_id, arm=block.arm, distance_sessions=block.distance_sessions,
-        outcome=Outcome.ERROR.value, reason=one_line(reason), question=record.question, gold=record.answer,
+        question_id=head.question_id, vertical=head.vertical, shape=head.shape,
+        pair_id=head.pair_id, arm=head.arm, distance_sessions=head.distance_sessions,
+        outcome=Outcome.ERROR.value, reason=one_line(reason), question=head.question, gold=head.answer,
         judge=judge_name, judge_fingerprint=judge_fingerprint,
     )
 
@@ -428,9 +427,16 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
 
     assert isinstance(case, QuestionCase)
     session = tme_session(request.config)
+    from .corpus.loading import CorpusError
+
     agent = _resolve_agent(request, session)
     judge = session.judge()
-    result = run_question(agent, case.corpus, case.record, judge, calls=session.adapter_calls())
+    try:
+        record = case.corpus.record(case.head)
+    except CorpusError as error:
+        result = error_result(case, judge, str(error))
+    else:
+        result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
 

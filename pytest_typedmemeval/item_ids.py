@@ -27,8 +27,7 @@ import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-
-from .corpus.models import QuestionRecord
+from typing import Protocol
 
 LABEL_WORDS = frozenset({
     # abstention / answerability (the public benchmark's ``_abs``; common spellings)
@@ -57,23 +56,36 @@ def _words(label: str | None) -> set[str]:
             if any(character.isalpha() for character in token)}
 
 
-def _dimensions(record: QuestionRecord) -> dict[str, str]:
-    block = record.typedmemeval
+class QuestionLabels(Protocol):
+    """What item ids are derived from: a full record or a collected question's head alike."""
+
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def shape(self) -> str: ...
+    @property
+    def arm(self) -> str | None: ...
+    @property
+    def expected_negative(self) -> str | None: ...
+    @property
+    def has_gold(self) -> bool: ...
+
+
+def _dimensions(record: QuestionLabels) -> dict[str, str]:
     return {
-        "shape": block.shape,
-        "arm": block.arm or "",
-        "negative": block.answer_key.expected_negative or "",
-        "gold": "with gold" if record.gold_session_indices else "without gold",
+        "shape": record.shape,
+        "arm": record.arm or "",
+        "negative": record.expected_negative or "",
+        "gold": "with gold" if record.has_gold else "without gold",
     }
 
 
-def label_tokens(records: Sequence[QuestionRecord]) -> frozenset[str]:
+def label_tokens(records: Sequence[QuestionLabels]) -> frozenset[str]:
     """Every casefolded token that must not appear in these records' item ids (module docstring)."""
     labels: set[str] = set(LABEL_WORDS)
     for record in records:
-        block = record.typedmemeval
-        labels |= _words(block.shape) | _words(block.arm) | _words(block.answer_key.expected_negative)
-        labels |= _words(block.shape.replace("-", "")) | _words(block.shape.replace("-", "_"))
+        labels |= _words(record.shape) | _words(record.arm) | _words(record.expected_negative)
+        labels |= _words(record.shape.replace("-", "")) | _words(record.shape.replace("-", "_"))
     dimensions = [_dimensions(record) for record in records]
     varying = [name for name in ("shape", "arm", "negative", "gold")
                if len({row[name] for row in dimensions}) > 1]
@@ -102,7 +114,7 @@ def _cleaned(question_id: str, labels: frozenset[str]) -> str:
     return _UNSAFE.sub("_", "".join(kept))
 
 
-def item_ids(records: Sequence[QuestionRecord], salt: str,
+def item_ids(records: Sequence[QuestionLabels], salt: str,
              clean: Callable[[str, frozenset[str]], str] = _cleaned) -> dict[str, str]:
     """Question id -> item id for one corpus (``salt``: the corpus sha256). Deterministic, unique,
     free of label tokens; readable where the question id is."""

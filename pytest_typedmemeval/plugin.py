@@ -43,7 +43,8 @@ from .model_call import DEFAULT_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from .calls import ModelSettings
-    from .corpus.loading import Corpus
+    from .corpus.index import CorpusIndex
+    from .corpus.loading import CorpusIdentity
 
 # Installed but not enabled, the plugin must cost an unrelated pytest start almost nothing (issue 13,
 # P4): corpus models, pydantic, the report and the model-call layer are imported only once a run
@@ -208,23 +209,29 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[Corpus]:
+def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[CorpusIndex]:
     use_shipped = config.getoption("typedmemeval") or config.getini("typedmemeval")
     paths = [Path(config.invocation_params.dir, p) for p in config.getoption("tme_corpus")]
     paths += [Path(p) for p in config.getini("typedmemeval_corpus")]
     if not use_shipped and not paths:
         return []  # not enabled: import nothing (no corpus models, no pydantic)
-    from .corpus.loading import CorpusError, load_corpus
-    from .corpus.registry import shipped_corpora
+    from .corpus.index import index_corpus
+    from .corpus.loading import CorpusError
+    from .corpus.registry import shipped_corpus_paths
 
-    # Loading builds hundreds of thousands of objects that live for the whole session: the
-    # collector is paused while they are built (each collection would walk all of them so far),
-    # then they are frozen out of its sight (see TypedMemEvalSession.freeze_gc).
+    # Validating builds and drops hundreds of thousands of short-lived objects (each record's
+    # turns; only a small head per question is kept): the collector is paused meanwhile, since
+    # each collection would walk everything allocated so far, and what is kept is then frozen
+    # out of its sight (see TypedMemEvalSession.freeze_gc).
     enabled = gc.isenabled()
     gc.disable()
     try:
-        corpora: list[Corpus] = list(shipped_corpora()) if use_shipped else []
-        corpora += [load_corpus(path) for path in paths]
+        # pytest's cache keeps each corpus's validated index (absent under -p no:cacheprovider);
+        # only the process that aggregates writes it, workers read what it wrote.
+        cache = getattr(config, "cache", None)
+        store = not _is_worker(config)
+        paths = [*(shipped_corpus_paths() if use_shipped else ()), *paths]
+        corpora = [index_corpus(path, cache, store=store) for path in paths]
     except CorpusError as error:
         raise pytest.UsageError(f"TypedMemEval corpus error: {error}") from None
     finally:
@@ -261,8 +268,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("tme_corpus") and not _is_worker(config):
         _check_rootdir_not_moved_by_corpus_paths(config)
     for corpus in session.corpora:
-        for record in corpus.records:
-            labels.update((record.vertical, record.shape))
+        for head in corpus.heads:
+            labels.update((head.vertical, head.shape))
     for label in sorted({marker_name(label) for label in labels}):
         config.addinivalue_line("markers", f"{label}: TypedMemEval vertical or shape {label}")
     if not session.enabled:
@@ -347,8 +354,8 @@ def _check_report_path(path: Path, given: str, *, flag: str = "--tme-report",
 
 def _check_fail_under_names(session: TypedMemEvalSession) -> None:
     """A bound on a name no collected question carries would bound nothing: refuse it now."""
-    verticals = sorted({marker_name(r.vertical) for c in session.corpora for r in c.records})
-    shapes = sorted({marker_name(r.shape) for c in session.corpora for r in c.records} - set(verticals))
+    verticals = sorted({marker_name(h.vertical) for c in session.corpora for h in c.heads})
+    shapes = sorted({marker_name(h.shape) for c in session.corpora for h in c.heads} - set(verticals))
     for name, bound in session.fail_under.items():
         if name == "*" or name in verticals or name in shapes:
             continue
@@ -400,7 +407,7 @@ def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -
                 raise pytest.UsageError(f"TypedMemEval {error}") from None
 
 
-def snapshot_path(config: pytest.Config, corpus: Corpus) -> Path:
+def snapshot_path(config: pytest.Config, corpus: CorpusIdentity) -> Path:
     return config.rootpath / "typedmemeval" / "__snapshots__" / f"{corpus.corpus_id}.ambr"
 
 
@@ -545,7 +552,7 @@ class QuestionModule(pytest.Module):
     file), which gives readable node ids, lets ``--lf`` find the items again, and puts baseline
     snapshots in ``<rootdir>/typedmemeval/__snapshots__/<corpus id>.ambr``."""
 
-    tme_corpus: Corpus
+    tme_corpus: CorpusIndex
     items_module = "pytest_typedmemeval._question_items"
     function_name = QUESTION_FUNCTION
 
@@ -575,7 +582,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 case = _question_case(item)
                 if case is not None:
                     # The item id carries no label; -k still selects by the full question id.
-                    item.extra_keyword_matches.add(case.record.question_id)
+                    item.extra_keyword_matches.add(case.head.question_id)
                 items.append(item)
     if tme.collect_gates:
         for corpus in tme.corpora:
@@ -603,7 +610,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         case = _question_case(item)
         if case is not None:
-            tme.selected[case.corpus.corpus_id, case.record.question_id] = item.nodeid
+            tme.selected[case.corpus.corpus_id, case.head.question_id] = item.nodeid
     if tme.agent_spec or not tme.selected:
         return
     for item in session.items:
@@ -631,13 +638,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     ids = tme_session(metafunc.config).item_ids(corpus)
     params = []
-    for record in corpus.records:
-        block = record.typedmemeval
-        marks = [pytest.mark.typedmemeval, getattr(pytest.mark, marker_name(block.vertical)),
-                 getattr(pytest.mark, marker_name(block.shape))]
-        if block.pair_id:
+    for head in corpus.heads:
+        marks = [pytest.mark.typedmemeval, getattr(pytest.mark, marker_name(head.vertical)),
+                 getattr(pytest.mark, marker_name(head.shape))]
+        if head.pair_id:
             marks.append(pytest.mark.pair)
-        params.append(pytest.param(QuestionCase(corpus, record), id=ids[record.question_id], marks=marks))
+        params.append(pytest.param(QuestionCase(corpus, head), id=ids[head.question_id], marks=marks))
     metafunc.parametrize("tme_case", params)
 
 
@@ -726,14 +732,14 @@ class ResultCollector:
         worker = str(getattr(getattr(node, "gateway", None), "id", None) or "a worker")
         question = None
         if found is not None:
-            corpus, record = found
+            corpus, head = found
             judge = self.session.judge()
             result = error_result_for(
-                corpus, record, judge.name, judge.fingerprint,
+                corpus, head, judge.name, judge.fingerprint,
                 f"the xdist worker {worker} running this question died (a crash, os._exit or a signal "
                 "in the adapter?); no answer was recorded")
             self.session.add_result(result)
-            question = f"{corpus.corpus_id}/{record.question_id}"
+            question = f"{corpus.corpus_id}/{head.question_id}"
         for lost in self.session.workers_lost:
             if lost["worker"] == worker and lost["question"] is None:
                 lost["question"] = question  # pytest_testnodedown came first and could not name it

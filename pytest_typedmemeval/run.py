@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from .adapter_calls import AdapterCalls, AdapterTimeout, LoopBlocked
 from .agent import Answer, Evidence
-from .corpus.loading import Corpus
+from .corpus.loading import CorpusIdentity
 from .corpus.models import AnswerKey, QuestionRecord
 from .judge.outcomes import Outcome, Verdict
 from .projection import adapter_view, opaque_to_index
@@ -138,7 +138,7 @@ def _coverage(record: QuestionRecord, evidence: Evidence | None) -> tuple[
     return coverage, source, attribution, surfaced, unknown
 
 
-def run_question(agent: Any, corpus: Corpus, record: QuestionRecord, judge: Judge, *,
+def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, judge: Judge, *,
                  timeout: float | None = None,
                  loop: asyncio.AbstractEventLoop | None = None,
                  calls: AdapterCalls | None = None) -> QuestionResult:

@@ -130,8 +130,9 @@ def test_recorded_dial_reproduces_the_recorded_calibration(typed: list[QuestionR
 
 
 def test_separability_passes_by_construction(typed: list[QuestionRecord]) -> None:
-    result = separability.check(Corpus("typedmemeval-workingmemory-v2", Path("unsaved.json"),
-                                       "0" * 64, tuple(typed), None, "workingmemory"))
+    result = separability.check(Corpus(corpus_id="typedmemeval-workingmemory-v2", path=Path("unsaved.json"),
+                                       sha256="0" * 64, records=tuple(typed), sidecar=None,
+                                       vertical="workingmemory"))
     assert result.status == "passed", result.refusals
 
 

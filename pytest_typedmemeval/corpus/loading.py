@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -38,14 +40,13 @@ class CorpusError(ValueError):
         super().__init__(": ".join(parts))
 
 
-@dataclass(frozen=True)
-class Corpus:
-    """A loaded corpus: its records in file order and the identity every result must carry."""
+class CorpusIdentity:
+    """What names a corpus and every result drawn from it, whatever of its records is held:
+    shared by :class:`Corpus` (every record whole) and :class:`~.index.CorpusIndex` (heads)."""
 
     corpus_id: str
     path: Path
     sha256: str
-    records: tuple[QuestionRecord, ...]
     sidecar: Sidecar | None
     vertical: str | None
     """The one vertical all records share, or ``None`` for a mixed user corpus."""
@@ -62,6 +63,23 @@ class Corpus:
             name = f"TypedMemEval-{label}{self.vertical.capitalize()} v{self.sidecar.revision}"
             return f"{name} (pytest-typedmemeval), corpus {self.corpus_id}, sha256 {short}"
         return f"user corpus {self.corpus_id} (not a TypedMemEval revision), sha256 {short}"
+
+
+@dataclass(frozen=True)
+class Corpus(CorpusIdentity):
+    """A loaded corpus: its records in file order and the identity every result must carry."""
+
+    corpus_id: str
+    path: Path
+    sha256: str
+    records: tuple[QuestionRecord, ...]
+    sidecar: Sidecar | None
+    vertical: str | None
+    """The one vertical all records share, or ``None`` for a mixed user corpus."""
+
+    @property
+    def question_count(self) -> int:
+        return len(self.records)
 
 
 def normalised_bytes(raw: bytes) -> bytes:
@@ -165,51 +183,149 @@ def _load_sidecar(path: Path, sha256: str) -> Sidecar | None:
     return sidecar
 
 
-def load_corpus(path: str | Path) -> Corpus:
-    """Load and validate one corpus file (and its sidecar, if one sits beside it).
+_GAP = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace: what may stand between the array's brackets, commas and records."""
 
-    Raises :class:`CorpusError` with a one-line message naming file, question id and field.
+
+class _NotStreamable(Exception):
+    """The file is not a well-formed JSON array of records; the whole-document parse says why."""
+
+
+def _whole_document_problem(path: Path, raw_bytes: bytes) -> CorpusError:
+    """The one-line error for a file the record-by-record reader could not walk, worded as a
+    parse of the whole document words it (the message a user sees does not depend on the reader)."""
+    try:
+        data = json.loads(normalised_bytes(raw_bytes).decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return CorpusError(path, f"not UTF-8 at byte {error.start}")
+    except json.JSONDecodeError as error:
+        return CorpusError(path, f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}")
+    except RecursionError:
+        return CorpusError(path, "JSON nested too deeply to be a corpus (records are at most a few "
+                           "levels deep)")
+    if not isinstance(data, list) or not data:
+        return CorpusError(path, "a corpus file must be a non-empty JSON array of question records")
+    return CorpusError(path, "the file could not be read record by record")  # pragma: no cover
+
+
+def _record_spans(text: str, raw_bytes: bytes) -> Iterator[tuple[int, int, Any]]:
+    """Each element of the top-level array as ``(byte offset, byte length, parsed value)``.
+
+    One record is parsed at a time, so a corpus is never held as one parsed document (thousands of
+    records of ~150 turns each), and the offsets let a question re-read its own record when it
+    runs (:class:`CorpusIndex`). Raises :class:`_NotStreamable` on anything but a well-formed array.
     """
-    path = Path(path)
+    decoder = json.JSONDecoder()
+    ascii_only = len(text) == len(raw_bytes)
+    byte_at, char_at = 0, 0
+
+    def byte_offset(position: int) -> int:
+        nonlocal byte_at, char_at
+        if ascii_only:
+            return position
+        byte_at += len(text[char_at:position].encode("utf-8"))
+        char_at = position
+        return byte_at
+
+    position = _GAP.match(text).end()
+    if not text.startswith("[", position):
+        raise _NotStreamable
+    position = _GAP.match(text, position + 1).end()
+    if text.startswith("]", position):
+        raise _NotStreamable  # empty: worded by the whole-document parse
+    while True:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except (json.JSONDecodeError, RecursionError):
+            raise _NotStreamable from None
+        start_byte = byte_offset(position)
+        yield start_byte, byte_offset(end) - start_byte, value
+        position = _GAP.match(text, end).end()
+        if text.startswith(",", position):
+            position = _GAP.match(text, position + 1).end()
+            continue
+        if text.startswith("]", position) and _GAP.match(text, position + 1).end() == len(text):
+            return
+        raise _NotStreamable
+
+
+_Kept = TypeVar("_Kept")
+
+
+class Labelled(Protocol):
+    """What the identity checks read of each kept record: a full record or a question's head."""
+
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def vertical(self) -> str: ...
+
+
+def read_corpus_bytes(path: Path) -> tuple[bytes, str]:
+    """The file's bytes and their sha256 (of the LF-normalised bytes, §1.1), or a one-line error;
+    the corpus id is checked against the identity rule before any record is read."""
     try:
         raw_bytes = path.read_bytes()
     except OSError as error:
         raise CorpusError(path, f"cannot read corpus file: {error.strerror or error}") from None
-    sha256 = corpus_sha256(raw_bytes)
-    try:
-        data = json.loads(normalised_bytes(raw_bytes).decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise CorpusError(path, f"not UTF-8 at byte {error.start}") from None
-    except json.JSONDecodeError as error:
-        raise CorpusError(path, f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
-    except RecursionError:
-        raise CorpusError(path, "JSON nested too deeply to be a corpus (records are at most a few "
-                          "levels deep)") from None
-    if not isinstance(data, list) or not data:
-        raise CorpusError(path, "a corpus file must be a non-empty JSON array of question records")
-    corpus_id = path.stem
-    if RESERVED_BENCHMARK_TOKEN in corpus_id.lower():
-        raise CorpusError(path, f"corpus id {corpus_id!r} contains the reserved token "
+    if RESERVED_BENCHMARK_TOKEN in path.stem.lower():
+        raise CorpusError(path, f"corpus id {path.stem!r} contains the reserved token "
                           f"{RESERVED_BENCHMARK_TOKEN!r} (identity rule); rename the file")
-    records: list[QuestionRecord] = []
+    return raw_bytes, corpus_sha256(raw_bytes)
+
+
+def validated_records(path: Path, raw_bytes: bytes,
+                      keep: Callable[[QuestionRecord, bytes, int, int], _Kept]) -> tuple[_Kept, ...]:
+    """Validate the file's records one at a time; ``keep`` decides what of each is held (the
+    record itself, or only its question head) from the record, the file bytes and its span."""
+    try:
+        text = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _whole_document_problem(path, raw_bytes) from None
+    kept: list[_Kept] = []
     seen: dict[str, int] = {}
-    for index, raw in enumerate(data):
-        record = _validate_record(path, index, raw)
-        if record.question_id in seen:
-            raise CorpusError(path, f"duplicate question id (first at record #{seen[record.question_id]})",
-                              question_id=record.question_id, field="question_id")
-        seen[record.question_id] = index
-        _check_record_semantics(path, record)
-        records.append(record)
+    try:
+        for index, (offset, length, raw) in enumerate(_record_spans(text, raw_bytes)):
+            record = _validate_record(path, index, raw)
+            if record.question_id in seen:
+                raise CorpusError(path, f"duplicate question id (first at record #{seen[record.question_id]})",
+                                  question_id=record.question_id, field="question_id")
+            seen[record.question_id] = index
+            _check_record_semantics(path, record)
+            kept.append(keep(record, raw_bytes, offset, length))
+    except _NotStreamable:
+        raise _whole_document_problem(path, raw_bytes) from None
+    return tuple(kept)
+
+
+def corpus_identity(path: Path, sha256: str, kept: tuple[Labelled, ...]) -> dict[str, Any]:
+    """The corpus's identity once its records are known (keyword arguments of :class:`Corpus` and
+    :class:`~.index.CorpusIndex`): its sidecar, checked against the bytes' hash, and the one
+    vertical every record shares, which the sidecar may fix."""
     sidecar = _load_sidecar(path, sha256)
-    verticals = sorted({record.vertical for record in records})
-    vertical = verticals[0] if len(verticals) == 1 else None
+    verticals = {item.vertical for item in kept}
+    vertical = next(iter(verticals)) if len(verticals) == 1 else None
     if sidecar is not None and sidecar.vertical is not None:
-        for record in records:
-            if record.vertical != sidecar.vertical:
-                raise CorpusError(path, f"vertical {record.vertical!r} differs from the corpus's "
-                                  f"{sidecar.vertical!r}", question_id=record.question_id,
+        for item in kept:
+            if item.vertical != sidecar.vertical:
+                raise CorpusError(path, f"vertical {item.vertical!r} differs from the corpus's "
+                                  f"{sidecar.vertical!r}", question_id=item.question_id,
                                   field="typedmemeval.vertical")
         vertical = sidecar.vertical
-    return Corpus(corpus_id=corpus_id, path=path, sha256=sha256, records=tuple(records),
-                  sidecar=sidecar, vertical=vertical)
+    return {"corpus_id": path.stem, "path": path, "sha256": sha256, "sidecar": sidecar, "vertical": vertical}
+
+
+def _whole_record(record: QuestionRecord, raw_bytes: bytes, offset: int, length: int) -> QuestionRecord:
+    return record
+
+
+def load_corpus(path: str | Path) -> Corpus:
+    """Load and validate one corpus file (and its sidecar, if one sits beside it), every record
+    held whole: for gates, probes and tools that read every haystack.
+
+    Raises :class:`CorpusError` with a one-line message naming file, question id and field.
+    """
+    path = Path(path)
+    raw_bytes, sha256 = read_corpus_bytes(path)
+    records = validated_records(path, raw_bytes, _whole_record)
+    return Corpus(**corpus_identity(path, sha256, records), records=records)

@@ -253,6 +253,19 @@ class QuestionRecord(BaseModel):
         return self.typedmemeval.shape
 
     @property
+    def arm(self) -> str | None:
+        return self.typedmemeval.arm
+
+    @property
+    def expected_negative(self) -> str | None:
+        return self.typedmemeval.answer_key.expected_negative
+
+    @property
+    def has_gold(self) -> bool:
+        """Whether some haystack session holds the evidence (never-known questions have none)."""
+        return bool(set(self.answer_session_ids) & set(self.haystack_session_ids))
+
+    @property
     def gold_session_indices(self) -> tuple[int, ...]:
         gold = set(self.answer_session_ids)
         return tuple(i for i, sid in enumerate(self.haystack_session_ids) if sid in gold)

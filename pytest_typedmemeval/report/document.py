@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..corpus.index import CorpusIndex
 from ..corpus.loading import RESERVED_BENCHMARK_TOKEN, Corpus
 from ..results import QuestionResult
 from .aggregate import REPORT_SCHEMA_VERSION, aggregate
@@ -31,14 +32,14 @@ def tool_version() -> str:
         return "0+unknown"
 
 
-def build_report(results: Iterable[QuestionResult], corpora: Iterable[Corpus], *,
+def build_report(results: Iterable[QuestionResult], corpora: Iterable[Corpus | CorpusIndex], *,
                  citations: Mapping[str, str], judge: Mapping[str, str | None],
                  extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     ordered = sorted(results, key=lambda r: r.key)
     ran = {r.corpus_id for r in ordered}
     corpus_rows = [
         {"corpus_id": c.corpus_id, "sha256": c.sha256, "vertical": c.vertical, "fixture": c.is_fixture,
-         "questions": len(c.records), "citation": citations[c.corpus_id]}
+         "questions": c.question_count, "citation": citations[c.corpus_id]}
         for c in sorted(corpora, key=lambda c: c.corpus_id) if c.corpus_id in ran
     ]
     report: dict[str, Any] = {
