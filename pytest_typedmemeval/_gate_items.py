@@ -77,15 +77,39 @@ def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult
     return baseline.check(recorded, fresh, corpus_id=case.corpus.corpus_id)
 
 
+REPLAY_NOTE = ("(replayed from pytest's cache: corpus, sidecar, package code and scoring libraries "
+               "unchanged since this verdict was computed; --cache-clear recomputes)")
+
+
+def _model_free_verdict(case: GateCase, request: pytest.FixtureRequest) -> tuple[str, str]:
+    """``(status, summary)`` of a model-free gate, replayed when nothing it reads has changed
+    (:mod:`.gates.replay`), else computed and stored for the next run."""
+    from .gates import replay
+    from .gates.registry import run_corpus_gate
+
+    require_probes = tme_session(request.config).require_probes
+    cache = getattr(request.config, "cache", None)
+    key = replay.replay_key(case.gate, case.corpus.sha256, case.corpus.path,
+                            require_probes=require_probes) if cache is not None else None
+    if cache is not None and key is not None:
+        found = replay.replayed(cache, case.corpus.corpus_id, case.gate, key)
+        if found is not None:
+            request.node.user_properties.append(("typedmemeval_gate_replayed", True))
+            return found[0], f"{found[1]}\n{REPLAY_NOTE}"
+    result = run_corpus_gate(case.gate, case.corpus.whole(), require_probes=require_probes)
+    if cache is not None and key is not None and "gate_error" not in result.refused_rules():
+        # A gate that raised is not a verdict on the corpus (it may be the machine): never replayed.
+        replay.store(cache, case.corpus.corpus_id, case.gate, key, result.status, result.summary())
+    return result.status, result.summary()
+
+
 def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
     if tme_gate.gate == "baseline":
         result = _baseline_gate(tme_gate, request)
+        status, summary = result.status, result.summary()
     else:
-        from .gates.registry import run_corpus_gate
-
-        result = run_corpus_gate(tme_gate.gate, tme_gate.corpus.whole(),
-                                 require_probes=tme_session(request.config).require_probes)
-    if result.status == "skipped":
-        pytest.skip(result.summary())
-    if result.status != "passed":
-        pytest.fail(result.summary(), pytrace=False)
+        status, summary = _model_free_verdict(tme_gate, request)
+    if status == "skipped":
+        pytest.skip(summary)
+    if status != "passed":
+        pytest.fail(summary, pytrace=False)
