@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..corpus.models import NumericKey
-from .text import normalize
+from .text import normalize, normalized_phrase
 
 # --- declared tables ---------------------------------------------------------------------------
 # Each is a tuple of plain pairs/strings so it serialises into the fingerprint unchanged.
@@ -416,7 +416,7 @@ def currency_of(unit: str | None) -> str | None:
     """The ISO code a unit names ("$", "usd", "dollars" → "USD"), or ``None`` for non-currency."""
     if unit is None:
         return None
-    return _CURRENCY.get(normalize(unit))
+    return _CURRENCY.get(normalized_phrase(unit))
 
 
 _EPSILON = Decimal("1e-9")

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .text import normalize, phrase_spans
+from .text import normalize, normalized_phrase, phrase_spans
 
 MAX_JUDGED_CHARS = 20_000
 """Answers are read up to this many characters (J11): every rule is a linear scan, and no memory
@@ -387,7 +387,7 @@ class Reading:
     @cached_property
     def _raw_value_spans(self) -> dict[str, tuple[int, list[Span]]]:
         """Every key value's normalised length and occurrences, scanned once per answer."""
-        return {value: (len(normalize(value)), phrase_spans(self.norm, value))
+        return {value: (len(normalized_phrase(value)), phrase_spans(self.norm, value))
                 for value in dict.fromkeys(self.key_values)}
 
     def value_spans(self, value: str) -> list[Span]:
@@ -395,7 +395,7 @@ class Reading:
         "Marloe Basic" does not also name the wrong value "Marloe"."""
         if value not in self._spans:
             raw = self._raw_value_spans
-            size, own = raw[value] if value in raw else (len(normalize(value)),
+            size, own = raw[value] if value in raw else (len(normalized_phrase(value)),
                                                          phrase_spans(self.norm, value))
             covering = [span for other_size, spans in raw.values() if other_size > size
                         for span in spans] if own else []

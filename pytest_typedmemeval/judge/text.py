@@ -64,7 +64,9 @@ def normalize(text: str) -> str:
 
 
 @lru_cache(maxsize=16384)
-def _normalized_phrase(phrase: str) -> str:
+def normalized_phrase(phrase: str) -> str:
+    """:func:`normalize`, cached: for answer-key values, cues and units, which repeat within a
+    question's judging and across questions (answers are normalised once each, uncached)."""
     return normalize(phrase)
 
 
@@ -72,7 +74,7 @@ def _normalized_phrase(phrase: str) -> str:
 def _phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     """The compiled matcher for a phrase, cached on the raw phrase: cue lists and answer-key values
     repeat across every question, so normalising and compiling them once keeps the judge cheap."""
-    phrase_norm = _normalized_phrase(phrase)
+    phrase_norm = normalized_phrase(phrase)
     if not phrase_norm:
         return None
     body = r"\s+".join(re.escape(part) for part in phrase_norm.split(" "))
@@ -94,7 +96,7 @@ def phrase_spans(haystack_norm: str, phrase: str) -> list[tuple[int, int]]:
     # where the normalised phrase occurs as a plain substring. Answer-key values differ from
     # question to question and most are absent from a given answer: checking first spares
     # compiling a matcher that could not match (most of the judge's time, measured, issue 13).
-    phrase_norm = _normalized_phrase(phrase)
+    phrase_norm = normalized_phrase(phrase)
     if not phrase_norm or phrase_norm not in haystack_norm:
         return []
     pattern = _phrase_pattern(phrase)
