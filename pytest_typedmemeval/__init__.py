@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import Answer, Evidence, MemoryAgent, Session, Turn
-    from .corpus.loading import Corpus, CorpusError, load_corpus
+    from .corpus.identity import CorpusError
+    from .corpus.loading import Corpus, load_corpus
     from .corpus.models import AnswerKey, NumericKey, QuestionRecord, Sidecar
     from .corpus.registry import shipped_corpora, shipped_sha256s
     from .judge.outcomes import Outcome, Verdict
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Answer": ".agent", "Evidence": ".agent", "MemoryAgent": ".agent", "Session": ".agent", "Turn": ".agent",
-    "Corpus": ".corpus.loading", "CorpusError": ".corpus.loading", "load_corpus": ".corpus.loading",
+    "Corpus": ".corpus.loading", "CorpusError": ".corpus.identity", "load_corpus": ".corpus.loading",
     "AnswerKey": ".corpus.models", "NumericKey": ".corpus.models", "QuestionRecord": ".corpus.models",
     "Sidecar": ".corpus.models",
     "shipped_corpora": ".corpus.registry", "shipped_sha256s": ".corpus.registry",

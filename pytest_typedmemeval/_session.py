@@ -427,7 +427,7 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
 
     assert isinstance(case, QuestionCase)
     session = tme_session(request.config)
-    from .corpus.loading import CorpusError
+    from .corpus.identity import CorpusError
 
     agent = _resolve_agent(request, session)
     judge = session.judge()

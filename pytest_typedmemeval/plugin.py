@@ -44,7 +44,7 @@ from .model_call import DEFAULT_TIMEOUT_SECONDS
 if TYPE_CHECKING:
     from .calls import ModelSettings
     from .corpus.index import CorpusIndex
-    from .corpus.loading import CorpusIdentity
+    from .corpus.identity import CorpusIdentity
 
 # Installed but not enabled, the plugin must cost an unrelated pytest start almost nothing (issue 13,
 # P4): corpus models, pydantic, the report and the model-call layer are imported only once a run
@@ -216,7 +216,7 @@ def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[C
     if not use_shipped and not paths:
         return []  # not enabled: import nothing (no corpus models, no pydantic)
     from .corpus.index import index_corpus
-    from .corpus.loading import CorpusError
+    from .corpus.identity import CorpusError
     from .corpus.registry import shipped_corpus_paths
 
     # Validating builds and drops hundreds of thousands of short-lived objects (each record's

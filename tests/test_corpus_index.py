@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_typedmemeval.corpus import CorpusError, load_corpus, shipped_corpus_paths
-from pytest_typedmemeval.corpus import index as index_module
+from pytest_typedmemeval.corpus import loading as loading_module
 from pytest_typedmemeval.corpus.index import CorpusIndex, index_corpus
 from pytest_typedmemeval.item_ids import item_ids
 
@@ -112,9 +112,12 @@ def test_the_cache_is_written_once_and_then_spares_validation(tmp_path: Path, mo
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("validated again although the cache holds these bytes")
 
-    monkeypatch.setattr(index_module, "validated_records", refuse)
+    monkeypatch.setattr(loading_module, "validated_records", refuse)
     cached = index_corpus(ARITHMETIC_FIXTURE, cache)
     assert cached.heads == built.heads and cached.sha256 == built.sha256 and cache.writes == 1
+    monkeypatch.undo()
+    assert cached.sidecar == built.sidecar == load_corpus(ARITHMETIC_FIXTURE).sidecar is not None
+    assert cached.vertical == built.vertical == "arithmetic"
 
 
 @pytest.mark.parametrize("damage", ["other bytes", "other code", "garbled heads", "not a dict"])
@@ -214,3 +217,33 @@ def test_pytest_s_cache_holds_the_index_and_a_second_run_and_xdist_workers_use_i
 
     assert first.ret == second.ret == cleared.ret
     assert without_timing("a.json") == without_timing("b.json") == without_timing("c.json")
+
+
+def test_collecting_from_the_cache_imports_neither_pydantic_nor_the_record_models(tmp_path: Path) -> None:
+    """``--co`` and the xdist controller pay for hashing, not for validation (issue 13, P2)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import json, sys
+from pathlib import Path
+from pytest_typedmemeval.corpus.index import index_corpus
+
+class Cache(dict):
+    def get(self, key, default):
+        return super().get(key, default)
+    def set(self, key, value):
+        self[key] = json.loads(json.dumps(value))
+
+path = Path({str(ARITHMETIC_FIXTURE)!r})
+cache = Cache()
+index_corpus(path, cache)  # validates (imports pydantic), fills the cache
+for name in [n for n in sys.modules if n.startswith(("pydantic", "pytest_typedmemeval.corpus.models",
+                                                     "pytest_typedmemeval.corpus.loading"))]:
+    del sys.modules[name]
+index = index_corpus(path, cache)
+assert index.heads and index.vertical == "arithmetic"
+print(sorted(n for n in sys.modules if n.startswith("pydantic") or n.endswith((".models", ".loading"))))
+"""
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert completed.stdout.strip() == "[]"

@@ -54,7 +54,9 @@ def test_an_edited_sidecar_or_corpus_is_judged_again(pytester: pytest.Pytester) 
     assert not any(replayed for _, replayed in _run(pytester).values())
 
 
-def test_the_key_names_gate_corpus_sidecar_and_probe_requirement(tmp_path: Path) -> None:
+def test_the_key_names_gate_corpus_sidecar_probe_requirement_and_settings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TYPEDMEMEVAL_DENSE", raising=False)
     corpus = tmp_path / CORPUS.name
     shutil.copy(CORPUS, corpus)
     base = replay.replay_key("leaks", "a" * 64, corpus, require_probes=False)
@@ -63,7 +65,16 @@ def test_the_key_names_gate_corpus_sidecar_and_probe_requirement(tmp_path: Path)
     assert base != replay.replay_key("leaks", "b" * 64, corpus, require_probes=False)
     assert base != replay.replay_key("leaks", "a" * 64, corpus, require_probes=True)
     shutil.copy(SIDECAR, tmp_path / SIDECAR.name)
-    assert base != replay.replay_key("leaks", "a" * 64, corpus, require_probes=False)
+    with_sidecar = replay.replay_key("leaks", "a" * 64, corpus, require_probes=False)
+    assert base != with_sidecar
+    monkeypatch.setenv("TYPEDMEMEVAL_DENSE", "0")
+    assert with_sidecar != replay.replay_key("leaks", "a" * 64, corpus, require_probes=False)
+
+
+def test_the_dense_switch_is_a_typedmemeval_setting() -> None:
+    from pytest_typedmemeval.gates import calibration
+
+    assert calibration.DENSE_ENV.startswith("TYPEDMEMEVAL_")
 
 
 def test_an_entry_under_another_key_or_damaged_is_not_replayed() -> None:

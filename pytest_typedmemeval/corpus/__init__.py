@@ -1,17 +1,37 @@
-"""Corpus records, sidecars, loading with identity, and the registry of shipped corpora."""
+"""Corpus records, sidecars, loading with identity, and the registry of shipped corpora.
 
-from .loading import Corpus, CorpusError, corpus_sha256, load_corpus
-from .models import (
-    AnswerKey,
-    CorpusTurn,
-    ExtensionBlock,
-    NumericKey,
-    QuestionRecord,
-    Sidecar,
-    format_corpus_date,
-    parse_corpus_date,
-)
-from .registry import shipped_corpora, shipped_corpus_paths
+Names are imported on first use (PEP 562), as in the package root: a run that collects from
+pytest's cache imports :mod:`.identity` and :mod:`.index` only, never pydantic or the models.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .identity import CorpusError, corpus_sha256
+    from .loading import Corpus, load_corpus
+    from .models import (
+        AnswerKey,
+        CorpusTurn,
+        ExtensionBlock,
+        NumericKey,
+        QuestionRecord,
+        Sidecar,
+        format_corpus_date,
+        parse_corpus_date,
+    )
+    from .registry import shipped_corpora, shipped_corpus_paths
+
+_HOMES = {
+    "CorpusError": ".identity", "corpus_sha256": ".identity",
+    "Corpus": ".loading", "load_corpus": ".loading",
+    "AnswerKey": ".models", "CorpusTurn": ".models", "ExtensionBlock": ".models", "NumericKey": ".models",
+    "QuestionRecord": ".models", "Sidecar": ".models", "format_corpus_date": ".models",
+    "parse_corpus_date": ".models",
+    "shipped_corpora": ".registry", "shipped_corpus_paths": ".registry",
+}
 
 __all__ = [
     "AnswerKey",
@@ -29,3 +49,14 @@ __all__ = [
     "shipped_corpora",
     "shipped_corpus_paths",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home, __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

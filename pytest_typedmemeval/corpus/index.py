@@ -18,23 +18,18 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pydantic
-from pydantic import ValidationError
+from .identity import CorpusError, CorpusIdentity, read_corpus_bytes, sidecar_path_for
 
-from .loading import (
-    Corpus,
-    CorpusError,
-    CorpusIdentity,
-    _check_record_semantics,
-    corpus_identity,
-    load_corpus,
-    read_corpus_bytes,
-    validated_records,
-)
-from .models import QuestionRecord, Sidecar
+if TYPE_CHECKING:
+    from .loading import Corpus
+    from .models import QuestionRecord, Sidecar
+
+# The record models (and pydantic) are imported where a record is validated, never by importing
+# this module: collecting from the cache needs neither.
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +64,29 @@ class QuestionHead:
 @dataclass(frozen=True)
 class CorpusIndex(CorpusIdentity):
     """A validated corpus held as question heads (module docstring). Same identity as
-    :class:`~.loading.Corpus`; :meth:`record` reads one question's record back, :meth:`whole` all."""
+    :class:`~.loading.Corpus`; :meth:`record` reads one question's record back, :meth:`whole` all.
+
+    The sidecar is validated when the corpus is first indexed; an index taken from the cache holds
+    the sidecar's bytes (whose hash the cache entry was checked against) and validates them on
+    first use, so collecting from the cache never imports the record models.
+    """
 
     corpus_id: str
     path: Path
     sha256: str
     heads: tuple[QuestionHead, ...]
-    sidecar: Sidecar | None
     vertical: str | None
-    _whole: dict[str, Corpus] = field(default_factory=dict, repr=False, compare=False)
+    sidecar_bytes: bytes | None = field(default=None, repr=False)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def sidecar(self) -> Sidecar | None:  # type: ignore[override]
+        if "sidecar" not in self._memo:
+            from .loading import sidecar_from_bytes
+
+            self._memo["sidecar"] = (None if self.sidecar_bytes is None else
+                                     sidecar_from_bytes(sidecar_path_for(self.path), self.sidecar_bytes, self.sha256))
+        return self._memo["sidecar"]
 
     @property
     def question_count(self) -> int:
@@ -89,6 +98,11 @@ class CorpusIndex(CorpusIdentity):
         Raises :class:`CorpusError` naming the question when the file can no longer be read or its
         bytes no longer hash as they did when the corpus was loaded.
         """
+        from pydantic import ValidationError
+
+        from .loading import _check_record_semantics
+        from .models import QuestionRecord
+
         try:
             with open(self.path, "rb") as handle:
                 handle.seek(head.offset)
@@ -116,13 +130,15 @@ class CorpusIndex(CorpusIdentity):
     def whole(self) -> Corpus:
         """The corpus with every record held (gates read every haystack), loaded once, and refused
         if the file's bytes are no longer those this index was built from."""
-        if "corpus" not in self._whole:
+        if "whole" not in self._memo:
+            from .loading import load_corpus
+
             corpus = load_corpus(self.path)
             if corpus.sha256 != self.sha256:
                 raise CorpusError(self.path, f"the corpus file changed since it was loaded (sha256 "
                                   f"{self.sha256[:12]}, now {corpus.sha256[:12]}); rerun on the file as it is now")
-            self._whole["corpus"] = corpus
-        return self._whole["corpus"]
+            self._memo["whole"] = corpus
+        return self._memo["whole"]
 
 
 class IndexCache(Protocol):
@@ -139,10 +155,17 @@ _HEAD_FIELDS = tuple(f.name for f in dataclasses.fields(QuestionHead))
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """What a cached index was validated by: the index format, the source of the record models,
-    loader and this module, and pydantic's version. Any change to them invalidates every entry."""
-    digest = hashlib.sha256(f"{INDEX_FORMAT}\x00{pydantic.VERSION}".encode())
+    loader, identity and this module, and pydantic's version (read from its metadata, not by
+    importing it). Any change to them invalidates every entry."""
+    versions = []
+    for distribution in ("pydantic", "pydantic-core"):
+        try:
+            versions.append(metadata.version(distribution))
+        except metadata.PackageNotFoundError:  # pragma: no cover - a dependency
+            versions.append("absent")
+    digest = hashlib.sha256(f"{INDEX_FORMAT}\x00{versions}".encode())
     here = Path(__file__)
-    for name in ("models.py", "loading.py", "index.py"):
+    for name in ("models.py", "loading.py", "identity.py", "index.py"):
         digest.update(here.with_name(name).read_bytes())
     return digest.hexdigest()
 
@@ -151,9 +174,17 @@ def _cache_key(path: Path) -> str:
     return f"typedmemeval/corpus-index/{path.stem}"
 
 
-def _heads_from_cache(cache: IndexCache, path: Path, sha256: str) -> tuple[QuestionHead, ...] | None:
+def _sidecar_digest(sidecar_bytes: bytes | None) -> str | None:
+    return None if sidecar_bytes is None else hashlib.sha256(sidecar_bytes).hexdigest()
+
+
+def _from_cache(cache: IndexCache, path: Path, sha256: str,
+                sidecar_bytes: bytes | None) -> tuple[tuple[QuestionHead, ...], str | None] | None:
+    """``(heads, vertical)`` validated earlier from these very corpus and sidecar bytes by this
+    very code, else ``None``."""
     entry = cache.get(_cache_key(path), None)
-    if not isinstance(entry, dict) or entry.get("sha256") != sha256 or entry.get("code") != code_fingerprint():
+    if (not isinstance(entry, dict) or entry.get("sha256") != sha256 or entry.get("code") != code_fingerprint()
+            or entry.get("sidecar") != _sidecar_digest(sidecar_bytes)):
         return None
     try:
         heads = []
@@ -161,17 +192,32 @@ def _heads_from_cache(cache: IndexCache, path: Path, sha256: str) -> tuple[Quest
             values = dict(zip(_HEAD_FIELDS, row, strict=True))
             values["digest"] = bytes.fromhex(values["digest"])
             heads.append(QuestionHead(**values))
-        return tuple(heads)
+        vertical = entry["vertical"]
+        if vertical is not None and not isinstance(vertical, str):
+            return None
+        return tuple(heads), vertical
     except (KeyError, TypeError, ValueError):
         return None  # a damaged entry is a miss, never an error: the file is read again
 
 
-def _store_heads(cache: IndexCache, path: Path, sha256: str, heads: tuple[QuestionHead, ...]) -> None:
-    rows = [[*(getattr(head, name) for name in _HEAD_FIELDS[:-1]), head.digest.hex()] for head in heads]
+def _store(cache: IndexCache, index: CorpusIndex) -> None:
+    rows = [[*(getattr(head, name) for name in _HEAD_FIELDS[:-1]), head.digest.hex()] for head in index.heads]
+    entry = {"sha256": index.sha256, "code": code_fingerprint(), "sidecar": _sidecar_digest(index.sidecar_bytes),
+             "vertical": index.vertical, "heads": rows}
     try:
-        cache.set(_cache_key(path), {"sha256": sha256, "code": code_fingerprint(), "heads": rows})
+        cache.set(_cache_key(index.path), entry)
     except (OSError, TypeError, ValueError):  # pragma: no cover - pytest's cache warns by itself
         pass
+
+
+def _read_sidecar_bytes(path: Path) -> bytes | None:
+    sidecar = sidecar_path_for(path)
+    if not sidecar.is_file():
+        return None
+    try:
+        return sidecar.read_bytes()
+    except OSError as error:
+        raise CorpusError(sidecar, f"cannot read sidecar: {error}") from None
 
 
 def index_corpus(path: str | Path, cache: IndexCache | None = None, *, store: bool = True) -> CorpusIndex:
@@ -179,15 +225,26 @@ def index_corpus(path: str | Path, cache: IndexCache | None = None, *, store: bo
     head per question. Raises :class:`CorpusError` with the same one-line messages.
 
     With ``cache``, the heads of bytes already validated by this very code are taken from it
-    (keyed by corpus id, checked against the bytes' sha256 and :func:`code_fingerprint`), so a
-    repeated run, and every xdist worker, hashes the file instead of parsing and validating every
-    record again; ``store`` (the controller, or a run without xdist) writes what it validated.
+    (keyed by corpus id, checked against the corpus and sidecar bytes' sha256 and
+    :func:`code_fingerprint`), so a repeated run, and every xdist worker, hashes the files instead
+    of parsing and validating every record again; ``store`` (the controller, or a run without
+    xdist) writes what it validated.
     """
     path = Path(path)
     raw_bytes, sha256 = read_corpus_bytes(path)
-    heads = _heads_from_cache(cache, path, sha256) if cache is not None else None
-    if heads is None:
-        heads = validated_records(path, raw_bytes, QuestionHead.of)
-        if cache is not None and store:
-            _store_heads(cache, path, sha256, heads)
-    return CorpusIndex(**corpus_identity(path, sha256, heads), heads=heads)
+    sidecar_bytes = _read_sidecar_bytes(path)
+    found = _from_cache(cache, path, sha256, sidecar_bytes) if cache is not None else None
+    if found is not None:
+        heads, vertical = found
+        return CorpusIndex(corpus_id=path.stem, path=path, sha256=sha256, heads=heads, vertical=vertical,
+                           sidecar_bytes=sidecar_bytes)
+    from .loading import corpus_identity, validated_records
+
+    heads = validated_records(path, raw_bytes, QuestionHead.of)
+    identity = corpus_identity(path, sha256, heads, sidecar_bytes=sidecar_bytes)
+    index = CorpusIndex(corpus_id=path.stem, path=path, sha256=sha256, heads=heads, vertical=identity["vertical"],
+                        sidecar_bytes=sidecar_bytes)
+    index._memo["sidecar"] = identity["sidecar"]
+    if cache is not None and store:
+        _store(cache, index)
+    return index

@@ -6,7 +6,6 @@ that does not describe what ran.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -16,54 +15,19 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
+from .identity import (
+    RESERVED_BENCHMARK_TOKEN,
+    CorpusError,
+    CorpusIdentity,
+    corpus_sha256,
+    normalised_bytes,
+    read_corpus_bytes,
+    sidecar_path_for,
+)
 from .models import QuestionRecord, Sidecar, parse_corpus_date
 
-RESERVED_BENCHMARK_TOKEN = "longmemeval"
-"""Identity rule: no TypedMemEval result may be quotable as this benchmark's (VERTICALS.md §5.11)."""
-
-
-class CorpusError(ValueError):
-    """A corpus file cannot be used. The message is one line: file, question id, field, problem."""
-
-    def __init__(self, path: Path | str, problem: str, *, question_id: str | None = None,
-                 field: str | None = None) -> None:
-        self.path = str(path)
-        self.question_id = question_id
-        self.field = field
-        self.problem = problem
-        parts = [self.path]
-        if question_id is not None:
-            parts.append(f"question {question_id}")
-        if field is not None:
-            parts.append(f"field {field}")
-        parts.append(problem)
-        super().__init__(": ".join(parts))
-
-
-class CorpusIdentity:
-    """What names a corpus and every result drawn from it, whatever of its records is held:
-    shared by :class:`Corpus` (every record whole) and :class:`~.index.CorpusIndex` (heads)."""
-
-    corpus_id: str
-    path: Path
-    sha256: str
-    sidecar: Sidecar | None
-    vertical: str | None
-    """The one vertical all records share, or ``None`` for a mixed user corpus."""
-
-    @property
-    def is_fixture(self) -> bool:
-        return self.sidecar is not None and self.sidecar.fixture
-
-    def citation(self, shipped_sha256: frozenset[str] = frozenset()) -> str:
-        """The line a result is cited by (§5.11): family name only for a shipped revision's bytes."""
-        short = self.sha256[:12]
-        if self.sha256 in shipped_sha256 and self.sidecar is not None and self.vertical:
-            label = "Fixture-" if self.is_fixture else ""
-            name = f"TypedMemEval-{label}{self.vertical.capitalize()} v{self.sidecar.revision}"
-            return f"{name} (pytest-typedmemeval), corpus {self.corpus_id}, sha256 {short}"
-        return f"user corpus {self.corpus_id} (not a TypedMemEval revision), sha256 {short}"
-
+__all__ = ["RESERVED_BENCHMARK_TOKEN", "Corpus", "CorpusError", "CorpusIdentity", "corpus_sha256",
+           "load_corpus", "normalised_bytes", "read_corpus_bytes", "sidecar_path_for"]
 
 @dataclass(frozen=True)
 class Corpus(CorpusIdentity):
@@ -80,19 +44,6 @@ class Corpus(CorpusIdentity):
     @property
     def question_count(self) -> int:
         return len(self.records)
-
-
-def normalised_bytes(raw: bytes) -> bytes:
-    """CRLF and bare CR become LF, so a Windows checkout hashes like the published file (§1.1)."""
-    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-
-
-def corpus_sha256(raw: bytes) -> str:
-    return hashlib.sha256(normalised_bytes(raw)).hexdigest()
-
-
-def sidecar_path_for(path: Path) -> Path:
-    return path.with_name(path.stem + ".sidecar.json")
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -165,11 +116,20 @@ def _load_sidecar(path: Path, sha256: str) -> Sidecar | None:
     if not sidecar_file.is_file():
         return None
     try:
-        raw = json.loads(sidecar_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raw = sidecar_file.read_bytes()
+    except OSError as error:
+        raise CorpusError(sidecar_file, f"cannot read sidecar: {error}") from None
+    return sidecar_from_bytes(sidecar_file, raw, sha256)
+
+
+def sidecar_from_bytes(sidecar_file: Path, raw: bytes, sha256: str) -> Sidecar:
+    """Validate a sidecar's bytes and check it names the corpus (its sha256 and its id)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CorpusError(sidecar_file, f"cannot read sidecar: {error}") from None
     try:
-        sidecar = Sidecar.model_validate(raw)
+        sidecar = Sidecar.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         raise CorpusError(sidecar_file, first["msg"], field=_field_path(tuple(first["loc"]))) from None
@@ -177,9 +137,10 @@ def _load_sidecar(path: Path, sha256: str) -> Sidecar | None:
         raise CorpusError(sidecar_file, f"sidecar names sha256 {sidecar.sha256[:12]} but the corpus "
                           f"bytes hash to {sha256[:12]}; regenerate the sidecar or restore the corpus",
                           field="sha256")
-    if sidecar.corpus_id != path.stem:
+    corpus_id = sidecar_file.name.removesuffix(".sidecar.json")
+    if sidecar.corpus_id != corpus_id:
         raise CorpusError(sidecar_file, f"sidecar corpus_id {sidecar.corpus_id!r} differs from the "
-                          f"corpus file name {path.stem!r}", field="corpus_id")
+                          f"corpus file name {corpus_id!r}", field="corpus_id")
     return sidecar
 
 
@@ -261,19 +222,6 @@ class Labelled(Protocol):
     def vertical(self) -> str: ...
 
 
-def read_corpus_bytes(path: Path) -> tuple[bytes, str]:
-    """The file's bytes and their sha256 (of the LF-normalised bytes, §1.1), or a one-line error;
-    the corpus id is checked against the identity rule before any record is read."""
-    try:
-        raw_bytes = path.read_bytes()
-    except OSError as error:
-        raise CorpusError(path, f"cannot read corpus file: {error.strerror or error}") from None
-    if RESERVED_BENCHMARK_TOKEN in path.stem.lower():
-        raise CorpusError(path, f"corpus id {path.stem!r} contains the reserved token "
-                          f"{RESERVED_BENCHMARK_TOKEN!r} (identity rule); rename the file")
-    return raw_bytes, corpus_sha256(raw_bytes)
-
-
 def validated_records(path: Path, raw_bytes: bytes,
                       keep: Callable[[QuestionRecord, bytes, int, int], _Kept]) -> tuple[_Kept, ...]:
     """Validate the file's records one at a time; ``keep`` decides what of each is held (the
@@ -298,11 +246,21 @@ def validated_records(path: Path, raw_bytes: bytes,
     return tuple(kept)
 
 
-def corpus_identity(path: Path, sha256: str, kept: tuple[Labelled, ...]) -> dict[str, Any]:
-    """The corpus's identity once its records are known (keyword arguments of :class:`Corpus` and
-    :class:`~.index.CorpusIndex`): its sidecar, checked against the bytes' hash, and the one
-    vertical every record shares, which the sidecar may fix."""
-    sidecar = _load_sidecar(path, sha256)
+_READ_SIDECAR = object()
+
+
+def corpus_identity(path: Path, sha256: str, kept: tuple[Labelled, ...],
+                    sidecar_bytes: bytes | None | object = _READ_SIDECAR) -> dict[str, Any]:
+    """The corpus's identity once its records are known (keyword arguments of :class:`Corpus`):
+    its sidecar, checked against the bytes' hash, and the one vertical every record shares, which
+    the sidecar may fix. ``sidecar_bytes`` are the sidecar's bytes already read (``None``: no
+    sidecar); by default the sidecar beside the corpus is read."""
+    if sidecar_bytes is _READ_SIDECAR:
+        sidecar = _load_sidecar(path, sha256)
+    elif isinstance(sidecar_bytes, bytes):
+        sidecar = sidecar_from_bytes(sidecar_path_for(path), sidecar_bytes, sha256)
+    else:
+        sidecar = None
     verticals = {item.vertical for item in kept}
     vertical = next(iter(verticals)) if len(verticals) == 1 else None
     if sidecar is not None and sidecar.vertical is not None:

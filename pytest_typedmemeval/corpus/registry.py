@@ -6,7 +6,12 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .loading import Corpus, corpus_sha256, load_corpus
+from typing import TYPE_CHECKING
+
+from .identity import corpus_sha256
+
+if TYPE_CHECKING:
+    from .loading import Corpus
 
 SHIPPED_PACKAGE = "pytest_typedmemeval.corpora"
 
@@ -29,6 +34,8 @@ def shipped_corpus_paths() -> tuple[Path, ...]:
 
 @lru_cache(maxsize=1)
 def shipped_corpora() -> tuple[Corpus, ...]:
+    from .loading import load_corpus
+
     return tuple(load_corpus(path) for path in shipped_corpus_paths())
 
 

@@ -5,7 +5,8 @@ code and data (generator declarations, calibration records, banks) and the libra
 (issue 13, P5: certifying the family cost five no-op benchmark runs, 72 % of it regenerating every
 corpus byte for byte). So its verdict is stored under a key naming all of those, and a later run
 whose key is identical replays the verdict instead of recomputing it. Anything else (an edited
-sidecar, a changed generator, another numpy, another machine architecture) changes the key, and
+sidecar, a changed generator, another numpy, another machine architecture, a ``TYPEDMEMEVAL_*``
+setting) changes the key, and
 the gate runs again. ``pytest --cache-clear`` (or ``-p no:cacheprovider``) always recomputes.
 
 Only what the gate item shows is stored: status and the summary a person reads.
@@ -14,6 +15,7 @@ Only what the gate item shows is stored: status and the summary a person reads.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import sys
 from functools import lru_cache
@@ -58,10 +60,14 @@ def code_and_environment() -> str:
 
 
 def replay_key(gate: str, corpus_sha256: str, corpus_path: Path, *, require_probes: bool) -> str:
-    """Everything the gate's verdict depends on, hashed."""
+    """Everything the gate's verdict depends on, hashed. The package's own environment variables
+    are part of it (``TYPEDMEMEVAL_DENSE=0`` drops the calibration panel's dense arm); every one
+    of them is, so a variable added later cannot be forgotten here."""
     sidecar = sidecar_path_for(corpus_path)
     sidecar_hash = hashlib.sha256(sidecar.read_bytes()).hexdigest() if sidecar.is_file() else "none"
-    text = "\x00".join((gate, corpus_sha256, sidecar_hash, str(require_probes), code_and_environment()))
+    settings = sorted((name, value) for name, value in os.environ.items() if name.startswith("TYPEDMEMEVAL_"))
+    text = "\x00".join((gate, corpus_sha256, sidecar_hash, str(require_probes), repr(settings),
+                        code_and_environment()))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
