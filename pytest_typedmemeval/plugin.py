@@ -684,6 +684,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         # Also to the worker's spool, before the report leaves: if the controller is interrupted
         # before it reads this report, the result is still there to be merged.
         tme.spool({"result": payload, "baseline": baseline})
+        # The item lives until the session ends; its result now travels with the report, so the
+        # item need not hold it too (memory flat in corpus size, issue 13).
+        del item.stash[RESULT_KEY]
     failure = item.stash.get(ADAPTER_FAILURE_KEY, None)
     if failure is not None and report.when == "call":
         setattr(report, ADAPTER_FAILURE_ATTRIBUTE, failure)
@@ -706,6 +709,9 @@ class ResultCollector:
             from .results import QuestionResult
 
             self.session.add_result(QuestionResult.model_validate(payload))
+            # pytest keeps every report until the session ends (the terminal's statistics); the
+            # result is held once, in the session, not a second time as the report's payload.
+            delattr(report, RESULT_ATTRIBUTE)
             baseline = getattr(report, BASELINE_ATTRIBUTE, None)
             if baseline is not None:
                 self.session.baseline_changes.append(baseline)
