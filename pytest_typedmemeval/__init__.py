@@ -9,8 +9,9 @@ corpus models at each start (issue 13, P4).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .agent import Answer, Evidence, MemoryAgent, Session, Turn
@@ -52,15 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Not cached in this module's globals: a cached class would outlive its module when a test
-    # harness (pytester's in-process runs) restores sys.modules, and an adapter built from the stale
-    # class would fail the run's isinstance checks. The lookup is one dict access in sys.modules.
-    return getattr(importlib.import_module(home, __name__), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__, lambda: globals())

@@ -26,13 +26,13 @@ class CorpusError(ValueError):
         self.question_id = question_id
         self.field = field
         self.problem = problem
-        parts = [self.path]
-        if question_id is not None:
-            parts.append(f"question {question_id}")
-        if field is not None:
-            parts.append(f"field {field}")
-        parts.append(problem)
-        super().__init__(": ".join(parts))
+        super().__init__(located(path, problem, ("question", question_id), ("field", field)))
+
+
+def located(path: Path | str, problem: str, *where: tuple[str, str | None]) -> str:
+    """``file: question q: field f: problem``, naming only the places that are known: the one-line
+    form of every corpus error (question corpora and the scenario corpus alike)."""
+    return ": ".join([str(path), *(f"{name} {value}" for name, value in where if value is not None), problem])
 
 
 class CorpusIdentity:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..corpus.loading import corpus_sha256
+from ..corpus.identity import corpus_sha256, located
 from .models import MemoryBenchmarkCorpus
 from .rules import RuleViolation, check_corpus
 
@@ -32,15 +32,8 @@ class ScenarioCorpusError(ValueError):
         self.probe_id = probe_id
         self.field = field
         self.problem = problem
-        parts = [self.path]
-        if scenario_id is not None:
-            parts.append(f"scenario {scenario_id}")
-        if probe_id is not None:
-            parts.append(f"probe {probe_id}")
-        if field is not None:
-            parts.append(f"field {field}")
-        parts.append(" ".join(problem.split()))
-        super().__init__(": ".join(parts))
+        super().__init__(located(path, " ".join(problem.split()), ("scenario", scenario_id),
+                                 ("probe", probe_id), ("field", field)))
 
 
 @dataclass(frozen=True)
