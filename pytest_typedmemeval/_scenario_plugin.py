@@ -132,7 +132,12 @@ def register_if_wanted(config: pytest.Config) -> None:
     try:
         corpus = load_scenarios(source)
     except ScenarioCorpusError as error:
-        raise pytest.UsageError(f"TypedMemEval scenario corpus error: {error}") from None
+        hint = ""
+        if given not in (None, SHIPPED) and not str(given).endswith(".json"):
+            # ``--tme-scenarios`` takes an optional PATH, so argparse hands it the next argument.
+            hint = (f" (--tme-scenarios took {given!r} as the scenario corpus: if it is a test path, "
+                    f"put it before --tme-scenarios, or write --tme-scenarios=PATH for a corpus)")
+        raise pytest.UsageError(f"TypedMemEval scenario corpus error: {error}{hint}") from None
     plugin = ScenarioPlugin(config, corpus)
     plugin.configure()
     config.pluginmanager.register(plugin, PLUGIN_NAME)

@@ -178,3 +178,11 @@ def test_a_memory_without_the_protocol_stops_the_run_once(pytester: pytest.Pytes
 def test_report_without_scenarios_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--tme-scenario-report", "r.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_test_path_taken_by_the_optional_path_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest("--tme-scenarios", "test_x.py", "--tme-scenario-memory", "reference-memory")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*took 'test_x.py' as the scenario corpus: if it is a test path, put it "
+                                 "before --tme-scenarios*"])
