@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .plugin import _parse_positive_int
+from ._run_options import (
+    configure_models,
+    is_worker,
+    is_xdist_controller,
+    parse_positive_int,
+    parse_timeout,
+)
 
 if TYPE_CHECKING:
     from ._session import TypedMemEvalSession
@@ -66,7 +72,7 @@ def add_options(parser: pytest.Parser) -> None:
                     "reported apart from TypedMemEval results")
     group.addoption("--tme-dataset-principal", choices=("a", "b"), default=None,
                     help="LoCoMo: whose turns are the user's (speaker_a or speaker_b; default a)")
-    group.addoption("--tme-dataset-sample", type=_parse_positive_int, default=None, metavar="N",
+    group.addoption("--tme-dataset-sample", type=parse_positive_int, default=None, metavar="N",
                     help="run N questions per dataset, drawn deterministically with --tme-dataset-seed")
     group.addoption("--tme-dataset-seed", type=_int, default=None, metavar="S",
                     help="seed of the --tme-dataset-sample draw (default 0)")
@@ -139,7 +145,12 @@ def register_if_wanted(config: pytest.Config) -> None:
                                         "and none was named")
         return
     from .datasets import (
-        DatasetFormatError, DatasetOptionError, item_markers, load_dataset, parse_dataset_option, spec_markers,
+        DatasetFormatError,
+        DatasetOptionError,
+        item_markers,
+        load_dataset,
+        parse_dataset_option,
+        spec_markers,
     )
     from .datasets.items import DATASET_MARKER
 
@@ -188,17 +199,8 @@ def register_if_wanted(config: pytest.Config) -> None:
     plugin = DatasetPlugin(config, datasets, metrics_dir)
     config.stash[PLUGIN_KEY] = plugin
     config.pluginmanager.register(plugin, PLUGIN_NAME)
-    if _is_xdist_controller(config):
+    if is_xdist_controller(config):
         config.pluginmanager.register(DatasetXdistHooks(plugin), XDIST_PLUGIN_NAME)
-
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
-def _is_xdist_controller(config: pytest.Config) -> bool:
-    return (config.pluginmanager.hasplugin("xdist") and not _is_worker(config)
-            and bool(getattr(config.option, "numprocesses", None)))
 
 
 def _dataset_case(item: pytest.Item) -> DatasetCase | None:
@@ -254,7 +256,7 @@ class DatasetPlugin:
 
     @property
     def is_worker(self) -> bool:
-        return _is_worker(self.config)
+        return is_worker(self.config)
 
     def question_for_nodeid(self, nodeid: str) -> DatasetQuestion | None:
         """The dataset question a node id names (works on the xdist controller, which collects nothing)."""
@@ -284,7 +286,7 @@ class DatasetPlugin:
         ini_timeout = config.getini("typedmemeval_timeout")
         try:
             tme.timeout = config.getoption("tme_timeout") or (
-                main._parse_timeout(ini_timeout) if ini_timeout else None)
+                parse_timeout(ini_timeout) if ini_timeout else None)
         except argparse.ArgumentTypeError as error:
             raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
         tme.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
@@ -293,8 +295,8 @@ class DatasetPlugin:
                 load_agent_factory(tme.agent_spec)
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
-        main._configure_models(config, tme)
-        if (_is_xdist_controller(config) and not tme.agent_spec and not config.option.collectonly
+        configure_models(config, tme)
+        if (is_xdist_controller(config) and not tme.agent_spec and not config.option.collectonly
                 and not main._conftest_defines_agent(config)):
             # The controller collects nothing under xdist: it checks what it can see, the rootdir
             # conftest (as the main plugin does for corpus questions).
@@ -507,8 +509,8 @@ class DatasetXdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         """A dataset-only run with an ``llm-*`` agent: every worker shares the run's spend ledger
         (with corpora the main plugin passes it already)."""
+        from ._run_options import LEDGER_INPUT_KEY
         from ._session import tme_session
-        from .plugin import LEDGER_INPUT_KEY
 
         ledger = tme_session(self.plugin.config).ledger_path
         if ledger is not None and LEDGER_INPUT_KEY not in node.workerinput:

@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ._run_options import is_worker, is_xdist_controller
+
 if TYPE_CHECKING:
     from .calls import ModelSettings
     from .scenarios import PreparedScenario, ScenarioCorpus
@@ -141,15 +143,6 @@ def register_if_wanted(config: pytest.Config) -> None:
     plugin = ScenarioPlugin(config, corpus)
     plugin.configure()
     config.pluginmanager.register(plugin, PLUGIN_NAME)
-
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
-def _is_xdist_controller(config: pytest.Config) -> bool:
-    return (config.pluginmanager.hasplugin("xdist") and not _is_worker(config)
-            and bool(getattr(config.option, "numprocesses", None)))
 
 
 def _one_line(text: str) -> str:
@@ -279,14 +272,14 @@ class ScenarioPlugin:
         if self.baseline and not config.pluginmanager.hasplugin("syrupy"):
             raise pytest.UsageError("--tme-baseline stores the scenario baseline as a syrupy snapshot; syrupy "
                                     "is disabled (-p no:syrupy) or not installed")
-        worker = _is_worker(config)
+        worker = is_worker(config)
         report = config.getoption("tme_scenario_report")
         if report:
             self.report_path = Path(config.invocation_params.dir, report)
             if not worker:
-                from .plugin import _check_report_path
+                from ._run_options import check_report_path
 
-                _check_report_path(self.report_path, report, flag="--tme-scenario-report",
+                check_report_path(self.report_path, report, flag="--tme-scenario-report",
                                    example="scenario-report.json")
         live = config.getoption("tme_scenario_live")
         if live:
@@ -299,7 +292,7 @@ class ScenarioPlugin:
                 read_snapshot_file(self.snapshot_path)
             except SnapshotFileError as error:
                 raise pytest.UsageError(f"TypedMemEval scenario {error}") from None
-        if (_is_xdist_controller(config) and not self.memory_spec and not config.option.collectonly
+        if (is_xdist_controller(config) and not self.memory_spec and not config.option.collectonly
                 and not _conftest_defines(config, MEMORY_FIXTURE)):
             # The controller collects nothing under xdist: check what it can see, the rootdir conftest.
             raise pytest.UsageError(NO_MEMORY_MESSAGE)
@@ -307,9 +300,9 @@ class ScenarioPlugin:
     def _configure_live(self, *, check: bool) -> None:
         """Model settings of the live arm from the run's model options; refuse now (before any
         request) an existing output path, a missing model or an unusable one."""
+        from ._run_options import model_guard
         from .calls import ModelCaller, ModelSettings
         from .model_call import DEFAULT_TIMEOUT_SECONDS, ModelCallError
-        from .plugin import _guard
         from .scenarios.live import LiveRunError, refuse_existing
 
         config = self.config
@@ -326,7 +319,7 @@ class ScenarioPlugin:
         base_url = (config.getoption("tme_base_url") or config.getini("typedmemeval_base_url") or "").strip()
         try:
             self.live_settings = ModelSettings.resolve(
-                model, base_url or None, **_guard(config, None),  # type: ignore[arg-type]
+                model, base_url or None, **model_guard(config, None),  # type: ignore[arg-type]
                 timeout_seconds=config.getoption("tme_model_timeout") or DEFAULT_TIMEOUT_SECONDS)
             if check:
                 ModelCaller(self.live_settings).check()
@@ -386,7 +379,7 @@ class ScenarioPlugin:
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if _is_worker(self.config):
+        if is_worker(self.config):
             return
         row = getattr(report, ROW_ATTRIBUTE, None)
         if isinstance(row, dict):
@@ -426,7 +419,7 @@ class ScenarioPlugin:
         return build_run(self.corpus.sha256, versions or {}, len(formations), formations, probes)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if _is_worker(self.config) or self.config.option.collectonly or self.report_path is None:
+        if is_worker(self.config) or self.config.option.collectonly or self.report_path is None:
             return
         from .scenarios import canonical_json
 
@@ -437,7 +430,7 @@ class ScenarioPlugin:
         self.report_path.write_bytes(canonical_json(run).encode("ascii"))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if _is_worker(self.config) or self.config.option.collectonly:
+        if is_worker(self.config) or self.config.option.collectonly:
             return
         run = self.run_data()
         if run is None and not self.live_lines and self.baseline_lines is None:

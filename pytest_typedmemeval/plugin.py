@@ -12,7 +12,6 @@ import difflib
 import gc
 import importlib
 import inspect
-import math
 import os
 import shlex
 import shutil
@@ -25,6 +24,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import hookspecs
+from ._run_options import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_USD,
+    LEDGER_INPUT_KEY,
+    check_report_path,
+    configure_models,
+    is_worker,
+    is_xdist_controller,
+    judge_choice,
+    parse_fail_under,
+    parse_positive_int,
+    parse_timeout,
+    parse_usd,
+)
 from ._session import (
     ADAPTER_FAILURE_KEY,
     BASELINE_KEY,
@@ -38,21 +51,17 @@ from ._session import (
     marker_name,
     tme_session,
 )
-from .judge.choice import JUDGE_MODES, JudgeChoice, JudgeChoiceError
+from .judge.choice import JUDGE_MODES
 from .model_call import DEFAULT_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
-    from .calls import ModelSettings
-    from .corpus.index import CorpusIndex
     from .corpus.identity import CorpusIdentity
+    from .corpus.index import CorpusIndex
 
 # Installed but not enabled, the plugin must cost an unrelated pytest start almost nothing (issue 13,
 # P4): corpus models, pydantic, the report and the model-call layer are imported only once a run
 # asks for TypedMemEval. tests/test_performance_invariants.py checks this in a fresh interpreter.
-DEFAULT_MAX_USD = 1.0
-"""Help-text copy of :data:`.calls.settings.DEFAULT_MAX_USD` (importing ``.calls`` costs a start)."""
-DEFAULT_CONCURRENCY = 4
-"""Help-text copy of :data:`.calls.settings.DEFAULT_CONCURRENCY` (a test keeps the copies equal)."""
+
 
 RESULT_ATTRIBUTE = "typedmemeval_result"
 BASELINE_ATTRIBUTE = "typedmemeval_baseline"
@@ -60,8 +69,6 @@ ADAPTER_FAILURE_ATTRIBUTE = "typedmemeval_adapter_failure"
 WORKER_PAYLOAD_KEY = "typedmemeval"
 WORKER_PAYLOAD_VERSION = 1
 SPOOL_INPUT_KEY = "typedmemeval_spool"
-LEDGER_INPUT_KEY = "typedmemeval_ledger"
-"""workerinput key: the spend ledger file every process of the run shares (one cost ceiling)."""
 KNOWN_VERTICALS = ("prospective", "episodic", "arithmetic", "workingmemory", "forgetting", "semantic",
                    "temporal", "bitemporal", "conjunction", "procedural")
 GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
@@ -71,48 +78,6 @@ NO_ADAPTER_MESSAGE = (
     "in the conftest.py at your rootdir, or pass --tme-agent module:factory (use --tme-agent "
     "reference for the built-in lexical baseline)."
 )
-
-
-def _parse_fail_under(text: str) -> tuple[str, float]:
-    vertical, sep, bound = text.rpartition("=")
-    key = marker_name(vertical) if sep else "*"
-    try:
-        value = float(bound)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected RATE or VERTICAL=RATE with RATE in [0, 1]") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the rate must lie in [0, 1]")
-    return key, value
-
-
-def _parse_timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds as a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be positive")
-    return value
-
-
-def _parse_usd(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected US dollars as a number") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: the ceiling must be a finite amount >= 0")
-    return value
-
-
-def _parse_positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -126,7 +91,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "model), 'llm-full-context' (whole haystack in the prompt), 'llm-bm25' (BM25 top-5 "
                     "sessions), 'llm-no-memory' (no sessions); the llm-* agents need --tme-model. "
                     "Overrides the typedmemeval_agent fixture")
-    group.addoption("--tme-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+    group.addoption("--tme-timeout", type=parse_timeout, default=None, metavar="SECONDS",
                     help="per adapter call; a timeout gives outcome 'error' for that question "
                     "(default: no limit, and calls run on pytest's own thread exactly as your code "
                     "would call them; with a limit they run on helper threads)")
@@ -137,7 +102,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tme-baseline", action="store_true", default=False,
                     help="pass an item iff its outcome equals the syrupy snapshot (--snapshot-update "
                     "re-records)")
-    group.addoption("--tme-fail-under", action="append", type=_parse_fail_under, default=[],
+    group.addoption("--tme-fail-under", action="append", type=parse_fail_under, default=[],
                     metavar="[VERTICAL=]RATE",
                     help="threshold mode: items do not fail one by one; the session fails when a "
                     "vertical's correct rate is below RATE (repeatable, per vertical)")
@@ -154,7 +119,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tme-judge-base-url", default=None, metavar="URL",
                     help="OpenAI-compatible endpoint for the model judge (default: OPENAI_BASE_URL, "
                     "else the public OpenAI API)")
-    group.addoption("--tme-judge-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+    group.addoption("--tme-judge-timeout", type=parse_timeout, default=None, metavar="SECONDS",
                     help=f"per request of the model judge; a timeout grades that answer 'error' "
                     f"(default {DEFAULT_TIMEOUT_SECONDS:g})")
     model = parser.getgroup("typedmemeval-model", "TypedMemEval reference LLM agents (--tme-agent llm-*)")
@@ -165,7 +130,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8765/v1 for a local "
                     "llama.cpp server (default: OPENAI_BASE_URL, else the public OpenAI API; ini "
                     "typedmemeval_base_url)")
-    model.addoption("--tme-max-usd", type=_parse_usd, default=None, metavar="USD",
+    model.addoption("--tme-max-usd", type=parse_usd, default=None, metavar="USD",
                     help="cost ceiling for the whole run, shared by every xdist worker: a call whose "
                     "worst-case cost would cross it is refused unsent (outcome 'error'); default "
                     f"{DEFAULT_MAX_USD:g} (ini typedmemeval_max_usd)")
@@ -180,11 +145,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "default $TYPEDMEMEVAL_CACHE_DIR, else ~/.cache/pytest-typedmemeval/model-calls")
     model.addoption("--tme-no-cache", action="store_true", default=False,
                     help="neither read nor write the response cache: every request goes to the server")
-    model.addoption("--tme-concurrency", type=_parse_positive_int, default=None, metavar="N",
+    model.addoption("--tme-concurrency", type=parse_positive_int, default=None, metavar="N",
                     help=f"requests in flight per process (default {DEFAULT_CONCURRENCY}); questions run "
                     "one at a time "
                     "per process, so -n N (pytest-xdist) is what runs several at once")
-    model.addoption("--tme-model-timeout", type=_parse_timeout, default=None, metavar="SECONDS",
+    model.addoption("--tme-model-timeout", type=parse_timeout, default=None, metavar="SECONDS",
                     help=f"per request attempt of the llm-* agents (default {DEFAULT_TIMEOUT_SECONDS:g}); "
                     "a timeout is retried a few times, then the question is 'error'")
     parser.addini("typedmemeval", "collect the shipped TypedMemEval corpora", type="bool", default=False)
@@ -215,8 +180,8 @@ def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[C
     paths += [Path(p) for p in config.getini("typedmemeval_corpus")]
     if not use_shipped and not paths:
         return []  # not enabled: import nothing (no corpus models, no pydantic)
-    from .corpus.index import index_corpus
     from .corpus.identity import CorpusError
+    from .corpus.index import index_corpus
     from .corpus.registry import shipped_corpus_paths
 
     # Validating builds and drops hundreds of thousands of short-lived objects (each record's
@@ -229,7 +194,7 @@ def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[C
         # pytest's cache keeps each corpus's validated index (absent under -p no:cacheprovider);
         # only the process that aggregates writes it, workers read what it wrote.
         cache = getattr(config, "cache", None)
-        store = not _is_worker(config)
+        store = not is_worker(config)
         paths = [*(shipped_corpus_paths() if use_shipped else ()), *paths]
         corpora = [index_corpus(path, cache, store=store) for path in paths]
     except CorpusError as error:
@@ -265,7 +230,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
     session.corpora = _load_corpora(config, session)
-    if config.getoption("tme_corpus") and not _is_worker(config):
+    if config.getoption("tme_corpus") and not is_worker(config):
         _check_rootdir_not_moved_by_corpus_paths(config)
     for corpus in session.corpora:
         for head in corpus.heads:
@@ -276,7 +241,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     ini_timeout = config.getini("typedmemeval_timeout")
     try:
-        session.timeout = config.getoption("tme_timeout") or (_parse_timeout(ini_timeout) if ini_timeout else None)
+        session.timeout = config.getoption("tme_timeout") or (parse_timeout(ini_timeout) if ini_timeout else None)
     except argparse.ArgumentTypeError as error:
         raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
@@ -288,7 +253,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session.fail_under = dict(config.getoption("tme_fail_under"))
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
-    session.judge_choice = _judge_choice(config)
+    session.judge_choice = judge_choice(config)
     updating_snapshots = bool(getattr(config.option, "update_snapshots", False))
     if updating_snapshots:
         # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
@@ -310,21 +275,21 @@ def pytest_configure(config: pytest.Config) -> None:
                 load_agent_factory(session.agent_spec)
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
-    _configure_models(config, session)
-    if _is_worker(config):
+    configure_models(config, session)
+    if is_worker(config):
         spool = config.workerinput.get(SPOOL_INPUT_KEY)  # type: ignore[attr-defined]
         if spool:
             session.spool_dir = Path(spool)
             session.open_spool(str(config.workerinput.get("workerid", "worker")))  # type: ignore[attr-defined]
         return
     if session.report_path is not None:
-        _check_report_path(session.report_path, report)
+        check_report_path(session.report_path, report)
     if session.html_path is not None:
-        _check_report_path(session.html_path, html, flag="--tme-html", example="typedmemeval-report.html")
+        check_report_path(session.html_path, html, flag="--tme-html", example="typedmemeval-report.html")
     if session.baseline and not updating_snapshots:
         _check_snapshot_files(config, session)
     config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
-    if _is_xdist_controller(config):
+    if is_xdist_controller(config):
         session.spool_dir = Path(tempfile.mkdtemp(prefix="typedmemeval-spool-"))
         config.pluginmanager.register(XdistControllerHooks(session), "typedmemeval-xdist")
         if not session.agent_spec and not config.option.collectonly and not _only_gates(config):
@@ -332,24 +297,6 @@ def pytest_configure(config: pytest.Config) -> None:
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
                 raise pytest.UsageError(NO_ADAPTER_MESSAGE)
-
-
-def _check_report_path(path: Path, given: str, *, flag: str = "--tme-report",
-                       example: str = "typedmemeval-report.json") -> None:
-    """Refuse an unwritable report path before the run, not after it (the run's results would be
-    computed and then lost)."""
-    if path.is_dir():
-        raise pytest.UsageError(f"{flag} {given}: is a directory; name a file in it, e.g. "
-                                f"{flag} {Path(given) / example}")
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise pytest.UsageError(f"{flag} {given}: {ancestor} is a file, so no report can be written "
-                                "below it; choose another path")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise pytest.UsageError(f"{flag} {given}: the directory {ancestor} is not writable; "
-                                "choose another path")
 
 
 def _check_fail_under_names(session: TypedMemEvalSession) -> None:
@@ -411,108 +358,6 @@ def snapshot_path(config: pytest.Config, corpus: CorpusIdentity) -> Path:
     return config.rootpath / "typedmemeval" / "__snapshots__" / f"{corpus.corpus_id}.ambr"
 
 
-def _judge_choice(config: pytest.Config) -> JudgeChoice:
-    """The --tme-judge settings (flags over ini), checked now: a model mode without a model or
-    without a usable key is one usage error at session start, not an error per question."""
-    try:
-        choice = JudgeChoice.parse(
-            config.getoption("tme_judge") or config.getini("typedmemeval_judge") or "mechanical",
-            config.getoption("tme_judge_model") or config.getini("typedmemeval_judge_model"),
-            config.getoption("tme_judge_base_url") or config.getini("typedmemeval_judge_base_url"),
-            config.getoption("tme_judge_timeout"),
-        )
-        choice.check()
-    except JudgeChoiceError as error:
-        raise pytest.UsageError(f"TypedMemEval judge: {error}") from None
-    return choice
-
-
-def _configure_models(config: pytest.Config, session: TypedMemEvalSession) -> None:
-    """Settle what calls a model in this run — an ``llm-*`` agent, a model judge, or both — and
-    the one spend ledger they share.
-
-    The controller (or a run without xdist) makes one ledger file per run and checks the settings
-    once — no model, no key for a remote endpoint, an unpriced model, a bad price file are each one
-    usage error now, not an error per question. Workers take the ledger path from ``workerinput``
-    so every process, agent and judge alike, reserves against the same ceiling.
-    """
-    from .agent import is_llm_agent_alias
-
-    uses_agent = bool(session.agent_spec) and is_llm_agent_alias(session.agent_spec or "")
-    uses_judge = session.judge_choice.mode != "mechanical"
-    if not (uses_agent or uses_judge):
-        return
-    worker = _is_worker(config)
-    if worker:
-        ledger = config.workerinput.get(LEDGER_INPUT_KEY)  # type: ignore[attr-defined]
-        if not ledger:
-            raise pytest.UsageError("TypedMemEval: this xdist worker was given no shared spend ledger, "
-                                    "so the cost ceiling could not hold across workers")
-        session.ledger_path = Path(ledger)
-    else:
-        session.ledger_dir = Path(tempfile.mkdtemp(prefix="typedmemeval-ledger-"))
-        session.ledger_path = session.ledger_dir / "ledger.json"
-    guard = _guard(config, session.ledger_path)
-    if uses_agent:
-        session.model_settings = _model_settings(config, session.agent_spec or "", guard,
-                                                 check=not worker)
-    if uses_judge:
-        session.judge_guard = guard
-        if not worker:
-            try:
-                session.judge_choice.check(guard)
-            except JudgeChoiceError as error:
-                raise pytest.UsageError(f"TypedMemEval judge: {error}") from None
-
-
-def _guard(config: pytest.Config, ledger_path: Path) -> dict[str, Any]:
-    """The run's guard on every model call (flags over ini): the ceiling and its ledger, the
-    unpriced allowance, the price file, the cache, the concurrency — the
-    :class:`~.calls.ModelSettings` fields that are not about which model answers."""
-    from .calls import default_cache_dir
-
-    max_usd = config.getoption("tme_max_usd")
-    if max_usd is None:
-        ini_usd = config.getini("typedmemeval_max_usd").strip()
-        try:
-            max_usd = _parse_usd(ini_usd) if ini_usd else DEFAULT_MAX_USD
-        except argparse.ArgumentTypeError as error:
-            raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_max_usd {error}") from None
-    here = config.invocation_params.dir
-    cache_dir: Path | None = None
-    if not config.getoption("tme_no_cache"):
-        given = config.getoption("tme_cache_dir")
-        cache_dir = Path(here, given).resolve() if given else default_cache_dir()
-    prices = config.getoption("tme_prices")
-    return {"max_usd": max_usd, "allow_unpriced": bool(config.getoption("tme_allow_unpriced")),
-            "cache_dir": cache_dir, "prices_path": Path(here, prices).resolve() if prices else None,
-            "ledger_path": ledger_path,
-            "concurrency": config.getoption("tme_concurrency") or DEFAULT_CONCURRENCY}
-
-
-def _model_settings(config: pytest.Config, spec: str, guard: dict[str, Any], *,
-                    check: bool = False) -> ModelSettings:
-    """The ``llm-*`` agent's model options (flags over ini) under the run's ``guard``; ``check``
-    refuses now what would refuse every call, as one usage error with the layer's reason."""
-    from .calls import ModelCaller, ModelSettings
-    from .model_call import ModelCallError
-
-    model = (config.getoption("tme_model") or config.getini("typedmemeval_model") or "").strip()
-    if not model:
-        raise pytest.UsageError(f"TypedMemEval: --tme-agent {spec} needs a model: pass --tme-model NAME "
-                                "(or set typedmemeval_model in the ini file)")
-    base_url = (config.getoption("tme_base_url") or config.getini("typedmemeval_base_url") or "").strip()
-    try:
-        settings = ModelSettings.resolve(
-            model, base_url or None, **guard,
-            timeout_seconds=config.getoption("tme_model_timeout") or DEFAULT_TIMEOUT_SECONDS)
-        if check:
-            ModelCaller(settings).check()
-    except ModelCallError as error:
-        raise pytest.UsageError(f"TypedMemEval --tme-agent {spec}: {error.reason}") from None
-    return settings
-
-
 def _only_gates(config: pytest.Config) -> bool:
     expression = config.getoption("markexpr") or ""
     return "tme_gate" in expression and " or " not in expression and "not " not in expression
@@ -532,19 +377,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()  # the collector is thawed later, by the clean-up freeze_gc registered
-        if session.spool_dir is not None and not _is_worker(config):
+        if session.spool_dir is not None and not is_worker(config):
             shutil.rmtree(session.spool_dir, ignore_errors=True)
-        if session.ledger_dir is not None and not _is_worker(config):
+        if session.ledger_dir is not None and not is_worker(config):
             shutil.rmtree(session.ledger_dir, ignore_errors=True)
-
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
-def _is_xdist_controller(config: pytest.Config) -> bool:
-    return (config.pluginmanager.hasplugin("xdist") and not _is_worker(config)
-            and bool(getattr(config.option, "numprocesses", None)))
 
 
 class QuestionModule(pytest.Module):
@@ -763,7 +599,7 @@ class ResultCollector:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     tme = tme_session(config)
-    if _is_worker(config):
+    if is_worker(config):
         config.workeroutput[WORKER_PAYLOAD_KEY] = {  # type: ignore[attr-defined]
             "version": WORKER_PAYLOAD_VERSION,
             "result_keys": sorted(f"{c}::{q}" for c, q in tme.produced_keys),
@@ -793,7 +629,7 @@ def pytest_sessionfinish_status(session: pytest.Session) -> Generator[None, None
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if _is_worker(config):
+    if is_worker(config):
         return
     tme = config.stash.get(SESSION_KEY, None)
     if tme is None or not tme.reported:
