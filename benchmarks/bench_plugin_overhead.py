@@ -268,7 +268,11 @@ def main(argv: list[str] | None = None) -> int:
             pairs.append(Pair("shipped-cold", lambda: run_pytest(["--typedmemeval", *NOOP_ARGS, *COLD], noop),
                               lambda: run_pytest([*COLD], bare_dir(shipped_n))))
             for n in sizes:
-                pairs.append(Pair(f"n{n}", lambda n=n: run_pytest([*corpus_args[n], *NOOP_ARGS], noop),
+                # One project per size: the synthetic corpora of every size share file names, so in
+                # one project each size would evict the others' validated indexes from pytest's cache.
+                project = make(f"noop{n}", {"conftest.py": NOOP_CONFTEST})
+                pairs.append(Pair(f"n{n}",
+                                  lambda n=n, project=project: run_pytest([*corpus_args[n], *NOOP_ARGS], project),
                                   lambda n=n: run_pytest([], bare_dir(n))))
         if "p2" not in skip:
             pairs.append(Pair("co", lambda: run_pytest(["--typedmemeval", "--co"], noop),
