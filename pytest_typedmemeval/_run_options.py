@@ -12,6 +12,7 @@ import argparse
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,34 +46,31 @@ def parse_fail_under(text: str) -> tuple[str, float]:
     return key, value
 
 
-def parse_timeout(text: str) -> float:
+def _number(text: str, convert: type[float] | type[int], expected: str, accept: Callable[[float], bool],
+            problem: str) -> Any:
+    """``text`` converted, or one ``ArgumentTypeError`` that says what was expected."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds as a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be positive")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}") from None
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
     return value
+
+
+def parse_timeout(text: str) -> float:
+    return float(_number(text, float, "seconds as a number", lambda value: value > 0,
+                         "the timeout must be positive"))
 
 
 def parse_usd(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected US dollars as a number") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: the ceiling must be a finite amount >= 0")
-    return value
+    return float(_number(text, float, "US dollars as a number",
+                         lambda value: math.isfinite(value) and value >= 0,
+                         "the ceiling must be a finite amount >= 0"))
 
 
 def parse_positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
+    return int(_number(text, int, "a whole number", lambda value: value >= 1, "must be at least 1"))
 
 
 def check_report_path(path: Path, given: str, *, flag: str = "--tme-report",

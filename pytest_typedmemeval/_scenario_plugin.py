@@ -619,14 +619,13 @@ def parse_amber(text: str) -> Any:
 
 
 def _recalled(snapshot: Any) -> Any:
-    executions = getattr(snapshot, "executions", {})
-    if not executions:
-        return None
-    recalled = executions[max(executions)].recalled_data
+    from .snapshot_file import recalled_text
+
+    recalled = recalled_text(snapshot)
     if recalled is None:
         return None
     try:
-        return parse_amber(str(recalled))
+        return parse_amber(recalled)
     except (SyntaxError, ValueError):
         return None
 

@@ -359,13 +359,10 @@ def error_result_for(corpus: CorpusIndex, head: QuestionHead, judge_name: str, j
 
 def _recalled_outcome(snapshot: Any) -> str | None:
     """The outcome recorded in the snapshot file, read back from syrupy's public execution record."""
-    executions = getattr(snapshot, "executions", {})
-    if not executions:
-        return None
-    recalled = executions[max(executions)].recalled_data
-    if recalled is None:
-        return None
-    return str(recalled).strip().strip("'\"")
+    from .snapshot_file import recalled_text
+
+    recalled = recalled_text(snapshot)
+    return None if recalled is None else recalled.strip().strip("'\"")
 
 
 ADAPTER_FAILURE_KEY = pytest.StashKey[str]()

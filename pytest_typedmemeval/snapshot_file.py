@@ -16,6 +16,7 @@ or the file is refused in one line with the fix. Knows nothing about pytest; syr
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .judge.outcomes import ALL_OUTCOMES
 
@@ -94,3 +95,13 @@ def recorded_outcomes(path: Path, question_for_item: dict[str, str]) -> dict[str
             item_id = name[len(ENTRY_PREFIX):-1]
             recorded[question_for_item.get(item_id, item_id)] = outcome
     return recorded
+
+
+def recalled_text(snapshot: Any) -> str | None:
+    """The text syrupy recalled from the snapshot file for the last assertion of this test (its
+    public execution record), or ``None`` when nothing was recorded."""
+    executions = getattr(snapshot, "executions", {})
+    if not executions:
+        return None
+    recalled = executions[max(executions)].recalled_data
+    return None if recalled is None else str(recalled)

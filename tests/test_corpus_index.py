@@ -198,7 +198,7 @@ def test_a_corpus_edited_during_a_run_makes_its_changed_question_an_error_and_lo
     result.stdout.fnmatch_lines(["*changed since it was loaded*"])
 
 
-def test_pytest_s_cache_holds_the_index_and_a_second_run_and_xdist_workers_use_it(
+def test_pytest_s_cache_holds_the_index_and_cached_xdist_and_cleared_runs_report_alike(
         consumer: pytest.Pytester) -> None:
     from _support import corpus_args
 
