@@ -41,7 +41,7 @@ from pytest_typedmemeval.corpus.models import (
     format_corpus_date,
 )
 
-GATE_NAMES = ("structure", "separability", "calibration", "leaks", "probes")
+GATE_NAMES = ("structure", "separability", "calibration", "leaks", "adversaries", "probes")
 VERTICAL = "arithmetic"
 SHAPES = ("recall", "sum", "never-known")
 

@@ -93,7 +93,7 @@ def test_unrelated():
 '''
 
 MODEL_FREE_GATES = ("tme_gate_structure or tme_gate_separability or tme_gate_calibration or "
-                    "tme_gate_leaks or tme_gate_probes")
+                    "tme_gate_leaks or tme_gate_adversaries or tme_gate_probes")
 NOOP_ARGS = ["--tme-fail-under", "0"]
 """Threshold mode: a no-op adapter's wrong answers do not fail items one by one (no failure text)."""
 COLD = ["-p", "no:cacheprovider"]

@@ -18,7 +18,7 @@ from .corpus.index import CorpusIndex
 from .gates.result import GateResult
 from .run import run_question
 
-CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "probes", "baseline")
+CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "adversaries", "probes", "baseline")
 """``baseline`` needs a fresh run of the adapter; the others are pure functions of the corpus."""
 
 

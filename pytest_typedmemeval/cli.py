@@ -56,6 +56,7 @@ def _generate(args: argparse.Namespace) -> int:
 
     from .corpus.loading import corpus_sha256
     from .generate import registry as generators
+    from .generate.primitives import GenerationError
 
     known = sorted(generators.GENERATORS)
     verticals = known if args.vertical == "all" else [args.vertical]
@@ -81,7 +82,11 @@ def _generate(args: argparse.Namespace) -> int:
                   f"{shipped[:12] if shipped else 'missing'}: {'identical' if same else 'DIFFERS'} "
                   f"({time.perf_counter() - start:.1f}s)")
             continue
-        report = generators.generate(vertical, args.out, search=args.search)
+        try:
+            report = generators.generate(vertical, args.out, search=args.search)
+        except GenerationError as error:
+            print(f"typedmemeval generate: {error}", file=sys.stderr)
+            return 1
         print(report.summary())
         if args.search:
             module = generators.generator_module(vertical)

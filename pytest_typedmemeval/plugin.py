@@ -72,7 +72,7 @@ SPOOL_INPUT_KEY = "typedmemeval_spool"
 KNOWN_VERTICALS = ("prospective", "episodic", "arithmetic", "workingmemory", "forgetting", "semantic",
                    "temporal", "bitemporal", "conjunction", "procedural")
 GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
-                "tme_gate_probes", "tme_gate_baseline")
+                "tme_gate_adversaries", "tme_gate_probes", "tme_gate_baseline")
 NO_ADAPTER_MESSAGE = (
     "TypedMemEval needs a memory adapter to run questions: override the `typedmemeval_agent` fixture "
     "in the conftest.py at your rootdir, or pass --tme-agent module:factory (use --tme-agent "

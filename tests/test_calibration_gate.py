@@ -111,7 +111,10 @@ from pytest_typedmemeval.gates.calibration import (  # noqa: E402
     STAMP_KEY,
     corpus_revision,
     dense_stamp,
+    enforced_members,
     panel_enforced,
+    panel_stamp,
+    whole_panel_enforced,
 )
 from pytest_typedmemeval.retrieval import dense as dense_module  # noqa: E402
 from pytest_typedmemeval.retrieval import panel  # noqa: E402
@@ -137,30 +140,41 @@ class FakeDense:
                 for documents, query in haystacks]
 
 
-@pytest.mark.parametrize(("corpus_id", "revision", "enforced"), [
-    ("typedmemeval-prospective-v1", 1, False),
-    ("typedmemeval-fixture-episodic-v0", 0, False),
-    ("typedmemeval-prospective-v2", 2, True),
-    ("typedmemeval-episodic-v12", 12, True),
-    ("handmade", None, True),
-    ("typedmemeval-v2-draft", None, True),
+@pytest.mark.parametrize(("corpus_id", "revision", "enforced", "whole"), [
+    ("typedmemeval-prospective-v1", 1, False, False),
+    ("typedmemeval-fixture-episodic-v0", 0, False, False),
+    ("typedmemeval-prospective-v2", 2, True, False),
+    ("typedmemeval-prospective-v3", 3, True, True),
+    ("typedmemeval-episodic-v12", 12, True, True),
+    ("handmade", None, True, True),
+    ("typedmemeval-v2-draft", None, True, True),
 ])
-def test_the_revision_comes_from_the_id_suffix_and_decides_the_rule(corpus_id, revision, enforced):
+def test_the_revision_comes_from_the_id_suffix_and_decides_the_rule(corpus_id, revision, enforced,
+                                                                     whole):
     assert corpus_revision(corpus_id) == revision
     assert panel_enforced(revision) is enforced
+    assert whole_panel_enforced(revision) is whole
+    expected = (panel.WHOLE_PANEL_NAMES if whole else panel.PANEL_NAMES if enforced
+                else (panel.REFERENCE,))
+    assert enforced_members(revision) == expected
 
 
 def test_every_corpus_reports_the_whole_panel_per_shape() -> None:
     result = check(calibration._corpus(calibration._okapi_quirk()), declared=NONE, dense=None)
     block = result.measured["panel"]
-    assert [r["name"] for r in block["retrievers"]] == list(panel.PANEL_NAMES)
+    assert [r["name"] for r in block["retrievers"]] == list(panel.WHOLE_PANEL_NAMES)
     row = block["by_shape"]["okapi-quirk"]
     assert row["bm25okapi"] == result.measured["coverage_by_shape"]["okapi-quirk"]["mean"] == 0.75
     assert row["bm25plus"] == row["lucene"] == 1.0 and row["dense-minilm"] is None
+    assert row["hybrid-rrf"] is None and row["bm25-english"] is not None
     assert (row["max"], row["max_by"]) == (1.0, "bm25plus")
+    assert (row["whole_max"], row["whole_max_by"]) == (1.0, "bm25plus")
     assert block["over_ceiling"] == {"okapi-quirk": {"max": 1.0, "max_by": "bm25plus"}}
-    assert set(block["coverage_by_question"]) == {"bm25plus", "bm25l", "lucene"}
+    assert set(block["coverage_by_question"]) == {"bm25plus", "bm25l", "lucene", "bm25-english",
+                                                  "bm25-sentence", "bm25-valuefiltered"}
     assert block["dense"]["status"] == "not_measured"
+    assert block["hybrid"]["status"] == "not_measured"
+    assert block["enforced_members"] == ["bm25okapi"] and block["max_over"] == list(panel.PANEL_NAMES)
 
 
 def test_v1_passes_under_okapi_and_says_the_panel_was_not_enforced() -> None:
@@ -268,6 +282,146 @@ def test_shipped_v2_corpora_hold_the_lexical_panel_under_the_ceiling() -> None:
                 assert row["max"] >= reference
         over = set(result.measured["panel"]["over_ceiling"])
         assert over <= {"participant-attribution"}, over  # the one declared exemption
+        # The Appendix D members are measured and reported, and bind nothing at revision 2.
+        block = result.measured["panel"]
+        assert block["enforced_members"] == list(panel.PANEL_NAMES)
+        for row in by_shape.values():
+            if row["bm25okapi"] is not None:
+                assert all(row[name] is not None for name in ("bm25-english", "bm25-sentence",
+                                                               "bm25-valuefiltered"))
+                assert row["whole_max"] >= row["max"]
+        assert any(note.startswith("Appendix D panel members") for note in result.notes)
+
+
+# --- the whole panel (VERTICALS.md Appendix D, binding from revision 3) -----------------------------
+
+def _v3(records, **kwargs):
+    return calibration._stamped_v3(records, **kwargs)
+
+
+@pytest.mark.parametrize(("build", "shape", "member"), [
+    (calibration._inflected, "inflected", "bm25-english"),
+    (calibration._one_sentence, "one-sentence", "bm25-sentence"),
+    (calibration._content_free, "content-free", "bm25-valuefiltered"),
+])
+def test_v3_refuses_a_shape_only_an_appendix_d_member_saturates(build, shape, member) -> None:
+    records = build()
+    result = check(_v3(records), declared=NONE, dense=None)
+    [refusal] = result.refusals
+    assert (refusal.rule, refusal.subject, refusal.value) == ("ceiling", shape, 1.0)
+    assert member in refusal.detail and "Appendix D" in refusal.detail
+    assert "whole panel" in result.measured["enforced_rule"]
+    row = result.measured["panel"]["by_shape"][shape]
+    assert row["bm25okapi"] == 0.0 and (row["max"], row["max_by"]) == (1.0, member)
+    # The same bytes at revision 2: the verdict v2 always had, the new member reported.
+    v2 = check(calibration._corpus(records, revision=2,
+                                   dense_coverage=calibration._reference_coverage(records)),
+               declared=NONE, dense=None)
+    assert v2.passed, v2.summary()
+    assert v2.measured["panel"]["over_ceiling"] == {}
+    assert v2.measured["panel"]["over_ceiling_whole_panel"] == {shape: {"max": 1.0, "max_by": member}}
+    assert v2.measured["enforced_rule"].startswith("panel: the ceiling applies to the max over "
+                                                   "bm25okapi, bm25plus, bm25l, lucene, dense-minilm")
+
+
+def test_v3_exemption_lifts_the_whole_panel_ceiling_and_keeps_its_reason() -> None:
+    declared = VerticalDeclarations(calibration_ceiling_exemptions=(
+        Declared("inflected", "declared for this test only: stems by design"),))
+    result = check(_v3(calibration._inflected()), declared=declared, dense=None)
+    assert result.passed and result.measured["exemptions_applied"] == {
+        "inflected": "declared for this test only: stems by design"}
+
+
+def test_v3_without_the_hybrid_stamp_is_not_measured_and_names_the_arm() -> None:
+    records = calibration._moderate()
+    dense_only = calibration._corpus(records, revision=3,
+                                     dense_coverage=calibration._reference_coverage(records))
+    result = check(dense_only, declared=NONE, dense=None)
+    assert result.status == "skipped" and not result.passed
+    assert "hybrid-rrf arm" in result.skip_reason and "whole-panel ceiling" in result.skip_reason
+    assert [row["arm"] for row in result.measured["not_measured"]] == ["hybrid-rrf"]
+    neither = check(calibration._corpus(records, revision=3), declared=NONE, dense=None)
+    assert [row["arm"] for row in neither.measured["not_measured"]] == ["dense-minilm", "hybrid-rrf"]
+    assert "arms" in neither.skip_reason
+    # Revision 2: the same missing hybrid stamp is reported, never a skip of its own.
+    v2 = check(calibration._corpus(records, revision=2,
+                                   dense_coverage=calibration._reference_coverage(records)),
+               declared=NONE, dense=None)
+    assert v2.passed and v2.measured["panel"]["hybrid"]["status"] == "not_measured"
+
+
+def test_a_present_dense_retriever_gives_the_hybrid_arm_from_its_own_rankings() -> None:
+    records = calibration._moderate()
+    calls: list[int] = []
+
+    class Counting(FakeDense):
+        def rankings(self, haystacks):
+            calls.append(len(haystacks))
+            return super().rankings(haystacks)
+
+    result = check(calibration._corpus(records, revision=3), declared=NONE, dense=Counting())
+    assert len(calls) == 1  # one dense pass serves the dense and the hybrid arm
+    hybrid = result.measured["panel"]["hybrid"]
+    assert hybrid["status"] == "measured" and "one embedding pass" in hybrid["source"]
+    row = result.measured["panel"]["by_shape"]["moderate"]
+    fusion = panel.HybridRRF(FakeDense())
+    expected = panel.mean_by_shape(records, panel.coverage_by_question(records, fusion))["moderate"]
+    assert row["hybrid-rrf"] == expected
+    described = next(r for r in result.measured["panel"]["retrievers"] if r["name"] == "hybrid-rrf")
+    assert described["params"] == {"k": 60} and described["dense"]["weights_sha256"] == "f" * 64
+
+
+def test_the_hybrid_stamp_is_rechecked_at_v3_and_only_noted_at_v2() -> None:
+    records = calibration._moderate()
+    fake = FakeDense(strip=False)
+    stamps = panel_stamp(records, fake)
+    assert set(stamps) == {"dense", "hybrid"} and stamps["hybrid"]["status"] == "measured"
+    assert stamps["hybrid"]["retriever"]["params"] == {"k": 60}
+    assert stamps["dense"] == dense_stamp(records, fake)  # the dense stamp's format is unchanged
+    dense_cov = stamps["dense"]["coverage_by_question"]
+    hybrid_cov = stamps["hybrid"]["coverage_by_question"]
+    agreeing = check(calibration._corpus(records, revision=3, dense_coverage=dense_cov,
+                                         hybrid_coverage=hybrid_cov), declared=NONE, dense=fake)
+    assert agreeing.passed, agreeing.summary()
+    assert agreeing.measured["panel"]["hybrid"]["stamp"] == "re-checked against the sidecar stamp"
+    forged = dict(hybrid_cov, **{"tme-epi-014": 1.0})
+    refused = check(calibration._corpus(records, revision=3, dense_coverage=dense_cov,
+                                        hybrid_coverage=forged), declared=NONE, dense=fake)
+    assert refused.refused_rules() == {"sidecar_mismatch"}
+    assert [r.subject for r in refused.refusals] == ["hybrid-rrf:tme-epi-014"]
+    v2 = check(calibration._corpus(records, revision=2, dense_coverage=dense_cov,
+                                   hybrid_coverage=forged), declared=NONE, dense=fake)
+    assert v2.passed and any("hybrid-rrf: the sidecar's hybrid stamp disagrees" in note
+                             for note in v2.notes)
+    # Extra absent: the hybrid stamp is used as it stands (and must cover every question).
+    stamped = check(calibration._corpus(records, revision=3, dense_coverage=dense_cov,
+                                        hybrid_coverage=hybrid_cov), declared=NONE, dense=None)
+    assert stamped.passed and stamped.measured["panel"]["hybrid"]["status"] == "stamped"
+    short = dict(hybrid_cov)
+    del short["tme-epi-011"]
+    lacking = check(calibration._corpus(records, revision=3, dense_coverage=dense_cov,
+                                        hybrid_coverage=short), declared=NONE, dense=None)
+    assert "hybrid-rrf:tme-epi-011" in {r.subject for r in lacking.refusals}
+
+
+def test_a_hybrid_stamp_from_other_weights_or_another_k_is_a_mismatch() -> None:
+    records = calibration._moderate()
+    stamps = panel_stamp(records, FakeDense(strip=False))
+    corpus = calibration._corpus(records, revision=3,
+                                 dense_coverage=stamps["dense"]["coverage_by_question"],
+                                 hybrid_coverage=stamps["hybrid"]["coverage_by_question"])
+    block = corpus.sidecar.extra[STAMP_KEY]["hybrid"]
+    block["retriever"] = {"name": "hybrid-rrf", "params": {"k": 10},
+                          "dense": {"weights_sha256": "0" * 64}}
+    result = check(corpus, declared=NONE, dense=FakeDense(strip=False))
+    assert {"hybrid-rrf:weights_sha256", "hybrid-rrf:k"} <= {r.subject for r in result.refusals}
+
+
+def test_without_dense_the_stamp_says_hybrid_is_not_measured_too() -> None:
+    stamps = panel_stamp(calibration._moderate(), None)
+    assert stamps["dense"]["status"] == stamps["hybrid"]["status"] == "not_measured"
+    assert "dense arm is not measured" in stamps["hybrid"]["reason"]
+    assert set(panel_stamp(calibration._moderate(), None, hybrid=False)) == {"dense"}
 
 
 def _sidecar_roundtrip(revision: int, dense) -> tuple[dict, object]:
@@ -302,3 +456,22 @@ def test_generation_stamps_the_dense_arm_from_revision_2_and_the_gate_rechecks_i
     unmeasured, corpus = _sidecar_roundtrip(2, None)
     assert unmeasured["extra"][STAMP_KEY]["dense"]["status"] == "not_measured"
     assert check(corpus, declared=NONE, dense=None).status == "skipped"
+
+
+def test_generation_stamps_the_hybrid_arm_from_revision_3_only() -> None:
+    fake = FakeDense(strip=False)
+    v2, _ = _sidecar_roundtrip(2, fake)
+    assert set(v2["extra"][STAMP_KEY]) == {"panel_from_revision", "dense"}  # v2 sidecars unchanged
+    v3, corpus = _sidecar_roundtrip(3, fake)
+    block = v3["extra"][STAMP_KEY]
+    assert set(block) == {"panel_from_revision", "dense", "hybrid", "whole_panel_from_revision"}
+    assert block["whole_panel_from_revision"] == 3 and block["hybrid"]["status"] == "measured"
+    assert block["hybrid"]["retriever"]["dense"]["weights_sha256"] == "f" * 64
+    assert block["hybrid"]["coverage_by_question"]["tme-epi-015_abs"] is None
+    assert check(corpus, declared=NONE, dense=fake).passed  # both arms re-checked, agree
+    assert check(corpus, declared=NONE, dense=None).passed  # extra absent: both stamps used
+    unmeasured, corpus = _sidecar_roundtrip(3, None)
+    assert unmeasured["extra"][STAMP_KEY]["hybrid"]["status"] == "not_measured"
+    result = check(corpus, declared=NONE, dense=None)
+    assert result.status == "skipped"
+    assert [row["arm"] for row in result.measured["not_measured"]] == ["dense-minilm", "hybrid-rrf"]

@@ -30,7 +30,7 @@ def test_gate_prints_a_row_per_shipped_corpus(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     for corpus in shipped_corpora():
         assert corpus.corpus_id in out
-    for gate in ("structure", "separability", "calibration", "leaks", "probes"):
+    for gate in ("structure", "separability", "calibration", "leaks", "adversaries", "probes"):
         assert gate in out
     assert status == 0  # shipped corpora are certified; probes skip as not measured
 

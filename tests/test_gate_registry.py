@@ -13,7 +13,7 @@ import pytest
 
 from pytest_typedmemeval.gates.result import GateResult, Refusal
 
-SIBLINGS = ("structure", "separability", "calibration", "leaks", "probes", "baseline")
+SIBLINGS = ("structure", "separability", "calibration", "leaks", "adversaries", "probes", "baseline")
 
 
 @pytest.fixture(scope="module")
@@ -30,13 +30,14 @@ def _result(gate, status, corpus_id="typedmemeval-arithmetic-v1", refusals=0, me
 
 
 def test_corpus_gates_in_report_order(registry):
-    assert list(registry.GATES) == ["structure", "separability", "calibration", "leaks", "probes"]
+    assert list(registry.GATES) == ["structure", "separability", "calibration", "leaks", "adversaries",
+                                    "probes"]
     for name, module in registry.GATES.items():
         assert module.__name__ == f"pytest_typedmemeval.gates.{name}"
         assert callable(module.check) and callable(module.self_test)
 
 
-def test_self_tests_run_for_all_six_gates(registry):
+def test_self_tests_run_for_every_gate(registry):
     outcomes = registry.run_self_tests()
     assert set(outcomes) == set(SIBLINGS)
     assert all(outcomes[name] for name in SIBLINGS)
@@ -93,6 +94,8 @@ def test_run_corpus_gates_on_a_real_corpus(registry):
     assert by_gate["leaks"].status == "passed"
     assert by_gate["probes"].status == "skipped"  # no sidecar: not measured, never passed
     assert by_gate["probes"].skip_reason
+    assert by_gate["adversaries"].status == "skipped"  # no revision in the id: measured, not enforced
+    assert "predates" in (by_gate["adversaries"].skip_reason or "")
 
 
 def test_table_has_one_row_per_corpus_with_verdicts_and_worst_figures(registry):
@@ -110,14 +113,14 @@ def test_table_has_one_row_per_corpus_with_verdicts_and_worst_figures(registry):
     table = registry.render_table(results)
     lines = table.splitlines()
     assert lines[0].split() == ["corpus", "(vertical)", "structure", "separability", "calibration",
-                                "leaks", "probes"]
+                                "leaks", "adversaries", "probes"]
     row = next(line for line in lines if line.startswith("typedmemeval-arithmetic-v1 (arithmetic)"))
     assert "REFUSED AUC 0.812" in row
     assert "passed cov 0.840" in row
     assert "REFUSED 3 refusals" in row
     assert "skipped" in row
     other = next(line for line in lines if line.startswith("my-corpus"))
-    assert other.split()[1:] == ["-", "-", "-", "passed", "-"]
+    assert other.split()[1:] == ["-", "-", "-", "passed", "-", "-"]
     assert "typedmemeval-arithmetic-v1/probes skipped: probe arms not measured: sum/V1" in table
     assert "2 corpus/corpora, 2 gate(s) REFUSED, 1 skipped" in table
 
@@ -125,6 +128,12 @@ def test_table_has_one_row_per_corpus_with_verdicts_and_worst_figures(registry):
 def test_probes_worst_figure_is_the_lowest_headroom(registry):
     result = _result("probes", "passed", measured={"worst_headroom": 0.17})
     assert registry.worst_figure(result) == "headroom 0.170"
+
+
+def test_adversaries_worst_figure_is_the_learned_gold_at_1_even_when_skipped(registry):
+    measured = {"worst": {"learned_gold_at_1": {"value": 1.0, "shape": "due-later"}}}
+    result = _result("adversaries", "skipped", measured=measured, skip_reason="predates")
+    assert registry.worst_figure(result) == "g@1 1.000"
 
 
 def test_json_is_versioned_plain_data(registry):

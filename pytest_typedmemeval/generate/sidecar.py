@@ -10,7 +10,8 @@ say *not measured* for every applicable (shape, arm) because no model has been r
 revision. Nothing here is a wall-clock figure: regenerating writes the same sidecar. From revision 2
 on (VERTICALS.md Appendix C) the sidecar also stamps the dense arm of the calibration retriever
 panel, measured with the ``[dense]`` extra (or stamped *not measured* without it, so a sidecar
-written without the extra says so instead of differing silently).
+written without the extra says so instead of differing silently); from revision 3 on (Appendix D)
+the hybrid arm's figures are stamped beside the dense ones, with the same not-measured rule.
 """
 
 from __future__ import annotations
@@ -23,12 +24,17 @@ from typing import Any
 
 from ..corpus.loading import Corpus, corpus_sha256, normalised_bytes
 from ..corpus.models import QuestionRecord, Sidecar
+from ..corpus import naturalness
 from ..corpus.text_stats import non_linguistic_share
+from ..gates import adversaries
 from ..gates import calibration as calibration_gate
 from ..gates import separability
 from ..gates.declarations import declarations_for
 from ..gates.probes import GOLD_ARMS, GOLDLESS_ARMS
 from ..retrieval.bm25 import K_REF
+
+ADVERSARIES_FROM_REVISION = adversaries.FROM_REVISION
+"""From revision 3 (VERTICALS.md Appendix D) the sidecar stamps naturalness and adversary figures."""
 
 NOT_MEASURED_REASON = "no model run in this revision"
 WORST_STAMPED = 12
@@ -149,8 +155,12 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
     measured from the bytes (:func:`..corpus.text_stats.non_linguistic_share` over every turn; the
     structure gate re-derives it) with the generator's own ``text_stats`` (e.g.
     ``fact_sentence_share``) beside it, and ``extra["retriever_panel"]["dense"]`` stamps the dense
-    retriever's coverage (``dense``: see :data:`..gates.calibration.DenseChoice`). Revision-1
-    sidecars are unchanged, byte for byte."""
+    retriever's coverage (``dense``: see :data:`..gates.calibration.DenseChoice`), joined from
+    revision 3 by ``extra["retriever_panel"]["hybrid"]`` (:func:`..gates.calibration.panel_stamp`).
+    Revision-1 and revision-2 sidecars are unchanged, byte for byte. From revision 3,
+    ``extra["naturalness"]`` (:mod:`..corpus.naturalness`, with its bounds) and
+    ``extra["adversaries"]`` (the gate's per-shape figures and any refusal) are stamped too;
+    :func:`release_problems` reads them for the generator's refusal."""
     texts_revision = revision >= TEXT_FROM_REVISION
     if texts_revision and echo_by_shape:
         raise ValueError(f"revision {revision} records its dial as competition_by_shape; "
@@ -214,13 +224,49 @@ def build_sidecar(text: str, *, corpus_id: str, vertical: str, revision: int, ge
     if revision >= calibration_gate.PANEL_FROM_REVISION:
         # VERTICALS.md Appendix C: the dense arm of the retriever panel is measured here, with the
         # [dense] extra, and stamped; without the extra the stamp says not measured (never a pass).
-        sidecar["extra"][calibration_gate.STAMP_KEY] = {
-            "panel_from_revision": calibration_gate.PANEL_FROM_REVISION,
-            "dense": calibration_gate.dense_stamp(records, dense),
-        }
+        # Appendix D, from revision 3: the hybrid arm (rank fusion of BM25 and dense) is stamped
+        # beside it, fused from the same dense rankings (one embedding pass); revision-2 sidecars
+        # are unchanged, byte for byte.
+        whole = revision >= calibration_gate.WHOLE_PANEL_FROM_REVISION
+        block: dict[str, Any] = {"panel_from_revision": calibration_gate.PANEL_FROM_REVISION,
+                                 **calibration_gate.panel_stamp(records, dense, hybrid=whole)}
+        if whole:
+            block["whole_panel_from_revision"] = calibration_gate.WHOLE_PANEL_FROM_REVISION
+        sidecar["extra"][calibration_gate.STAMP_KEY] = block
+    if revision >= ADVERSARIES_FROM_REVISION:
+        # VERTICALS.md Appendix D: the conversation's naturalness and the adversaries' per-shape
+        # figures are published with the corpus, measured from its bytes like everything above.
+        sidecar["extra"]["naturalness"] = naturalness.measure(records).as_stats()
+        sidecar["extra"]["naturalness"]["bounds"] = dict(naturalness.BOUNDS)
+        verdict = adversaries.check(corpus)
+        sidecar["extra"]["adversaries"] = {"status": verdict.status,
+                                           "by_shape": verdict.measured.get("by_shape", {}),
+                                           "refused": sorted(r.line() for r in verdict.refusals)}
     Sidecar.model_validate(sidecar)
     return sidecar
 
 
-__all__ = ["DIAL_NOTE", "ECHO_NOTE", "NOT_MEASURED_REASON", "TEXT_FROM_REVISION", "build_sidecar",
+def release_problems(sidecar: Mapping[str, Any]) -> list[str]:
+    """Why a revision-3 corpus with this sidecar must not be written (empty: it may).
+
+    GENERATION.md v3: "the generator refuses a corpus where the learned question-blind detector,
+    the position prior, the haystack diff or the subject-and-value rule beats its bound, exactly as
+    it refuses a wrong gold" -- and Appendix D's naturalness bounds are part of the release."""
+    extra = sidecar.get("extra", {})
+    problems: list[str] = []
+    verdict = extra.get("adversaries")
+    if verdict is not None and verdict.get("status") != "passed":
+        problems += [f"adversaries: {line}" for line in verdict.get("refused", [])] or [
+            f"adversaries: {verdict.get('status')}"]
+    stats = extra.get("naturalness")
+    if stats is not None:
+        for name, bound in naturalness.BOUNDS.items():
+            share = stats.get(name, {}).get("share")
+            if share is None or share < bound:
+                problems.append(f"naturalness: {name} = {share} (bound >= {bound})")
+    return problems
+
+
+__all__ = ["ADVERSARIES_FROM_REVISION", "DIAL_NOTE", "ECHO_NOTE", "NOT_MEASURED_REASON",
+           "TEXT_FROM_REVISION", "build_sidecar", "release_problems",
            "ceiling_by_shape", "corpus_from_text", "corpus_turn_texts", "probe_rows"]

@@ -1,0 +1,1365 @@
+"""Adversary gate (GATES.md §7, marker ``tme_gate_adversaries``): strategies that learn or read.
+
+V7 (:mod:`.separability`) asks whether one *named* feature tells gold from filler. The v2 corpora
+passed it and were still beaten without memory (VERTICALS.md Appendix D). This gate runs five
+adversaries that rank the sessions of each question's own haystack; every figure is per shape,
+with its random expectation beside it.
+
+1. **learned, question-blind** (rules ``learned_gold_at_1``, ``learned_auc``). Logistic regression
+   in numpy, trained on one half of the questions' sessions (label: the session is gold) and tested
+   on the other half, then the other way round. Features, never the question text: word unigrams
+   (raw tokens, stopwords kept), character 3- and 4-grams of capitalised tokens, structure (turns,
+   characters, relative position in the haystack) and *value membership*: the share of the
+   session's value-like tokens (:mod:`..retrieval.values`) that the training half saw only in gold
+   sessions, only in filler, in both, or never, plus whether any was seen only in gold / only in
+   filler. Training sessions get their membership figures cross-fitted (from the other half of the
+   training half), so a training gold session does not "see itself". Questions whose haystacks share
+   a session (same session id or identical turns) are kept in one half (union-find, then a greedy
+   shape-balanced split of the groups in the order of a sha256 of a fixed constant and the group's
+   first question id). Refused when gold-at-rank-1 exceeds max(2 x random, 0.15), random being
+   G / N averaged over the shape, or when the mean within-question AUC (gold vs filler scores)
+   exceeds 0.65.
+2. **position prior** (``position_prior``). Per shape, the rate at which a session is gold at each
+   index from the start, from the end and in each tenth of the haystack, learned from the other
+   half; sessions ranked by the sum. Refused when mean coverage@5 (|gold n top 5| / G) exceeds the
+   random min(5, N) / N, averaged, by more than 0.25.
+3. **haystack diff** (``haystack_diff``). A session is unique when its turns occur verbatim in no
+   other haystack of the corpus; a question is singled out when its unique sessions are a nonempty
+   set of gold sessions only. Applies only to shapes where some haystack shares a session (id or
+   turns) with another; refused when more than 20 % of the shape's questions are singled out.
+4. **subject-and-value reader** (``subject_value_reader``). Each session scores its best sentence
+   holding a value-like token, by the number of distinct question content words
+   (:func:`..retrieval.tokenizer.tokenize`) in it. Refused when gold-at-rank-1 exceeds 0.60.
+5. **fact-only BM25** (``fact_only_bm25``). The reference BM25Okapi (:mod:`..retrieval.bm25`) after
+   deleting every sentence without a value-like token. Refused when mean coverage@5 exceeds the
+   0.90 ceiling: difficulty must not come from content-free text.
+
+Every ranking breaks ties by session order. Questions without gold (G = 0) are excluded from every
+adversary and counted; so are questions whose haystack is all gold (nothing to rank against).
+
+**Revision.** The gate binds from corpus revision 3 (:data:`FROM_REVISION`, read from the ``-v<N>``
+suffix by :func:`.calibration.corpus_revision`). An earlier revision, a fixture corpus or an id that
+names no revision is *skipped*, never passed: the skip reason says the revision predates the gate,
+and ``measured`` still carries every figure and the findings that would refuse it
+(``would_refuse``), so the README can publish how the corpus fares.
+
+**Exemptions.** A shape exempt by name (with its reason) is measured and reported, not refused.
+Exemptions come from ``declared.adversary_exemptions`` when :class:`.declarations.
+VerticalDeclarations` has that field (``Declared`` items; ``name`` or ``shapes`` name the shape),
+and from the ``exempt`` argument (shape -> reason), which exists because the declarations module is
+not this gate's to extend; a declared exemption that no longer fires is listed as stale.
+
+Thresholds, the split constant and the classifier's settings are code constants; nothing is read
+from the sidecar. Deterministic: no wall clock, no global random state, a pure function of bytes.
+
+Readings chosen where GATES.md §7 leaves room:
+
+- Features are indexed by an exact vocabulary built in corpus order (collision-free and as
+  deterministic as hashing into a fixed-size vector, and as fast at these sizes).
+- The learned adversary sees session *slots*: a session repeated in two haystacks is two rows with
+  their own positions, as in V7. Each training question weighs 1, half on its gold, half on its
+  filler, so long haystacks and many-gold questions do not dominate.
+- The position prior is learned per shape (from the whole other half where that half has none of
+  the shape) and adds the rate in each tenth of the haystack to the index-from-start and
+  index-from-end rates ("gold in the last third" with varying N escapes fixed indices). Rates are
+  smoothed towards the half's base rate with weight :data:`POSITION_SMOOTHING` = 5: unsmoothed,
+  indices only the longest haystacks reach dominated the ranking and refused clean corpora.
+- Haystack diff applies to a shape when one of its haystacks shares a session (id or turns) with
+  any other haystack of the corpus, whatever that one's shape.
+- The bounds are GATES.md's first-version choices, unchanged. Their false-refusal rate on clean
+  simulated corpora (:func:`false_refusal_rate`, :func:`build_simulated_corpus`) is 1 of 240
+  (seeds 1000-1039 and 5000-5199: one ``learned_auc`` at 0.65), within the 5 % budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..corpus.loading import Corpus
+from ..corpus.models import QuestionRecord, format_corpus_date
+from ..retrieval.bm25 import K_REF, rank_sessions, session_document
+from ..retrieval.tokenizer import raw_tokens, tokenize
+from ..retrieval.values import has_value, keep_value_sentences, sentences, value_like_tokens
+from .calibration import SATURATION_CEILING, corpus_revision
+from .declarations import VerticalDeclarations, declarations_for
+from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+GATE = "adversaries"
+RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
+                          "subject_value_reader", "fact_only_bm25")
+ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
+                                "subject_value_reader", "fact_only_bm25")
+
+FROM_REVISION = 3
+"""GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
+LEARNED_RANDOM_FACTOR = 2.0
+LEARNED_GOLD_AT_1_FLOOR = 0.15
+"""Learned adversary: refused when gold@1 > max(2 x random gold@1, 0.15) (GATES.md §7)."""
+LEARNED_AUC_REFUSE = 0.65
+"""Learned adversary: refused when the mean within-question AUC > 0.65 (VERTICALS.md Appendix D)."""
+POSITION_MARGIN = 0.25
+"""Position prior: refused when coverage@5 > random coverage@5 + 0.25."""
+HAYSTACK_DIFF_SHARE = 0.20
+"""Haystack diff: refused when more than 20 % of a shape's questions are singled out."""
+READER_GOLD_AT_1 = 0.60
+"""Subject-and-value reader: refused when gold@1 > 0.60."""
+FACT_ONLY_CEILING = SATURATION_CEILING
+"""Fact-only BM25: the calibration ceiling (0.90) on mean coverage@5."""
+K = K_REF
+
+SPLIT_CONSTANT = "typedmemeval-adversaries-split-v1"
+"""Seeds the deterministic order in which question groups are dealt to the two halves."""
+INNER_SPLIT_CONSTANT = "typedmemeval-adversaries-inner-split-v1"
+"""Seeds the split of a training half used to cross-fit its own value-membership features."""
+CHAR_NGRAMS: tuple[int, ...] = (3, 4)
+TRAIN_STEPS = 120
+LEARNING_RATE = 0.1
+L2 = 1e-4
+"""Logistic regression: full-batch Adam, fixed steps, L2 on the (per-question balanced) mean loss."""
+POSITION_BINS = 10
+POSITION_SMOOTHING = 5.0
+
+THRESHOLDS: dict[str, float] = {
+    "learned_gold_at_1_floor": LEARNED_GOLD_AT_1_FLOOR,
+    "learned_gold_at_1_random_factor": LEARNED_RANDOM_FACTOR,
+    "learned_auc": LEARNED_AUC_REFUSE,
+    "position_prior_margin": POSITION_MARGIN,
+    "haystack_diff_share": HAYSTACK_DIFF_SHARE,
+    "subject_value_reader_gold_at_1": READER_GOLD_AT_1,
+    "fact_only_bm25_ceiling": FACT_ONLY_CEILING,
+}
+
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'\u2019-]*")
+_DENSE_NAMES = ("log_turns", "log_chars", "relative_position", "value_share_only_gold",
+                "value_share_only_filler", "value_share_both", "value_share_never", "no_values",
+                "any_value_only_gold", "any_value_only_filler")
+
+
+# --- the haystacks, as the adversaries see them --------------------------------------------------
+
+
+def _session_key(session: Sequence[Any]) -> str:
+    """Identity of a session's text: its turns (role and content), verbatim."""
+    return "\x1e".join(f"{turn.role}\x1f{turn.content}" for turn in session)
+
+
+@dataclass(frozen=True)
+class _Haystack:
+    question_id: str
+    shape: str
+    question: str
+    ids: tuple[str, ...]
+    keys: tuple[str, ...]
+    texts: tuple[tuple[str, ...], ...]
+    gold: frozenset[int]
+
+    @property
+    def n(self) -> int:
+        return len(self.keys)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether there is something to rank: some gold and some filler."""
+        return 0 < len(self.gold) < self.n
+
+
+def _haystacks(records: Sequence[QuestionRecord]) -> list[_Haystack]:
+    out = []
+    for record in records:
+        out.append(_Haystack(
+            record.question_id, record.shape, record.question, tuple(record.haystack_session_ids),
+            tuple(_session_key(s) for s in record.haystack_sessions),
+            tuple(tuple(turn.content for turn in s) for s in record.haystack_sessions),
+            frozenset(record.gold_session_indices)))
+    return out
+
+
+def _gold_at_1(scores: Sequence[float], gold: frozenset[int]) -> bool:
+    """Whether the top-ranked session is gold (ties broken by session order: the first wins)."""
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    return best in gold
+
+
+def _ranking(scores: Sequence[float]) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+
+
+def _coverage(ranking: Sequence[int], gold: frozenset[int], k: int = K) -> float:
+    return len(gold.intersection(ranking[:k])) / len(gold)
+
+
+def _auc(scores: Sequence[float], gold: frozenset[int]) -> float:
+    golds = [scores[i] for i in gold]
+    rest = [scores[i] for i in range(len(scores)) if i not in gold]
+    total = 0.0
+    for g in golds:
+        for d in rest:
+            total += 1.0 if g > d else 0.5 if g == d else 0.0
+    return total / (len(golds) * len(rest))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+# --- grouping and the split -----------------------------------------------------------------------
+
+
+def question_groups(haystacks: Sequence[_Haystack]) -> list[int]:
+    """A group label per question: questions whose haystacks share a session id or a session's
+    turns verbatim, directly or through others, get one label (union-find)."""
+    parent = list(range(len(haystacks)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first: dict[tuple[str, str], int] = {}
+    for qi, haystack in enumerate(haystacks):
+        for key in [("id", sid) for sid in haystack.ids] + [("text", k) for k in haystack.keys]:
+            other = first.setdefault(key, qi)
+            if other != qi:
+                a, b = find(qi), find(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return [find(qi) for qi in range(len(haystacks))]
+
+
+def _order_key(constant: str, text: str) -> str:
+    return hashlib.sha256(f"{constant}\x00{text}".encode()).hexdigest()
+
+
+def split_halves(haystacks: Sequence[_Haystack], members: Sequence[int], *,
+                 constant: str = SPLIT_CONSTANT) -> dict[int, int]:
+    """Half (0 or 1) per question index in ``members``, groups kept whole.
+
+    Groups are dealt in the order of sha256(constant, first question id); each goes to the half
+    where it leaves the per-shape question counts most even (then the smaller half, then the
+    hash's parity), so every shape is split about evenly whatever the group sizes."""
+    labels = question_groups(haystacks)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for qi in members:
+        groups[labels[qi]].append(qi)
+    ordered = sorted(groups.values(),
+                     key=lambda g: _order_key(constant, min(haystacks[q].question_id for q in g)))
+    counts: list[Counter[str]] = [Counter(), Counter()]
+    sizes = [0, 0]
+    half: dict[int, int] = {}
+    for group in ordered:
+        shapes = Counter(haystacks[q].shape for q in group)
+
+        def imbalance(side: int) -> int:
+            other = 1 - side
+            return sum(abs(counts[side][s] + c - counts[other][s]) for s, c in shapes.items())
+
+        key = _order_key(constant, min(haystacks[q].question_id for q in group))
+        choice = min((0, 1), key=lambda side: (imbalance(side), sizes[side] + len(group),
+                                               (side + int(key[-1], 16)) % 2))
+        for q in group:
+            half[q] = choice
+        counts[choice].update(shapes)
+        sizes[choice] += len(group)
+    return half
+
+
+# --- adversary 1: learned, question-blind -------------------------------------------------------
+
+
+@dataclass
+class _SessionFeatures:
+    sparse: list[str]
+    values: frozenset[str]
+    turns: int
+    chars: int
+
+
+@lru_cache(maxsize=1 << 16)
+def sentence_values(text: str) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """One turn's sentences (:func:`..retrieval.values.sentences`), each with its value-like tokens
+    (:func:`..retrieval.values.value_like_tokens`) and whether it holds a value
+    (:func:`..retrieval.values.has_value`); cached, as three adversaries read them."""
+    return tuple((sentence, tuple(value_like_tokens(sentence)), has_value(sentence))
+                 for sentence in sentences(text))
+
+
+def _session_features(texts: Sequence[str]) -> _SessionFeatures:
+    joined = "\n".join(texts)
+    words = {f"w:{token}" for token in raw_tokens(joined)}
+    grams: set[str] = set()
+    for match in _CAPITALISED.finditer(joined):
+        word = match.group(0)
+        if word == "I" or word.startswith(("I'", "I\u2019")):
+            continue
+        padded = f"<{word.lower()}>"
+        for n in CHAR_NGRAMS:
+            grams.update(f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1))
+    values = frozenset(token.lower() for text in texts for _, found, _ in sentence_values(text)
+                       for token in found)
+    return _SessionFeatures(sorted(words) + sorted(grams), values, len(texts), len(joined))
+
+
+@dataclass
+class _Slots:
+    """Every (question, session) slot of the corpus with its features, in corpus order."""
+
+    question: npt.NDArray[np.int64]
+    label: npt.NDArray[np.float64]
+    position: npt.NDArray[np.float64]
+    keys: list[str]
+    features: dict[str, _SessionFeatures]
+    indptr: npt.NDArray[np.int64]
+    columns: npt.NDArray[np.int64]
+    data: npt.NDArray[np.float64]
+    vocabulary: int
+    starts: list[int]
+
+
+def _slots(haystacks: Sequence[_Haystack]) -> _Slots:
+    import numpy as np
+
+    features: dict[str, _SessionFeatures] = {}
+    vocabulary: dict[str, int] = {}
+    encoded: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+    question, label, position, keys, starts = [], [], [], [], []
+    rows_columns, rows_data = [], []
+    for qi, haystack in enumerate(haystacks):
+        starts.append(len(keys))
+        for si, (key, texts) in enumerate(zip(haystack.keys, haystack.texts)):
+            if key not in encoded:
+                feats = _session_features(texts)
+                features[key] = feats
+                words = [f for f in feats.sparse if f.startswith("w:")]
+                grams = [f for f in feats.sparse if f.startswith("c:")]
+                cols = [vocabulary.setdefault(f, len(vocabulary)) for f in feats.sparse]
+                weights = ([1.0 / math.sqrt(len(words))] * len(words) if words else []) + (
+                    [1.0 / math.sqrt(len(grams))] * len(grams) if grams else [])
+                encoded[key] = (np.asarray(cols, dtype=np.int64),
+                                np.asarray(weights, dtype=np.float64))
+            cols_arr, data_arr = encoded[key]
+            rows_columns.append(cols_arr)
+            rows_data.append(data_arr)
+            question.append(qi)
+            label.append(1.0 if si in haystack.gold else 0.0)
+            position.append(si / (haystack.n - 1) if haystack.n > 1 else 0.0)
+            keys.append(key)
+    lengths = np.asarray([len(c) for c in rows_columns], dtype=np.int64)
+    indptr = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)])
+    columns = np.concatenate(rows_columns) if rows_columns else np.zeros(0, dtype=np.int64)
+    data = np.concatenate(rows_data) if rows_data else np.zeros(0, dtype=np.float64)
+    return _Slots(np.asarray(question, dtype=np.int64), np.asarray(label, dtype=np.float64),
+                  np.asarray(position, dtype=np.float64), keys, features, indptr, columns, data,
+                  len(vocabulary), starts)
+
+
+def _membership_rows(slots: _Slots, rows: Sequence[int], reference: Sequence[int]
+                     ) -> list[list[float]]:
+    """Value-membership features of ``rows`` against the gold / filler values of ``reference``."""
+    gold_values: set[str] = set()
+    filler_values: set[str] = set()
+    for row in reference:
+        values = slots.features[slots.keys[row]].values
+        (gold_values if slots.label[row] > 0.5 else filler_values).update(values)
+    out = []
+    for row in rows:
+        values = slots.features[slots.keys[row]].values
+        if not values:
+            out.append([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+            continue
+        only_gold = sum(1 for v in values if v in gold_values and v not in filler_values)
+        only_filler = sum(1 for v in values if v in filler_values and v not in gold_values)
+        both = sum(1 for v in values if v in gold_values and v in filler_values)
+        never = len(values) - only_gold - only_filler - both
+        n = len(values)
+        out.append([only_gold / n, only_filler / n, both / n, never / n, 0.0,
+                    1.0 if only_gold else 0.0, 1.0 if only_filler else 0.0])
+    return out
+
+
+def _rows_of(slots: _Slots, haystacks: Sequence[_Haystack], questions: Sequence[int]) -> list[int]:
+    rows: list[int] = []
+    for qi in questions:
+        rows.extend(range(slots.starts[qi], slots.starts[qi] + haystacks[qi].n))
+    return rows
+
+
+def _dense(slots: _Slots, rows: Sequence[int], membership: Sequence[Sequence[float]]
+           ) -> npt.NDArray[np.float64]:
+    import numpy as np
+
+    if not rows:
+        return np.zeros((0, len(_DENSE_NAMES)), dtype=np.float64)
+    structure = [[math.log1p(slots.features[slots.keys[r]].turns),
+                  math.log1p(slots.features[slots.keys[r]].chars), float(slots.position[r])]
+                 for r in rows]
+    return np.asarray([s + list(m) for s, m in zip(structure, membership)], dtype=np.float64)
+
+
+def _sparse_block(slots: _Slots, rows: Sequence[int]
+                  ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """(row index per nonzero, column, value) of ``rows``, rows renumbered 0..len(rows)-1."""
+    import numpy as np
+
+    rows_arr = np.asarray(rows, dtype=np.int64)
+    starts, ends = slots.indptr[rows_arr], slots.indptr[rows_arr + 1]
+    lengths = ends - starts
+    owner = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(lengths) - lengths, lengths)
+    index = np.repeat(starts, lengths) + offsets
+    return owner, slots.columns[index], slots.data[index]
+
+
+def _train(owner: npt.NDArray[np.int64], cols: npt.NDArray[np.int64],
+           vals: npt.NDArray[np.float64], dense: npt.NDArray[np.float64],
+           y: npt.NDArray[np.float64], weight: npt.NDArray[np.float64], vocabulary: int
+           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """L2-regularised logistic regression by full-batch Adam for :data:`TRAIN_STEPS` steps."""
+    import numpy as np
+
+    rows = len(y)
+    dims = vocabulary + dense.shape[1] + 1
+    theta = np.zeros(dims)
+    m = np.zeros(dims)
+    v = np.zeros(dims)
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, TRAIN_STEPS + 1):
+        w_sparse, w_dense, bias = theta[:vocabulary], theta[vocabulary:-1], theta[-1]
+        z = np.bincount(owner, weights=vals * w_sparse[cols], minlength=rows) + dense @ w_dense + bias
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+        r = weight * (p - y)
+        grad = np.empty(dims)
+        grad[:vocabulary] = np.bincount(cols, weights=vals * r[owner], minlength=vocabulary)
+        grad[vocabulary:-1] = dense.T @ r
+        grad[-1] = r.sum()
+        grad[:-1] += L2 * theta[:-1]
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * grad * grad
+        m_hat = m / (1 - beta1 ** step)
+        v_hat = v / (1 - beta2 ** step)
+        theta = theta - LEARNING_RATE * m_hat / (np.sqrt(v_hat) + eps)
+    return theta[:vocabulary], theta[vocabulary:-1], float(theta[-1])
+
+
+def _balanced_weights(slots: _Slots, haystacks: Sequence[_Haystack], questions: Sequence[int]
+                      ) -> list[float]:
+    """Each trainable question weighs 1 in total, half on its gold and half on its filler."""
+    trainable = [qi for qi in questions if haystacks[qi].ranked]
+    share = 1.0 / max(1, len(trainable))
+    out: list[float] = []
+    for qi in questions:
+        haystack = haystacks[qi]
+        for si in range(haystack.n):
+            if not haystack.ranked:
+                out.append(0.0)
+            elif si in haystack.gold:
+                out.append(share * 0.5 / len(haystack.gold))
+            else:
+                out.append(share * 0.5 / (haystack.n - len(haystack.gold)))
+    return out
+
+
+def learned_scores(haystacks: Sequence[_Haystack]) -> tuple[dict[int, list[float]], dict[str, Any]]:
+    """The learned adversary's score for every session of every question it could test (question
+    index -> scores in session order), and a description of the split it used."""
+    import numpy as np
+
+    slots = _slots(haystacks)
+    everyone = list(range(len(haystacks)))
+    half = split_halves(haystacks, everyone)
+    info: dict[str, Any] = {
+        "groups": len(set(question_groups(haystacks))),
+        "halves": [sum(1 for q in everyone if half[q] == side) for side in (0, 1)],
+        "vocabulary": slots.vocabulary, "dense_features": list(_DENSE_NAMES),
+        "steps": TRAIN_STEPS, "learning_rate": LEARNING_RATE, "l2": L2,
+        "split_constant": SPLIT_CONSTANT, "char_ngrams": list(CHAR_NGRAMS),
+    }
+    scores: dict[int, list[float]] = {}
+    for test_side in (0, 1):
+        train_q = [q for q in everyone if half[q] != test_side]
+        test_q = [q for q in everyone if half[q] == test_side]
+        if not test_q or not any(haystacks[q].ranked for q in train_q):
+            continue
+        inner = split_halves(haystacks, train_q, constant=INNER_SPLIT_CONSTANT)
+        train_rows: list[int] = []
+        membership: list[list[float]] = []
+        for side in (0, 1):
+            part = [q for q in train_q if inner[q] == side]
+            other = [q for q in train_q if inner[q] != side]
+            rows = _rows_of(slots, haystacks, part)
+            train_rows += rows
+            membership += _membership_rows(slots, rows, _rows_of(slots, haystacks, other))
+        order = sorted(range(len(train_rows)), key=lambda i: train_rows[i])
+        train_rows = [train_rows[i] for i in order]
+        membership = [membership[i] for i in order]
+        weights = _balanced_weights(slots, haystacks, sorted(train_q))
+        dense_train = _dense(slots, train_rows, membership)
+        mean = dense_train.mean(axis=0)
+        std = dense_train.std(axis=0)
+        std[std == 0] = 1.0
+        owner, cols, vals = _sparse_block(slots, train_rows)
+        w_sparse, w_dense, bias = _train(owner, cols, vals, (dense_train - mean) / std,
+                                         slots.label[train_rows], np.asarray(weights),
+                                         slots.vocabulary)
+        test_rows = _rows_of(slots, haystacks, test_q)
+        if not test_rows:
+            continue
+        dense_test = _dense(slots, test_rows, _membership_rows(
+            slots, test_rows, _rows_of(slots, haystacks, train_q)))
+        owner, cols, vals = _sparse_block(slots, test_rows)
+        z = (np.bincount(owner, weights=vals * w_sparse[cols], minlength=len(test_rows))
+             + ((dense_test - mean) / std) @ w_dense + bias)
+        at = 0
+        for qi in test_q:
+            n = haystacks[qi].n
+            scores[qi] = [float(x) for x in z[at:at + n]]
+            at += n
+    return scores, info
+
+
+# --- adversary 2: position prior ------------------------------------------------------------------
+
+
+def _position_table(haystacks: Sequence[_Haystack], questions: Sequence[int]
+                    ) -> Callable[[int, int], float]:
+    """A scorer (index, n) -> summed smoothed gold rates at that index from the start, from the
+    end and in that tenth of the haystack, learned from ``questions``."""
+    start_gold: Counter[int] = Counter()
+    start_seen: Counter[int] = Counter()
+    end_gold: Counter[int] = Counter()
+    end_seen: Counter[int] = Counter()
+    bin_gold: Counter[int] = Counter()
+    bin_seen: Counter[int] = Counter()
+    gold_total = seen_total = 0
+    for qi in questions:
+        haystack = haystacks[qi]
+        if not haystack.ranked:
+            continue
+        n = haystack.n
+        for i in range(n):
+            is_gold = 1 if i in haystack.gold else 0
+            b = _bin(i, n)
+            start_seen[i] += 1
+            end_seen[n - 1 - i] += 1
+            bin_seen[b] += 1
+            start_gold[i] += is_gold
+            end_gold[n - 1 - i] += is_gold
+            bin_gold[b] += is_gold
+            gold_total += is_gold
+            seen_total += 1
+    base = gold_total / seen_total if seen_total else 0.0
+    a = POSITION_SMOOTHING
+
+    def rate(gold: Counter[int], seen: Counter[int], key: int) -> float:
+        return (gold[key] + a * base) / (seen[key] + a)
+
+    def score(i: int, n: int) -> float:
+        return (rate(start_gold, start_seen, i) + rate(end_gold, end_seen, n - 1 - i)
+                + rate(bin_gold, bin_seen, _bin(i, n)))
+
+    return score
+
+
+def _bin(i: int, n: int) -> int:
+    return min(POSITION_BINS - 1, int(POSITION_BINS * i / n))
+
+
+def position_coverage(haystacks: Sequence[_Haystack]) -> dict[int, float]:
+    """Coverage@5 of the position prior per question, the prior learned from the other half
+    (that half's questions of the same shape, or all of them where it has none of the shape)."""
+    everyone = list(range(len(haystacks)))
+    half = split_halves(haystacks, everyone)
+    out: dict[int, float] = {}
+    for test_side in (0, 1):
+        train_q = [q for q in everyone if half[q] != test_side and haystacks[q].ranked]
+        if not train_q:
+            continue
+        by_shape: dict[str, list[int]] = defaultdict(list)
+        for q in train_q:
+            by_shape[haystacks[q].shape].append(q)
+        tables: dict[str, Callable[[int, int], float]] = {}
+        fallback = _position_table(haystacks, train_q)
+        for qi in everyone:
+            haystack = haystacks[qi]
+            if half[qi] != test_side or not haystack.ranked:
+                continue
+            if haystack.shape not in tables:
+                tables[haystack.shape] = (_position_table(haystacks, by_shape[haystack.shape])
+                                          if haystack.shape in by_shape else fallback)
+            table = tables[haystack.shape]
+            scores = [table(i, haystack.n) for i in range(haystack.n)]
+            out[qi] = _coverage(_ranking(scores), haystack.gold)
+    return out
+
+
+# --- adversary 3: haystack diff -------------------------------------------------------------------
+
+
+def haystack_diff(haystacks: Sequence[_Haystack]) -> tuple[dict[int, bool], dict[str, bool]]:
+    """Per question whether its unique sessions (turns found in no other haystack) are a nonempty
+    set of gold only; per shape whether any of its haystacks shares a session with another."""
+    by_text: dict[str, set[int]] = defaultdict(set)
+    by_id: dict[str, set[int]] = defaultdict(set)
+    for qi, haystack in enumerate(haystacks):
+        for sid, key in zip(haystack.ids, haystack.keys):
+            by_text[key].add(qi)
+            by_id[sid].add(qi)
+    singled: dict[int, bool] = {}
+    shares: dict[str, bool] = defaultdict(bool)
+    for qi, haystack in enumerate(haystacks):
+        shared = any(len(by_text[k]) > 1 for k in haystack.keys) or any(
+            len(by_id[s]) > 1 for s in haystack.ids)
+        shares[haystack.shape] |= shared
+        unique = {i for i, key in enumerate(haystack.keys) if by_text[key] == {qi}}
+        singled[qi] = bool(unique) and unique <= haystack.gold
+    return singled, dict(shares)
+
+
+# --- adversaries 4 and 5: the readers -------------------------------------------------------------
+
+
+def reader_scores(haystack: _Haystack) -> list[float]:
+    """Per session: the most distinct question content words in one of its value-holding sentences."""
+    words = set(tokenize(haystack.question))
+    out = []
+    for texts in haystack.texts:
+        best = 0
+        for text in texts:
+            for sentence, _, holds_value in sentence_values(text):
+                if holds_value:
+                    best = max(best, len(words.intersection(tokenize(sentence))))
+        out.append(float(best))
+    return out
+
+
+def fact_only_coverage(haystack: _Haystack) -> float:
+    """Coverage@5 of the reference BM25 over the haystack with every value-less sentence deleted."""
+    documents = [session_document(keep_value_sentences(texts)) for texts in haystack.texts]
+    return _coverage(rank_sessions(documents, haystack.question), haystack.gold)
+
+
+# --- the gate -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One adversary beating its bound on one shape (before exemptions and the revision rule)."""
+
+    rule: str
+    shape: str
+    value: float
+    bound: float
+    detail: str
+
+
+def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Finding]]:
+    """Every adversary's figures per shape (with the random expectation and the bound beside each)
+    and the findings that break a bound, before exemptions and revision rules are applied."""
+    haystacks = _haystacks(records)
+    learned, learned_info = learned_scores(haystacks) if haystacks else ({}, {})
+    position = position_coverage(haystacks) if haystacks else {}
+    singled, shares = haystack_diff(haystacks)
+    shapes = sorted({h.shape for h in haystacks})
+    by_shape: dict[str, dict[str, Any]] = {}
+    per_question: dict[str, dict[str, Any]] = {}
+    findings: list[Finding] = []
+    for shape in shapes:
+        members = [qi for qi, h in enumerate(haystacks) if h.shape == shape]
+        ranked = [qi for qi in members if haystacks[qi].ranked]
+        no_gold = sum(1 for qi in members if not haystacks[qi].gold)
+        all_gold = len(members) - len(ranked) - no_gold
+        row: dict[str, Any] = {"questions": len(members), "measured_questions": len(ranked),
+                               "excluded_no_gold": no_gold, "excluded_all_gold": all_gold}
+        random_g1 = _mean([len(haystacks[q].gold) / haystacks[q].n for q in ranked])
+        random_k = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in ranked])
+        readers = {q: reader_scores(haystacks[q]) for q in ranked}
+        for q in ranked:
+            per_question[haystacks[q].question_id] = {}
+
+        tested = [q for q in ranked if q in learned]
+        if tested:
+            g1 = _mean([1.0 if _gold_at_1(learned[q], haystacks[q].gold) else 0.0 for q in tested])
+            auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
+            rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
+            assert g1 is not None and auc is not None and rnd is not None
+            bound = max(LEARNED_RANDOM_FACTOR * rnd, LEARNED_GOLD_AT_1_FLOOR)
+            row["learned"] = {"status": "measured", "questions": len(tested), "gold_at_1": g1,
+                              "random_gold_at_1": rnd, "gold_at_1_bound": bound, "auc": auc,
+                              "random_auc": 0.5, "auc_bound": LEARNED_AUC_REFUSE}
+            if g1 > bound:
+                findings.append(Finding("learned_gold_at_1", shape, g1, bound, (
+                    f"a question-blind classifier trained on the other half's sessions puts gold "
+                    f"first in {g1:.3f} of the shape's questions (random {rnd:.3f}, bound "
+                    f"max(2 x random, {LEARNED_GOLD_AT_1_FLOOR}) = {bound:.3f}): gold looks like "
+                    "gold without the question (value pool split by role, a frame only gold uses)")))
+            if auc > LEARNED_AUC_REFUSE:
+                findings.append(Finding("learned_auc", shape, auc, LEARNED_AUC_REFUSE, (
+                    f"mean within-question AUC of the question-blind classifier is {auc:.3f} "
+                    f"(random 0.5, bound {LEARNED_AUC_REFUSE})")))
+            for q in tested:
+                order = _ranking(learned[q])
+                per_question[haystacks[q].question_id]["learned_gold_rank"] = 1 + min(
+                    order.index(i) for i in haystacks[q].gold)
+        else:
+            row["learned"] = {"status": "not_measured" if ranked else "not_applicable",
+                              "reason": ("no question of the shape could be tested: the other "
+                                         "half has nothing to train on (every haystack shares "
+                                         "sessions with every other)") if ranked else
+                              "no question of the shape has both gold and filler"}
+
+        tested = [q for q in ranked if q in position]
+        if tested:
+            cov = _mean([position[q] for q in tested])
+            rnd = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in tested])
+            assert cov is not None and rnd is not None
+            bound = rnd + POSITION_MARGIN
+            row["position_prior"] = {"status": "measured", "questions": len(tested),
+                                     "coverage_at_5": cov, "random_coverage_at_5": rnd,
+                                     "bound": bound}
+            if cov > bound:
+                findings.append(Finding("position_prior", shape, cov, bound, (
+                    f"ranking sessions by where the other half's gold sits puts {cov:.3f} of gold in "
+                    f"the top {K} (random {rnd:.3f}, bound random + {POSITION_MARGIN}): gold "
+                    "position is predictable; draw it, never fix it")))
+            for q in tested:
+                per_question[haystacks[q].question_id]["position_coverage_at_5"] = position[q]
+        else:
+            row["position_prior"] = {"status": "not_measured" if ranked else "not_applicable",
+                                     "reason": "no question of the shape could be tested"
+                                     if ranked else "no question with both gold and filler"}
+
+        if not shares.get(shape):
+            row["haystack_diff"] = {"status": "not_applicable", "reason": "no haystack of the "
+                                    "shape shares a session with another haystack"}
+        elif ranked:
+            count = sum(1 for q in ranked if singled[q])
+            share = count / len(ranked)
+            row["haystack_diff"] = {"status": "measured", "questions": len(ranked),
+                                    "singled_out": count, "singled_out_share": share,
+                                    "random": 0.0, "bound": HAYSTACK_DIFF_SHARE}
+            if share > HAYSTACK_DIFF_SHARE:
+                findings.append(Finding("haystack_diff", shape, share, HAYSTACK_DIFF_SHARE, (
+                    f"in {count} of {len(ranked)} questions the sessions found in no other haystack "
+                    "are gold and only gold: diffing haystacks that share filler finds gold")))
+            for q in ranked:
+                per_question[haystacks[q].question_id]["singled_out"] = singled[q]
+        else:
+            row["haystack_diff"] = {"status": "not_applicable",
+                                    "reason": "no question with both gold and filler"}
+
+        if ranked:
+            g1 = _mean([1.0 if _gold_at_1(readers[q], haystacks[q].gold) else 0.0 for q in ranked])
+            assert g1 is not None and random_g1 is not None
+            row["subject_value_reader"] = {"status": "measured", "questions": len(ranked),
+                                           "gold_at_1": g1, "random_gold_at_1": random_g1,
+                                           "bound": READER_GOLD_AT_1}
+            if g1 > READER_GOLD_AT_1:
+                findings.append(Finding("subject_value_reader", shape, g1, READER_GOLD_AT_1, (
+                    f"the session whose best value-holding sentence shares most question words is "
+                    f"gold in {g1:.3f} of questions (random {random_g1:.3f}): competitors must "
+                    "carry values too, not content-free mentions")))
+            fact = {q: fact_only_coverage(haystacks[q]) for q in ranked}
+            cov = _mean(list(fact.values()))
+            assert cov is not None and random_k is not None
+            row["fact_only_bm25"] = {"status": "measured", "questions": len(ranked),
+                                     "coverage_at_5": cov, "random_coverage_at_5": random_k,
+                                     "bound": FACT_ONLY_CEILING}
+            if cov > FACT_ONLY_CEILING:
+                findings.append(Finding("fact_only_bm25", shape, cov, FACT_ONLY_CEILING, (
+                    f"BM25 with every value-less sentence deleted covers {cov:.3f} of gold in the "
+                    f"top {K} (ceiling {FACT_ONLY_CEILING}; random {random_k:.3f}): the difficulty "
+                    "comes from content-free text")))
+            for q in ranked:
+                entry = per_question[haystacks[q].question_id]
+                order = _ranking(readers[q])
+                entry["reader_gold_rank"] = 1 + min(order.index(i) for i in haystacks[q].gold)
+                entry["fact_only_coverage_at_5"] = fact[q]
+        else:
+            for name in ("subject_value_reader", "fact_only_bm25"):
+                row[name] = {"status": "not_applicable",
+                             "reason": "no question of the shape has both gold and filler"}
+        by_shape[shape] = row
+    measured: dict[str, Any] = {"by_shape": by_shape, "learned_split": learned_info,
+                                "per_question": per_question}
+    return measured, findings
+
+
+def _exemptions(declared: VerticalDeclarations, exempt: Mapping[str, str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in getattr(declared, "adversary_exemptions", ()) or ():
+        for shape in item.shapes or (item.name,):
+            out[shape] = item.reason
+    for shape, reason in (exempt or {}).items():
+        out[str(shape)] = str(reason)
+    return out
+
+
+def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    def top(adversary: str, figure: str) -> dict[str, Any] | None:
+        rows = [(row[adversary][figure], shape) for shape, row in by_shape.items()
+                if row.get(adversary, {}).get("status") == "measured"]
+        if not rows:
+            return None
+        value, shape = max(rows, key=lambda item: (item[0], item[1]))
+        return {"value": value, "shape": shape}
+
+    out: dict[str, Any] = {}
+    for key, adversary, figure in (
+            ("learned_gold_at_1", "learned", "gold_at_1"), ("learned_auc", "learned", "auc"),
+            ("position_prior", "position_prior", "coverage_at_5"),
+            ("haystack_diff", "haystack_diff", "singled_out_share"),
+            ("subject_value_reader", "subject_value_reader", "gold_at_1"),
+            ("fact_only_bm25", "fact_only_bm25", "coverage_at_5")):
+        found = top(adversary, figure)
+        out[key] = found
+    return out
+
+
+def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
+          exempt: Mapping[str, str] | None = None) -> GateResult:
+    """The five adversaries over one corpus (pure). ``declared`` defaults to the code constants for
+    its vertical; ``exempt`` adds shape exemptions (shape -> reason). Rules: :data:`RULES`.
+
+    Enforced from revision 3 on; an earlier revision, a fixture or an id without a revision is
+    ``skipped`` with the reason, the figures and the would-be findings in ``measured``."""
+    vertical = corpus.vertical.lower() if corpus.vertical else None
+    declared = declarations_for(vertical) if declared is None else declared
+    exemptions = _exemptions(declared, exempt)
+    revision = corpus_revision(corpus.corpus_id)
+    fixture = bool(getattr(corpus, "is_fixture", False))
+    enforced = revision is not None and revision >= FROM_REVISION and not fixture
+    measured, findings = measure(corpus.records)
+    by_shape = measured["by_shape"]
+
+    refusals: list[Refusal] = []
+    applied: dict[str, dict[str, Any]] = {}
+    order = {rule: index for index, rule in enumerate(RULES)}
+    findings.sort(key=lambda f: (order[f.rule], f.shape))
+    for finding in findings:
+        if finding.shape in exemptions:
+            entry = applied.setdefault(finding.shape, {"reason": exemptions[finding.shape],
+                                                       "rules": []})
+            entry["rules"].append(finding.rule)
+            continue
+        refusals.append(Refusal(finding.rule, finding.shape, round(finding.value, 6),
+                                f"{finding.detail} [bound {finding.bound:.3f}]", vertical,
+                                finding.shape))
+    stale = sorted(shape for shape in exemptions if shape not in applied)
+    for shape, row in by_shape.items():
+        row["exempt"] = exemptions.get(shape)
+    notes: list[str] = [
+        "every ranking breaks ties by session order; questions without gold, or all gold, are "
+        "excluded and counted per shape",
+        "learned adversary: question-blind logistic regression, 2-fold over question groups that "
+        "share no session; value-membership features cross-fitted inside the training half",
+    ]
+    for shape in stale:
+        notes.append(f"{shape}: adversary exemption declared but not needed (shape absent or no "
+                     "adversary fires on it); delete it")
+    for shape, entry in applied.items():
+        notes.append(f"{shape}: exempt from {', '.join(entry['rules'])} ({entry['reason']})")
+    not_measured = sorted(
+        f"{shape}/{name}" for shape, row in by_shape.items() for name in ADVERSARIES
+        if row.get(name, {}).get("status") == "not_measured" and shape not in exemptions)
+
+    measured.update({
+        "vertical": vertical, "revision": revision, "enforced": enforced,
+        "from_revision": FROM_REVISION, "thresholds": dict(THRESHOLDS), "k": K,
+        "excluded_no_gold": sum(row["excluded_no_gold"] for row in by_shape.values()),
+        "excluded_all_gold": sum(row["excluded_all_gold"] for row in by_shape.values()),
+        "worst": _worst(by_shape),
+        "exemptions_applied": applied, "stale_exemptions": stale,
+        "would_refuse": [{"rule": r.rule, "shape": r.shape, "value": r.value} for r in refusals],
+        "not_measured": not_measured,
+    })
+    status: GateStatus
+    skip_reason = None
+    if not enforced:
+        status = "skipped"
+        why = ("a fixture corpus" if fixture else
+               "its id names no revision" if revision is None else f"revision {revision}")
+        verdict = (f"{len(refusals)} finding(s) would refuse it: " + "; ".join(
+            f"{r.shape} {r.rule} {r.value:.3f}" for r in refusals[:6])
+                   + (" ..." if len(refusals) > 6 else "")) if refusals else \
+            "no adversary would refuse it"
+        skip_reason = (f"the adversary gate binds from corpus revision {FROM_REVISION} (GATES.md §7) "
+                       f"and this is {why}, which predates it: measured, not enforced; {verdict} "
+                       "(figures in measured)")
+        refusals = []
+    elif refusals:
+        status = "refused"
+    elif not_measured:
+        status = "skipped"
+        skip_reason = ("adversaries not measured: " + ", ".join(not_measured)
+                       + " (an unmeasured adversary is never a pass)")
+    elif not any(row["measured_questions"] for row in by_shape.values()):
+        status = "skipped"
+        skip_reason = "no question has both gold and filler sessions: nothing to rank"
+    else:
+        status = "passed"
+    return GateResult(GATE, corpus.corpus_id, status, tuple(refusals), measured, tuple(notes),
+                      skip_reason=skip_reason)
+
+
+# --- synthetic corpora (self-test and the false-refusal simulation) -------------------------------
+#
+# One template machinery: every session states one fact "attribute of subject = value" with a
+# frame of the attribute's type, values drawn from one pool per type, and chat around it. A
+# haystack draws its sessions first (several about the question's subject, the rest about others);
+# which subject session is gold is decided afterwards, uniformly, and the question asks for that
+# session's attribute. Defects are knobs on this one builder.
+
+PEOPLE_A = ("Harriet Cole", "Tomas Reed", "Nadia Price", "Owen Marsh", "Priya Lane", "Felix Hart",
+            "Mabel Frost", "Declan Shaw", "Ingrid Poole", "Rufus Webb", "Celia Booth",
+            "Arjun Hale", "Greta Lowe", "Milo Barker", "Esme Quinn", "Hugo Finch")
+PEOPLE_B = ("Joanna Pike", "Callum Dorsey", "Leona Swift", "Rhys Whitby", "Tamsin Vale",
+            "Bernard Oakes", "Sunita Rowe", "Elliot Crane", "Fiona Ashby", "Gareth Mould",
+            "Yasmin Holt", "Desmond Kerr", "Lorna Bell", "Victor Sayle", "Imogen Tate",
+            "Cedric Bloom")
+SHOPS_A = ("Marlow Hardware", "Penrose Supplies", "Kestrel Tools", "Ashdown Spares",
+           "Calder Parts", "Thistle Trading", "Brook Lane Stores", "Harbour Fixings")
+SHOPS_B = ("Wenlock Merchants", "Fairfield Depot", "Millbank Stockists", "Garnet Workshop",
+           "Orchard Trade Counter", "Beacon Spares", "Redfern Hardware", "Salter Goods")
+AMOUNTS_A = ("twelve", "fifteen", "eighteen", "forty", "sixty", "ninety", "seventeen", "thirty")
+AMOUNTS_B = ("eleven", "fourteen", "nineteen", "fifty", "seventy", "eighty", "sixteen", "twenty")
+DAYS_A = ("Monday", "Wednesday", "Friday", "Sunday")
+DAYS_B = ("Tuesday", "Thursday", "Saturday", "Monday")
+
+SUBJECTS = (("kiln", "pottery"), ("boiler", "cottage"), ("piano", "chapel"), ("mower", "allotment"),
+            ("printer", "library"), ("canoe", "boathouse"), ("oven", "bakery"),
+            ("lathe", "workshop"), ("freezer", "canteen"), ("organ", "abbey"),
+            ("loom", "mill"), ("projector", "village hall"), ("dishwasher", "hostel"),
+            ("telescope", "observatory"), ("trailer", "farm"), ("sauna", "leisure centre"),
+            ("forklift", "warehouse"), ("jukebox", "diner"), ("harp", "conservatoire"),
+            ("boiler", "greenhouse"), ("treadmill", "gym"), ("scooter", "depot"))
+
+FRAMES: dict[str, tuple[str, ...]] = {
+    "person": ("I booked {value} to look at the {item} at the {place}.",
+               "{value} has the spare key for the {item} at the {place} now.",
+               "I asked {value} to sort out the {item} at the {place} for me."),
+    "shop": ("The spare part for the {item} at the {place} is coming from {value}.",
+             "I found a cover for the {item} at the {place} at {value}.",
+             "I ordered a new filter for the {item} at the {place} from {value}."),
+    "amount": ("The repair on the {item} at the {place} came to {value} pounds.",
+               "I put {value} pounds aside for the {item} at the {place}.",
+               "Fixing the {item} at the {place} will cost about {value} pounds."),
+    "day": ("The {item} at the {place} gets serviced on {value}.",
+            "The {item} at the {place} is free on {value} mornings.",
+            "Someone checks the {item} at the {place} every {value}."),
+}
+QUESTIONS: dict[str, str] = {
+    "person": "Who is involved with the {item} at the {place}?",
+    "shop": "Which shop is involved with the {item} at the {place}?",
+    "amount": "How much is riding on the {item} at the {place}?",
+    "day": "Which day matters for the {item} at the {place}?",
+}
+CONTENT_FREE = ("The {item} at the {place} crossed my mind on the walk home.",
+                "My brother asked about the {item} at the {place} over dinner.",
+                "I keep thinking about the {item} at the {place} for some reason.")
+USER_TALK = ("The rain kept off for most of the afternoon, which was a relief.",
+             "I finally finished the crossword from the weekend paper.",
+             "We had soup and crusty bread for lunch and it hit the spot.",
+             "The bus was late again, so I walked the last stretch.",
+             "I have been trying to get to bed a little earlier this week.",
+             "The garden is full of sparrows now that the feeder is up.",
+             "My neighbour {person} popped round with a tin of biscuits.",
+             "I bumped into {person} at the post office this morning.",
+             "It took {amount} minutes to find a parking space in town.",
+             "The film club meets on {day} this month.")
+ASSISTANT_TALK = ("That sounds like a pleasant change.", "Good to hear it went well.",
+                  "Thanks for telling me.", "That must have been a nice moment.",
+                  "Noted, I will keep that in mind.", "Fair enough, that happens.",
+                  "It sounds like a busy week.", "I am glad it worked out.")
+_SELF_START = datetime(2026, 3, 2, 9, 0)
+
+
+@dataclass
+class _Pools:
+    gold: dict[str, tuple[str, ...]]
+    filler: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def shared(cls) -> _Pools:
+        one = {"person": PEOPLE_A + PEOPLE_B, "shop": SHOPS_A + SHOPS_B,
+               "amount": AMOUNTS_A + AMOUNTS_B, "day": tuple(dict.fromkeys(DAYS_A + DAYS_B))}
+        return cls(one, one)
+
+    @classmethod
+    def split_by_role(cls) -> _Pools:
+        return cls({"person": PEOPLE_A, "shop": SHOPS_A, "amount": AMOUNTS_A, "day": DAYS_A},
+                   {"person": PEOPLE_B, "shop": SHOPS_B, "amount": AMOUNTS_B, "day": DAYS_B})
+
+
+@dataclass
+class _Draft:
+    """One session being built: its fact and its turns ([role, text, is_fact])."""
+
+    subject: tuple[str, str]
+    kind: str
+    value: str
+    turns: list[list[Any]] = field(default_factory=list)
+
+
+@dataclass
+class SimulationSpec:
+    """Knobs of the synthetic builder: a clean corpus by default, each defect one knob."""
+
+    questions: int = 44
+    sessions: tuple[int, int] = (18, 26)
+    subject_sessions: tuple[int, int] = (7, 10)
+    pools: str = "shared"
+    """``shared``: one pool per type, roles after the draw; ``split``: gold values from one list,
+    filler values from another (the v2 defect)."""
+    gold_position: int | None = None
+    """Fixed index from the end for gold (``None``: wherever the draw put it)."""
+    content_free_competitors: bool = False
+    """Competitors mention the subject without any value; only gold has subject and value."""
+    family: int = 0
+    """Questions per family sharing filler verbatim (0: none share)."""
+    family_own_filler: int = 0
+    """Sessions of its own each family member adds besides gold (0: the haystacks differ only in
+    gold — the v2 WorkingMemory defect)."""
+    paired: bool = False
+    """Questions come in pairs sharing a byte-identical haystack with different gold."""
+    shape: str = "lookup"
+    no_gold_questions: int = 0
+    """Extra questions of a ``never-told`` shape whose haystack holds no gold."""
+
+
+def _chat(rng: random.Random, pools: Mapping[str, Sequence[str]]) -> str:
+    text = rng.choice(USER_TALK)
+    return text.format(person=rng.choice(pools["person"]), amount=rng.choice(pools["amount"]),
+                       day=rng.choice(pools["day"]))
+
+
+def _render(rng: random.Random, draft: _Draft, pools: Mapping[str, Sequence[str]], *,
+            content_free: bool = False) -> None:
+    """The one template machinery: a fact turn among chat exchanges, gold or not alike."""
+    item, place = draft.subject
+    exchanges = rng.randint(2, 3)
+    fact_at = rng.randrange(exchanges)
+    if content_free:
+        fact = rng.choice(CONTENT_FREE).format(item=item, place=place)
+    else:
+        fact = rng.choice(FRAMES[draft.kind]).format(value=draft.value, item=item, place=place)
+    for index in range(exchanges):
+        if index == fact_at:
+            draft.turns.append(["user", fact, True])
+        else:
+            draft.turns.append(["user", _chat(rng, pools), False])
+        draft.turns.append(["assistant", rng.choice(ASSISTANT_TALK), False])
+
+
+def _subject_pool(rng: random.Random, taken: tuple[str, str]) -> tuple[str, str]:
+    while True:
+        subject = rng.choice(SUBJECTS)
+        if subject != taken and not set(subject) & set(taken):
+            return subject
+
+
+@dataclass
+class _Built:
+    question: str
+    answer: str
+    sessions: list[_Draft]
+    gold: list[int]
+    shape: str
+    ids: list[str]
+
+
+def _haystack(rng: random.Random, spec: SimulationSpec, pools: _Pools, n: int
+              ) -> tuple[list[_Draft], list[int]]:
+    """Draw a haystack's sessions first: two clusters of sessions about two subjects, the rest
+    about other subjects one session each. Which cluster the question asks about is decided
+    afterwards (roles after the draw): a subject's sessions are then as likely gold whether or not
+    it is asked, so no subject word marks gold question-blind. Returns the drafts and the asked
+    cluster's indices (the candidates for gold)."""
+    first = rng.choice(SUBJECTS)
+    second = _subject_pool(rng, first)
+    kinds = list(FRAMES)
+    drafts: list[_Draft] = []
+    sizes = [rng.randint(*spec.subject_sessions) for _ in range(2)]
+    for subject, size in zip((first, second), sizes):
+        for _ in range(size):
+            kind = rng.choice(kinds)
+            drafts.append(_Draft(subject, kind, rng.choice(pools.filler[kind])))
+    n = max(n, len(drafts) + 1)
+    while len(drafts) < n:
+        kind = rng.choice(kinds)
+        other = rng.choice(SUBJECTS)
+        if set(other) & (set(first) | set(second)):
+            continue
+        drafts.append(_Draft(other, kind, rng.choice(pools.filler[kind])))
+    rng.shuffle(drafts)
+    asked = rng.choice((first, second))
+    return drafts, [i for i, d in enumerate(drafts) if d.subject == asked]
+
+
+def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: list[_Draft],
+            gold: int) -> None:
+    """Roles after the draw: gold's value is redrawn from the gold pool (the same pool unless the
+    pools are split) and every session is rendered by the one machinery."""
+    drafts[gold].value = rng.choice(pools.gold[drafts[gold].kind])
+    for index, draft in enumerate(drafts):
+        if draft.turns:
+            continue
+        competitor = index != gold and draft.subject == drafts[gold].subject
+        _render(rng, draft, pools.filler if index != gold else pools.gold,
+                content_free=spec.content_free_competitors and competitor)
+
+
+def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:
+    target = max(0, len(drafts) - 1 - from_end)
+    drafts[gold], drafts[target] = drafts[target], drafts[gold]
+    return target
+
+
+def _question_of(draft: _Draft) -> str:
+    item, place = draft.subject
+    return QUESTIONS[draft.kind].format(item=item, place=place)
+
+
+def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
+                           corpus_id: str = "selftest-adversaries-v3") -> Corpus:
+    """A synthetic corpus from the one template machinery (clean by default; see
+    :class:`SimulationSpec` for the defect knobs). Deterministic in ``seed``."""
+    spec = spec or SimulationSpec()
+    rng = random.Random(seed)
+    pools = _Pools.split_by_role() if spec.pools == "split" else _Pools.shared()
+    built: list[_Built] = []
+    q = 0
+    while len(built) < spec.questions:
+        n = rng.randint(*spec.sessions)
+        if spec.family:
+            built += _family(rng, spec, pools, q)
+        elif spec.paired:
+            drafts, candidates = _haystack(rng, spec, pools, n)
+            first, second = rng.sample(candidates, 2)
+            for index in (first, second):
+                drafts[index].value = rng.choice(pools.gold[drafts[index].kind])
+            for draft in drafts:
+                _render(rng, draft, pools.filler)
+            ids = [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]
+            for arm in (first, second):
+                built.append(_Built(_question_of(drafts[arm]), drafts[arm].value, drafts, [arm],
+                                    spec.shape, ids))
+        else:
+            drafts, candidates = _haystack(rng, spec, pools, n)
+            gold = rng.choice(candidates)
+            if spec.gold_position is not None:
+                gold = _move_gold(drafts, gold, spec.gold_position)
+            _finish(rng, spec, pools, drafts, gold)
+            built.append(_Built(_question_of(drafts[gold]), drafts[gold].value, drafts, [gold],
+                                spec.shape, [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]))
+        q += 1
+    built = built[:spec.questions]
+    for extra in range(spec.no_gold_questions):
+        n = rng.randint(*spec.sessions)
+        subject = rng.choice(SUBJECTS)
+        drafts = [_Draft(_subject_pool(rng, subject), kind, rng.choice(pools.filler[kind]))
+                  for kind in (rng.choice(list(FRAMES)) for _ in range(n))]
+        for draft in drafts:
+            _render(rng, draft, pools.filler)
+        built.append(_Built(QUESTIONS["person"].format(item=subject[0], place=subject[1]),
+                            "You never told me.", drafts, [], "never-told",
+                            [f"x{extra:03d}-s{i:02d}" for i in range(n)]))
+    return _corpus_of(built, corpus_id)
+
+
+def _family(rng: random.Random, spec: SimulationSpec, pools: _Pools, q: int) -> list[_Built]:
+    """``spec.family`` questions about different subjects sharing their filler verbatim: the
+    shared filler holds competitors for each member's subject; each member adds its own gold (and
+    ``family_own_filler`` sessions of its own)."""
+    subjects: list[tuple[str, str]] = []
+    while len(subjects) < spec.family:
+        subject = rng.choice(SUBJECTS)
+        if all(not set(subject) & set(s) for s in subjects):
+            subjects.append(subject)
+    kinds = list(FRAMES)
+    shared: list[_Draft] = []
+    for subject in subjects:
+        for _ in range(rng.randint(*spec.subject_sessions)):
+            kind = rng.choice(kinds)
+            shared.append(_Draft(subject, kind, rng.choice(pools.filler[kind])))
+    rng.shuffle(shared)
+    for draft in shared:
+        _render(rng, draft, pools.filler)
+    out = []
+    for member, subject in enumerate(subjects):
+        kind = rng.choice(kinds)
+        gold = _Draft(subject, kind, rng.choice(pools.gold[kind]))
+        _render(rng, gold, pools.gold)
+        own = []
+        for _ in range(spec.family_own_filler):
+            other = rng.choice(kinds)
+            draft = _Draft(_subject_pool(rng, subject), other, rng.choice(pools.filler[other]))
+            _render(rng, draft, pools.filler)
+            own.append(draft)
+        drafts = list(shared)
+        for draft in [gold, *own]:
+            drafts.insert(rng.randint(0, len(drafts)), draft)
+        index = next(i for i, d in enumerate(drafts) if d is gold)
+        ids = [f"f{q:03d}m{member}-s{i:02d}" for i in range(len(drafts))]
+        out.append(_Built(_question_of(gold), gold.value, drafts, [index], spec.shape, ids))
+    return out
+
+
+def _corpus_of(built: Sequence[_Built], corpus_id: str) -> Corpus:
+    records = []
+    for index, item in enumerate(built):
+        n = len(item.sessions)
+        has_gold = bool(item.gold)
+        records.append(QuestionRecord.model_validate({
+            "question_id": f"tme-adv-{index + 1:03d}" + ("" if has_gold else "_abs"),
+            "question_type": item.shape,
+            "question": item.question,
+            "answer": item.answer,
+            "question_date": format_corpus_date(_SELF_START + timedelta(days=n + 1)),
+            "haystack_session_ids": item.ids,
+            "haystack_dates": [format_corpus_date(_SELF_START + timedelta(days=i)) for i in range(n)],
+            "haystack_sessions": [[{"role": role, "content": text,
+                                    "has_answer": bool(flag and s in item.gold)}
+                                   for role, text, flag in draft.turns]
+                                  for s, draft in enumerate(item.sessions)],
+            "answer_session_ids": [item.ids[i] for i in item.gold],
+            "typedmemeval": {"vertical": "synthetic", "shape": item.shape,
+                             "answer_key": ({"accepted": [item.answer]} if has_gold
+                                            else {"expected_negative": "abstain"})},
+        }))
+    text = json.dumps([r.model_dump(mode="json") for r in records], sort_keys=True)
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Corpus(corpus_id=corpus_id, path=Path(f"<{corpus_id}>"), sha256=sha,
+                  records=tuple(records), sidecar=None, vertical="synthetic")
+
+
+@dataclass(frozen=True)
+class FalseRefusal:
+    """The simulated false-refusal rate: clean corpora refused, of those tried, by which rules."""
+
+    trials: int
+    refused: int
+    by_rule: dict[str, int]
+    refused_seeds: tuple[int, ...]
+
+    @property
+    def rate(self) -> float:
+        return self.refused / self.trials if self.trials else 0.0
+
+
+FALSE_REFUSAL_BUDGET = 0.05
+"""GATES.md §7: the bounds' false-refusal rate on clean simulated corpora must stay <= 5 %."""
+
+
+def false_refusal_rate(trials: int = 40, *, seed: int = 1000,
+                       spec: SimulationSpec | None = None) -> FalseRefusal:
+    """Run the gate over ``trials`` clean simulated corpora (seeds ``seed``..``seed + trials - 1``)
+    and count refusals. A refusal of a clean corpus is a false refusal."""
+    by_rule: Counter[str] = Counter()
+    refused: list[int] = []
+    none = VerticalDeclarations()
+    for trial in range(trials):
+        result = check(build_simulated_corpus(seed + trial, spec), declared=none)
+        if result.status == "refused":
+            refused.append(seed + trial)
+            by_rule.update(result.refused_rules())
+    return FalseRefusal(trials, len(refused), dict(sorted(by_rule.items())), tuple(refused))
+
+
+def _skip_case(name: str, result: GateResult) -> SelfTestCase:
+    """A v2 corpus carrying a tell: skipped (never passed), with its figures and the would-be
+    refusal published in ``measured``."""
+    would = {row["rule"] for row in result.measured.get("would_refuse", [])}
+    ok = (result.status == "skipped" and "predates" in (result.skip_reason or "")
+          and bool(result.measured.get("by_shape")) and "learned_gold_at_1" in would)
+    return SelfTestCase(name, "defect", None, ok,
+                        f"status {result.status}; would refuse {sorted(would)}; "
+                        f"skip_reason {result.skip_reason!r}")
+
+
+def _exempt_case(name: str, result: GateResult, shape: str) -> SelfTestCase:
+    applied = result.measured.get("exemptions_applied", {})
+    ok = result.passed and shape in applied and bool(applied[shape]["rules"])
+    return SelfTestCase(name, "control", None, ok,
+                        f"status {result.status}; exemptions applied {applied}")
+
+
+def _false_refusal_case(trials: int) -> SelfTestCase:
+    found = false_refusal_rate(trials)
+    ok = found.rate <= FALSE_REFUSAL_BUDGET
+    return SelfTestCase(
+        f"false-refusal rate on {trials} clean simulated corpora <= {FALSE_REFUSAL_BUDGET}",
+        "control", None, ok,
+        f"{found.refused} of {found.trials} refused ({found.rate:.3f}); by rule {found.by_rule}; "
+        f"seeds {list(found.refused_seeds)}")
+
+
+SELF_TEST_SIMULATION_TRIALS = 6
+"""Clean corpora the self-test itself simulates (the full 40-trial simulation is a test)."""
+
+
+def self_test() -> list[SelfTestCase]:
+    """Each injected tell refused by its intended rule; clean controls that must pass."""
+    none = VerticalDeclarations()
+    cases: list[SelfTestCase] = []
+    split = build_simulated_corpus(11, SimulationSpec(pools="split"))
+    split_result = check(split, declared=none)
+    cases.append(defect_case("value pool split by role (gold values from one list, filler from "
+                             "another)", split_result, "learned_gold_at_1"))
+    cases.append(defect_case("value pool split by role: within-question AUC", split_result,
+                             "learned_auc"))
+    cases.append(defect_case("gold at a fixed index (second from the end)",
+                             check(build_simulated_corpus(12, SimulationSpec(gold_position=1)),
+                                   declared=none), "position_prior"))
+    content_free = check(build_simulated_corpus(13, SimulationSpec(content_free_competitors=True)),
+                         declared=none)
+    cases.append(defect_case("content-free-only competition: the subject-and-value sentence is "
+                             "gold's", content_free, "subject_value_reader"))
+    cases.append(defect_case("content-free-only competition: BM25 after deleting value-less "
+                             "sentences", content_free, "fact_only_bm25"))
+    cases.append(defect_case("haystacks sharing filler that differ only in gold",
+                             check(build_simulated_corpus(14, SimulationSpec(family=4)),
+                                   declared=none), "haystack_diff"))
+
+    cases.append(control_case("clean: one template machinery, one value pool, roles after the "
+                              "draw, random positions, competitors with values (plus a shape "
+                              "without gold, excluded and counted)",
+                              check(build_simulated_corpus(21, SimulationSpec(
+                                  no_gold_questions=4)), declared=none)))
+    cases.append(control_case("clean families sharing filler, each haystack adding its own "
+                              "filler besides gold",
+                              check(build_simulated_corpus(22, SimulationSpec(
+                                  family=4, family_own_filler=3)), declared=none)))
+    cases.append(control_case("clean paired arms sharing a byte-identical haystack",
+                              check(build_simulated_corpus(23, SimulationSpec(paired=True)),
+                                    declared=none)))
+    cases.append(_exempt_case("value pool split on a shape declared exempt: reported, not refused",
+                              check(split, declared=none, exempt={
+                                  "lookup": "self-test: an exemption is reported with its reason"}),
+                              "lookup"))
+    cases.append(_skip_case("a revision-2 corpus with the split is skipped with its figures, "
+                            "never passed",
+                            check(replace(split, corpus_id="selftest-adversaries-v2"),
+                                  declared=none)))
+    cases.append(_false_refusal_case(SELF_TEST_SIMULATION_TRIALS))
+    return cases
+
+
+__all__ = ["ADVERSARIES", "FALSE_REFUSAL_BUDGET", "FROM_REVISION", "FalseRefusal", "GATE", "RULES",
+           "SimulationSpec", "THRESHOLDS", "build_simulated_corpus", "check",
+           "false_refusal_rate", "measure", "question_groups", "self_test", "split_halves"]

@@ -1,0 +1,212 @@
+"""The adversary gate (GATES.md §7): self-test, each injected tell by its rule, the clean control,
+the false-refusal simulation, the revision rule, determinism, and the shipped v2 corpora."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from pytest_typedmemeval import shipped_corpora
+from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.gates.adversaries import SimulationSpec, build_simulated_corpus, check
+from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
+from pytest_typedmemeval.gates.result import SelfTestCase
+
+CASES = adversaries.self_test()
+NONE = VerticalDeclarations()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_self_test_case(case: SelfTestCase) -> None:
+    assert case.ok, case.detail
+
+
+def test_self_test_covers_every_rule_and_has_controls() -> None:
+    expected = {case.expected_rule for case in CASES if case.kind == "defect"}
+    assert set(adversaries.RULES) <= expected
+    assert sum(case.kind == "control" for case in CASES) >= 3
+
+
+@pytest.mark.parametrize(("spec", "rule"), [
+    (SimulationSpec(pools="split"), "learned_gold_at_1"),
+    (SimulationSpec(pools="split"), "learned_auc"),
+    (SimulationSpec(gold_position=1), "position_prior"),
+    (SimulationSpec(content_free_competitors=True), "subject_value_reader"),
+    (SimulationSpec(content_free_competitors=True), "fact_only_bm25"),
+    (SimulationSpec(family=4), "haystack_diff"),
+], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
+        "differ-only-in-gold"])
+def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
+    result = check(build_simulated_corpus(31, spec), declared=NONE)
+    assert result.status == "refused"
+    assert rule in result.refused_rules(), result.summary()
+    refusal = next(r for r in result.refusals if r.rule == rule)
+    assert refusal.shape == "lookup" and refusal.subject == "lookup"
+    assert isinstance(refusal.value, float)
+
+
+def test_the_clean_control_passes_with_figures_near_random() -> None:
+    result = check(build_simulated_corpus(32, SimulationSpec(no_gold_questions=3)), declared=NONE)
+    assert result.status == "passed", result.summary()
+    row = result.measured["by_shape"]["lookup"]
+    learned = row["learned"]
+    assert learned["status"] == "measured" and learned["questions"] == row["measured_questions"]
+    assert learned["gold_at_1"] <= learned["gold_at_1_bound"]
+    assert abs(learned["auc"] - 0.5) < 0.15
+    assert row["haystack_diff"]["status"] == "not_applicable"  # no haystack shares a session
+    never = result.measured["by_shape"]["never-told"]
+    assert never["excluded_no_gold"] == 3 and never["measured_questions"] == 0
+    assert result.measured["excluded_no_gold"] == 3
+    for name in ("learned", "position_prior", "subject_value_reader", "fact_only_bm25"):
+        assert never[name]["status"] == "not_applicable"
+
+
+def test_false_refusal_rate_on_clean_simulated_corpora_is_within_budget() -> None:
+    found = adversaries.false_refusal_rate(40)
+    assert found.trials == 40
+    assert found.rate <= adversaries.FALSE_REFUSAL_BUDGET, (found.by_rule, found.refused_seeds)
+
+
+def test_revision_two_is_skipped_with_the_full_figures_and_what_would_refuse() -> None:
+    corpus = build_simulated_corpus(33, SimulationSpec(pools="split"),
+                                    corpus_id="typedmemeval-synthetic-v2")
+    result = check(corpus, declared=NONE)
+    assert result.status == "skipped" and not result.refusals
+    assert "predates" in (result.skip_reason or "") and "revision 2" in (result.skip_reason or "")
+    assert result.measured["enforced"] is False and result.measured["revision"] == 2
+    assert result.measured["by_shape"]["lookup"]["learned"]["gold_at_1"] > 0.5
+    assert {"rule": "learned_gold_at_1", "shape": "lookup"}.items() <= \
+        result.measured["would_refuse"][0].items()
+    assert "learned_gold_at_1" in (result.skip_reason or "")
+    v3 = check(replace(corpus, corpus_id="typedmemeval-synthetic-v3"), declared=NONE)
+    assert v3.status == "refused" and v3.measured["enforced"] is True
+    assert v3.measured["by_shape"] == result.measured["by_shape"]
+
+
+@pytest.mark.parametrize("corpus_id", ["typedmemeval-synthetic-v1", "my-own-corpus"])
+def test_earlier_revisions_and_ids_without_revision_are_skipped_never_passed(corpus_id: str) -> None:
+    clean = check(build_simulated_corpus(34, corpus_id=corpus_id), declared=NONE)
+    assert clean.status == "skipped" and "predates" in (clean.skip_reason or "")
+    assert "no adversary would refuse it" in (clean.skip_reason or "")
+    assert clean.measured["by_shape"]["lookup"]["learned"]["status"] == "measured"
+
+
+def test_a_revision_three_clean_corpus_is_enforced_and_passes() -> None:
+    result = check(build_simulated_corpus(35, corpus_id="typedmemeval-synthetic-v3"), declared=NONE)
+    assert result.status == "passed" and result.measured["enforced"] is True
+
+
+def test_same_bytes_same_figures() -> None:
+    first = check(build_simulated_corpus(36, SimulationSpec(family=4, family_own_filler=3)),
+                  declared=NONE)
+    second = check(build_simulated_corpus(36, SimulationSpec(family=4, family_own_filler=3)),
+                   declared=NONE)
+    assert first.measured == second.measured
+    assert first.refusals == second.refusals and first.status == second.status
+
+
+def test_questions_sharing_sessions_stay_in_one_half() -> None:
+    corpus = build_simulated_corpus(37, SimulationSpec(family=4, family_own_filler=2))
+    haystacks = adversaries._haystacks(corpus.records)
+    groups = adversaries.question_groups(haystacks)
+    assert len(set(groups)) == len(haystacks) // 4
+    half = adversaries.split_halves(haystacks, list(range(len(haystacks))))
+    for group in set(groups):
+        assert len({half[q] for q, g in enumerate(groups) if g == group}) == 1
+    sizes = [sum(1 for side in half.values() if side == s) for s in (0, 1)]
+    assert abs(sizes[0] - sizes[1]) <= 4
+
+
+def test_paired_arms_make_haystack_diff_applicable_and_it_singles_out_nothing() -> None:
+    result = check(build_simulated_corpus(38, SimulationSpec(paired=True)), declared=NONE)
+    diff = result.measured["by_shape"]["lookup"]["haystack_diff"]
+    assert diff["status"] == "measured" and diff["singled_out"] == 0
+    assert result.status == "passed", result.summary()
+
+
+def test_a_corpus_whose_haystacks_all_share_a_session_is_not_measured_never_passed() -> None:
+    corpus = build_simulated_corpus(39, SimulationSpec(questions=8, paired=True))
+    shared = corpus.records[0].haystack_sessions[0]
+    records = []
+    for record in corpus.records:
+        sessions = (shared, *record.haystack_sessions[1:])
+        ids = ("common", *record.haystack_session_ids[1:])
+        gold = tuple(sid for sid in record.answer_session_ids if sid in ids)
+        records.append(record.model_copy(update={"haystack_sessions": sessions,
+                                                 "haystack_session_ids": ids,
+                                                 "answer_session_ids": gold}))
+    result = check(replace(corpus, records=tuple(records)), declared=NONE)
+    row = result.measured["by_shape"]["lookup"]
+    assert row["learned"]["status"] == "not_measured"
+    assert result.status in ("skipped", "refused")
+    if result.status == "skipped":
+        assert "not measured" in (result.skip_reason or "")
+
+
+def test_exemptions_by_argument_and_by_declaration_are_reported_not_refused() -> None:
+    corpus = build_simulated_corpus(40, SimulationSpec(pools="split"))
+    by_argument = check(corpus, declared=NONE, exempt={"lookup": "because"})
+    assert by_argument.status == "passed"
+    assert by_argument.measured["exemptions_applied"]["lookup"]["reason"] == "because"
+    assert by_argument.measured["by_shape"]["lookup"]["exempt"] == "because"
+    declared = SimpleNamespace(adversary_exemptions=(Declared(name="lookup", reason="declared"),))
+    by_declaration = check(corpus, declared=declared)  # type: ignore[arg-type]
+    assert by_declaration.status == "passed"
+    assert set(by_declaration.measured["exemptions_applied"]["lookup"]["rules"]) >= {
+        "learned_gold_at_1", "learned_auc"}
+    stale = check(build_simulated_corpus(41), declared=NONE, exempt={"lookup": "x", "gone": "y"})
+    assert stale.status == "passed" and stale.measured["stale_exemptions"] == ["gone", "lookup"]
+
+
+def test_the_reader_counts_question_words_only_in_value_sentences() -> None:
+    haystack = adversaries._Haystack(
+        "tme-adv-001", "lookup", "Who did I book for the kiln at the pottery?", ("a", "b"),
+        ("a", "b"), (("The kiln at the pottery crossed my mind.",),
+                     ("My sister booked Harriet Cole for her kiln at the pottery.",)),
+        frozenset({0}))
+    assert adversaries.reader_scores(haystack) == [0.0, 2.0]
+
+
+def test_the_gate_is_registered_with_its_marker() -> None:
+    from pytest_typedmemeval import plugin
+    from pytest_typedmemeval.gates import registry
+
+    assert registry.GATES["adversaries"] is adversaries
+    assert "tme_gate_adversaries" in plugin.GATE_MARKERS
+    assert "adversaries" in registry.SELF_TESTED and "adversaries" in registry.WORST_FIGURES
+
+
+SHIPPED = {corpus.corpus_id: corpus for corpus in shipped_corpora()}
+
+
+@pytest.fixture(scope="module")
+def shipped_results() -> dict[str, object]:
+    return {corpus_id: check(corpus) for corpus_id, corpus in SHIPPED.items()}
+
+
+def test_shipped_v2_corpora_are_skipped_with_their_figures(shipped_results) -> None:
+    for corpus_id, result in shipped_results.items():
+        assert result.status == "skipped", corpus_id
+        assert "predates" in result.skip_reason
+        assert result.measured["by_shape"]
+
+
+@pytest.mark.parametrize("vertical", ["prospective", "workingmemory"])
+def test_the_known_v2_value_pool_split_is_caught(shipped_results, vertical: str) -> None:
+    """VERTICALS.md Appendix D (1): gold values from one half of a name list. The learned adversary
+    must see it on every shape, and the subject-and-value reader the content-free competition."""
+    result = shipped_results[f"typedmemeval-{vertical}-v2"]
+    would = {(row["shape"], row["rule"]) for row in result.measured["would_refuse"]}
+    for shape, row in result.measured["by_shape"].items():
+        assert row["learned"]["gold_at_1"] >= 0.9, (shape, row["learned"])
+        assert (shape, "learned_gold_at_1") in would
+        assert (shape, "subject_value_reader") in would
+
+
+def test_the_known_workingmemory_fixed_positions_and_haystack_diff_are_caught(shipped_results) -> None:
+    """VERTICALS.md Appendix D (3): five fixed gold indices; family haystacks differ only in gold."""
+    result = shipped_results["typedmemeval-workingmemory-v2"]
+    rules = {row["rule"] for row in result.measured["would_refuse"]}
+    assert {"position_prior", "haystack_diff"} <= rules
