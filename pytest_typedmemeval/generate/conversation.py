@@ -14,8 +14,9 @@ episodes**, each an exchange about one thing:
   question's answer, a close.
 
 Episode order inside a session is drawn; a statement episode that follows another episode is, on a
-fixed share, introduced by an assistant question about its topic that the statement then answers.
-Every session opens with a user turn and roles alternate.
+fixed share, introduced by an assistant question about its topic that the statement then answers --
+only when an earlier statement of the haystack introduced that topic (nothing is referred to before
+it is introduced). Every session opens with a user turn and roles alternate.
 
 **Gold-blind by construction.** :func:`render_haystack` takes sessions as lists of
 :class:`Statement` with no gold flag anywhere: the vertical decides which statement answers a
@@ -40,8 +41,9 @@ Stance = Literal["arranged", "intends", "other", "declined", "state",
                  "assistant-offer-declined"]
 
 LEAD_SHARE = 0.4
-"""Share of statement episodes, not first in their session, that answer an assistant question
-about their topic ("How are things with the boiler at the cottage?")."""
+"""Share of statement episodes, not first in their session and about a topic an earlier statement
+of the haystack introduced, that answer an assistant question about it ("How are things with the
+boiler at the cottage?")."""
 SMALL_TALK_WEIGHTS = ((0, 0.25), (1, 0.5), (2, 0.25))
 """How many small-talk episodes a session carries beside its statements (drawn, gold-blind)."""
 
@@ -169,8 +171,12 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
 
 
 def render_session(rng: random.Random, statements: Sequence[Statement], persona: Persona,
-                   banned: frozenset[str]) -> Rendered:
-    """One session: its statements' episodes and drawn small talk, in a drawn order."""
+                   banned: frozenset[str], introduced: set[str] | None = None) -> Rendered:
+    """One session: its statements' episodes and drawn small talk, in a drawn order.
+
+    ``introduced`` holds the topics earlier statements of the haystack named (updated in place):
+    an assistant lead may ask about a topic only once it has been introduced."""
+    introduced = set() if introduced is None else introduced
     small = _weighted(rng, SMALL_TALK_WEIGHTS)
     if not statements and small == 0:
         small = 1
@@ -189,9 +195,12 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
             statement = statements[kind]
             episode, offset = _statement_episode(rng, statement)
             # No lead for someone else's statement: its topic ("her shoulder") would be named
-            # before the holder is introduced (the rng draw is kept, so other bytes do not move).
+            # before the holder is introduced; none for a topic no earlier statement introduced
+            # (the rng draw is kept, so other bytes do not move).
+            known = statement.topic in introduced
+            introduced.add(statement.topic)
             if turns and statement.role == "user" and rng.random() < LEAD_SHARE \
-                    and statement.holder is None:
+                    and statement.holder is None and known:
                 lead = bank.render(rng.choice(bank.ASSISTANT_LEADS), {"topic": statement.topic})
                 last = turns[-1]
                 turns[-1] = Turn(last.role, f"{last.text} {lead}")
@@ -227,8 +236,9 @@ def render_haystack(seed: int, vertical: str, plan: HaystackPlan,
     rng = derive_rng(seed, vertical, plan.key, "conversation")
     sessions: list[list[Turn]] = []
     piece_turns: list[list[int]] = []
+    introduced: set[str] = set()
     for statements in plan.sessions:
-        rendered = render_session(rng, statements, plan.persona, plan.banned)
+        rendered = render_session(rng, statements, plan.persona, plan.banned, introduced)
         sessions.append(rendered.turns)
         piece_turns.append(rendered.statement_turns)
         if tally is not None:
@@ -239,10 +249,11 @@ def render_haystack(seed: int, vertical: str, plan: HaystackPlan,
 
 
 def banned_words(phrases: Iterable[str]) -> frozenset[str]:
-    """Lowercased word tokens of ``phrases`` (subjects, values) that small talk must avoid."""
-    from ..retrieval.tokenizer import raw_tokens
+    """Lowercased content tokens of ``phrases`` (subjects, values) that small talk must avoid
+    (stopwords are not banned: "the" and "at" in a subject phrase say nothing about it)."""
+    from ..retrieval.tokenizer import tokenize
 
-    return frozenset(t for phrase in phrases for t in raw_tokens(phrase))
+    return frozenset(t for phrase in phrases for t in tokenize(phrase))
 
 
 __all__ = ["HaystackPlan", "Persona", "Rendered", "Stance", "Statement", "banned_words",
