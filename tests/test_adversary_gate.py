@@ -3,6 +3,7 @@ the false-refusal simulation, the revision rule, determinism, and the shipped v2
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -36,8 +37,9 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(content_free_competitors=True), "subject_value_reader"),
     (SimulationSpec(content_free_competitors=True), "fact_only_bm25"),
     (SimulationSpec(family=4), "haystack_diff"),
+    (adversaries.RECURRENCE_DEFECT, "learned_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
-        "differ-only-in-gold"])
+        "differ-only-in-gold", "asked-subject-recurs"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"
@@ -61,6 +63,95 @@ def test_the_clean_control_passes_with_figures_near_random() -> None:
     assert result.measured["excluded_no_gold"] == 3
     for name in ("learned", "position_prior", "subject_value_reader", "fact_only_bm25"):
         assert never[name]["status"] == "not_applicable"
+
+
+@pytest.mark.parametrize("seed", [42, 43])
+def test_every_subject_clustered_alike_passes(seed: int) -> None:
+    result = check(build_simulated_corpus(seed, adversaries.RECURRENCE_CONTROL), declared=NONE)
+    assert result.status == "passed", result.summary()
+    assert abs(result.measured["by_shape"]["lookup"]["learned"]["auc"] - 0.5) < 0.15
+
+
+def _subjects(record) -> list[str]:
+    """The simulated subject each session of the haystack states its fact about."""
+    out = []
+    for session in record.haystack_sessions:
+        text = " ".join(turn.content for turn in session).lower()
+        out.append(next(f"{item}/{place}" for item, place in adversaries.SUBJECTS
+                        if f"the {item} at the {place}" in text))
+    return out
+
+
+def test_the_clean_simulation_gives_every_subject_a_cluster_and_gold_any_session() -> None:
+    """The clean builder must not carry the episodic-v3 tell itself: every subject of a haystack
+    recurs (a cluster from ``subject_sessions``, none appears once), and gold is any session, so it
+    sits in the haystack's biggest cluster as often as a session drawn at random does."""
+    spec = SimulationSpec()
+    observed, expected = [], []
+    for seed in (50, 51, 52):
+        for record in build_simulated_corpus(seed, spec).records:
+            subjects = _subjects(record)
+            counts = Counter(subjects)
+            assert min(counts.values()) >= spec.subject_sessions[0], counts
+            assert max(counts.values()) <= spec.subject_sessions[1], counts
+            biggest = max(counts.values())
+            in_biggest = [counts[s] == biggest for s in subjects]
+            observed.append(in_biggest[record.gold_session_indices[0]])
+            expected.append(sum(in_biggest) / len(subjects))
+    assert abs(sum(observed) / len(observed) - sum(expected) / len(expected)) < 0.15
+
+
+def test_the_recurrence_defect_clusters_only_the_asked_subject() -> None:
+    spec = adversaries.RECURRENCE_DEFECT
+    for record in build_simulated_corpus(53, spec).records:
+        subjects = _subjects(record)
+        counts = Counter(subjects)
+        asked = subjects[record.gold_session_indices[0]]
+        assert spec.subject_sessions[0] <= counts[asked] <= spec.subject_sessions[1]
+        assert all(c == 1 for subject, c in counts.items() if subject != asked), counts
+
+
+def _haystack(question_id: str, sessions: list[tuple[str, ...]]) -> adversaries._Haystack:
+    ids = tuple(f"{question_id}-s{i}" for i in range(len(sessions)))
+    keys = tuple("\x1e".join(texts) for texts in sessions)
+    return adversaries._Haystack(question_id, "lookup", "?", ids, keys, tuple(sessions),
+                                 frozenset({0}))
+
+
+def test_recurrence_counts_other_sessions_of_the_haystack_without_values() -> None:
+    sessions = [("I booked Harriet Cole for the tent for the wild camping.",),
+                ("Nadia Price chose a tent for the wild camping.",),
+                ("My cousin wants a tent for the wild camping.",),
+                ("The rain kept off, and Harriet Cole came round.",),
+                ("Harriet Cole brought biscuits.",)]
+    grams = [adversaries._SessionGrams.of(texts) for texts in sessions]
+    assert "harriet" not in grams[0].unigrams and "cole" not in grams[3].unigrams  # values
+    assert "tent wild" in grams[0].bigrams
+    rates = adversaries._CorpusRates.of({str(i): g for i, g in enumerate(grams)})
+    rows = adversaries._recurrence_rows(grams, rates)
+    names = adversaries._RECURRENCE_NAMES
+    row = dict(zip(names, rows[0]))
+    assert row["recurrence_bigram_max"] == pytest.approx(2 / 4)  # "tent wild", "wild camping"
+    assert row["recurrence_top_bigram"] == 1.0
+    assert dict(zip(names, rows[4]))["recurrence_top_bigram"] == 0.0
+    assert dict(zip(names, rows[4]))["recurrence_bigram_max"] == 0.0  # "harriet cole" is a value
+    assert row["recurrence_bigram_z"] > 0 > dict(zip(names, rows[4]))["recurrence_bigram_z"]
+    assert row["recurrence_value_bigram_max"] == pytest.approx(2 / 4)
+
+
+def test_recurrence_is_per_slot_not_per_session_text() -> None:
+    """The same session text recurs with its own haystack: two slots, two figures."""
+    shared = ("Any thoughts on a tent for the wild camping?",)
+    crowded = _haystack("q1", [shared, ("A tent for the wild camping, then.",),
+                               ("The tent for the wild camping is packed.",),
+                               ("We had soup for lunch.",)])
+    alone = _haystack("q2", [shared, ("We had soup for lunch.",), ("The bus was late.",),
+                             ("I finished the crossword.",)])
+    slots = adversaries._slots([crowded, alone])
+    index = adversaries._RECURRENCE_NAMES.index("recurrence_bigram_max")
+    assert slots.keys[0] == slots.keys[4]
+    assert slots.recurrence[0][index] == pytest.approx(2 / 3)
+    assert slots.recurrence[4][index] == 0.0
 
 
 def test_false_refusal_rate_on_clean_simulated_corpora_is_within_budget() -> None:
@@ -186,11 +277,31 @@ def shipped_results() -> dict[str, object]:
     return {corpus_id: check(corpus) for corpus_id, corpus in SHIPPED.items()}
 
 
-def test_shipped_v2_corpora_are_skipped_with_their_figures(shipped_results) -> None:
+def test_shipped_corpora_are_skipped_before_revision_three_and_enforced_from_it(
+        shipped_results) -> None:
     for corpus_id, result in shipped_results.items():
-        assert result.status == "skipped", corpus_id
-        assert "predates" in result.skip_reason
-        assert result.measured["by_shape"]
+        assert result.measured["by_shape"], corpus_id
+        if result.measured["revision"] < adversaries.FROM_REVISION:
+            assert result.status == "skipped", corpus_id
+            assert "predates" in result.skip_reason
+        else:
+            assert result.measured["enforced"] is True, corpus_id
+            assert result.status in ("passed", "refused"), (corpus_id, result.skip_reason)
+
+
+RED_TEAM_EPISODIC_V3 = "7ff37b84d9dda7d9ac593eecbcce6448928bd04a88fa48cafead3afcb58983af"
+"""The episodic-v3 bytes a red team beat by within-haystack recurrence (the gate passed them)."""
+
+
+def test_the_red_team_episodic_v3_is_refused_by_the_learned_adversary(shipped_results) -> None:
+    corpus = SHIPPED.get("typedmemeval-episodic-v3")
+    if corpus is None or corpus.sha256 != RED_TEAM_EPISODIC_V3:
+        pytest.skip("the episodic-v3 revision the red team beat is no longer shipped")
+    result = shipped_results["typedmemeval-episodic-v3"]
+    assert result.status == "refused"
+    fired = {(r.shape, r.rule) for r in result.refusals}
+    for shape in ("assistant-stated", "participant-attribution"):
+        assert (shape, "learned_auc") in fired or (shape, "learned_gold_at_1") in fired, fired
 
 
 @pytest.mark.parametrize("vertical", ["prospective", "workingmemory"])

@@ -13,12 +13,12 @@ with its random expectation beside it.
    session's value-like tokens (:mod:`..retrieval.values`) that the training half saw only in gold
    sessions, only in filler, in both, or never, plus whether any was seen only in gold / only in
    filler. Training sessions get their membership figures cross-fitted (from the other half of the
-   training half), so a training gold session does not "see itself". Questions whose haystacks share
-   a session (same session id or identical turns) are kept in one half (union-find, then a greedy
-   shape-balanced split of the groups in the order of a sha256 of a fixed constant and the group's
-   first question id). Refused when gold-at-rank-1 exceeds max(2 x random, 0.15), random being
-   G / N averaged over the shape, or when the mean within-question AUC (gold vs filler scores)
-   exceeds 0.65.
+   training half), so a training gold session does not "see itself". And *haystack-relative
+   recurrence* (below). Questions whose haystacks share a session (same session id or identical
+   turns) are kept in one half (union-find, then a greedy shape-balanced split of the groups in
+   the order of a sha256 of a fixed constant and the group's first question id). Refused when
+   gold-at-rank-1 exceeds max(2 x random, 0.15), random being G / N averaged over the shape, or
+   when the mean within-question AUC (gold vs filler scores) exceeds 0.65.
 2. **position prior** (``position_prior``). Per shape, the rate at which a session is gold at each
    index from the start, from the end and in each tenth of the haystack, learned from the other
    half; sessions ranked by the sum. Refused when mean coverage@5 (|gold n top 5| / G) exceeds the
@@ -33,6 +33,34 @@ with its random expectation beside it.
 5. **fact-only BM25** (``fact_only_bm25``). The reference BM25Okapi (:mod:`..retrieval.bm25`) after
    deleting every sentence without a value-like token. Refused when mean coverage@5 exceeds the
    0.90 ceiling: difficulty must not come from content-free text.
+
+**Recurrence (the learned adversary's dense block, added after the episodic-v3 red team).** The
+other features read each session in isolation, so a corpus could pass while its haystacks were
+built around the asked subject. A red team beat typedmemeval-episodic-v3, which passed this gate,
+with within-haystack recurrence alone: the generator surrounded the asked subject with valued
+competitors (the same "tent for the wild camping" recommended and declined, recommended for a
+cousin...) while other subjects appeared once or twice, so question-blind "the session whose topic
+recurs most in its haystack (and is the user's own, not declined)" was gold in 0.975 of
+assistant-stated questions (random 0.05), and "place frequency x predicate frequency within the
+haystack" in 0.644 of participant-attribution ones (random 0.063). So per (question, session)
+*slot* (one session text can sit in several haystacks with different neighbours),
+:func:`_recurrence_rows` reads the session's content unigrams and bigrams (raw tokens minus the
+reference stopwords and minus value-like tokens, so values never count) and, per gram, how many
+OTHER sessions of the same haystack hold it, over n - 1: the max over its bigrams and over its
+unigrams; whether it holds the haystack's most-recurring bigram (ties all 1); its bigram max as a
+z-score within the haystack; the max and summed recurrence of the grams of its value-holding
+sentences; the largest summed recurrence of one sentence; and the same in *excess* of the
+corpus-wide share of sessions holding the gram (chat and framing recur in every haystack, a subject
+the haystack was built around only in its own). Where two or more shapes are measured, the block
+also enters once per shape (zero outside it), so the classifier can weigh it per shape: each
+template's competitors recur in their own way. With it :data:`L2` went from 1e-4 to 1e-2: at 1e-4
+the thousands of sparse weights memorised the training half and drowned the dense block out of
+sample. On the beaten bytes (sha256 7ff37b84...) learned AUC went 0.586 -> 0.883 on
+assistant-stated and 0.304 -> 0.714 on participant-attribution (gold@1 0.10 -> 0.45 and
+0.00 -> 0.33): refused. The self-test injects the tell (:data:`RECURRENCE_DEFECT`) beside a clean
+control where every subject of the haystack has the same cluster (:data:`RECURRENCE_CONTROL`); the
+clean simulation itself was rebuilt so (it used to cluster two subjects, the asked one among them,
+and give every other subject one session: the same tell, milder).
 
 Every ranking breaks ties by session order. Questions without gold (G = 0) are excluded from every
 adversary and counted; so are questions whose haystack is all gold (nothing to rank against).
@@ -67,8 +95,10 @@ Readings chosen where GATES.md §7 leaves room:
 - Haystack diff applies to a shape when one of its haystacks shares a session (id or turns) with
   any other haystack of the corpus, whatever that one's shape.
 - The bounds are GATES.md's first-version choices, unchanged. Their false-refusal rate on clean
-  simulated corpora (:func:`false_refusal_rate`, :func:`build_simulated_corpus`) is 1 of 240
-  (seeds 1000-1039 and 5000-5199: one ``learned_auc`` at 0.65), within the 5 % budget.
+  simulated corpora (:func:`false_refusal_rate`, :func:`build_simulated_corpus`) is 2 of 240
+  (seeds 1000-1039: none; 5000-5199: 5091 ``learned_auc`` 0.664, 5137 ``learned_gold_at_1``
+  0.159), within the 5 % budget; it was 1 of 240 before the recurrence block and the rebuilt
+  simulation.
 """
 
 from __future__ import annotations
@@ -89,7 +119,7 @@ from typing import TYPE_CHECKING, Any
 from ..corpus.loading import Corpus
 from ..corpus.models import QuestionRecord, format_corpus_date
 from ..retrieval.bm25 import K_REF, rank_sessions, session_document
-from ..retrieval.tokenizer import raw_tokens, tokenize
+from ..retrieval.tokenizer import STOPWORDS, raw_tokens, tokenize
 from ..retrieval.values import has_value, keep_value_sentences, sentences, value_like_tokens
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import VerticalDeclarations, declarations_for
@@ -129,8 +159,10 @@ INNER_SPLIT_CONSTANT = "typedmemeval-adversaries-inner-split-v1"
 CHAR_NGRAMS: tuple[int, ...] = (3, 4)
 TRAIN_STEPS = 120
 LEARNING_RATE = 0.1
-L2 = 1e-4
-"""Logistic regression: full-batch Adam, fixed steps, L2 on the (per-question balanced) mean loss."""
+L2 = 1e-2
+"""Logistic regression: full-batch Adam, fixed steps, L2 on the (per-question balanced) mean loss.
+Was 1e-4 until the recurrence features: so weak a penalty let the thousands of sparse weights
+memorise the training half and drown the dense block out of sample."""
 POSITION_BINS = 10
 POSITION_SMOOTHING = 5.0
 
@@ -145,9 +177,16 @@ THRESHOLDS: dict[str, float] = {
 }
 
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'\u2019-]*")
-_DENSE_NAMES = ("log_turns", "log_chars", "relative_position", "value_share_only_gold",
-                "value_share_only_filler", "value_share_both", "value_share_never", "no_values",
-                "any_value_only_gold", "any_value_only_filler")
+_RECURRENCE_NAMES = ("recurrence_bigram_max", "recurrence_unigram_max", "recurrence_top_bigram",
+                     "recurrence_bigram_z", "recurrence_value_bigram_max",
+                     "recurrence_value_unigram_max", "recurrence_value_bigram_sum",
+                     "recurrence_sentence_bigram_sum", "recurrence_sentence_unigram_sum",
+                     "excess_bigram_max", "excess_value_bigram_sum",
+                     "excess_sentence_unigram_sum", "excess_sentence_bigram_sum")
+"""Haystack-relative recurrence features of a session slot (:func:`_recurrence_rows`)."""
+_DENSE_NAMES = ("log_turns", "log_chars", "relative_position", *_RECURRENCE_NAMES,
+                "value_share_only_gold", "value_share_only_filler", "value_share_both",
+                "value_share_never", "no_values", "any_value_only_gold", "any_value_only_filler")
 
 
 # --- the haystacks, as the adversaries see them --------------------------------------------------
@@ -315,6 +354,128 @@ def _session_features(texts: Sequence[str]) -> _SessionFeatures:
     return _SessionFeatures(sorted(words) + sorted(grams), values, len(texts), len(joined))
 
 
+@dataclass(frozen=True)
+class _SentenceGrams:
+    """One sentence's content unigrams and bigrams (:func:`sentence_grams`)."""
+
+    unigrams: frozenset[str]
+    bigrams: frozenset[str]
+    holds_value: bool
+
+
+@lru_cache(maxsize=1 << 16)
+def sentence_grams(text: str) -> tuple[_SentenceGrams, ...]:
+    """One turn's sentences as content grams: raw tokens minus the reference stopwords
+    (:data:`..retrieval.tokenizer.STOPWORDS`) and minus the sentence's value-like tokens, so a
+    value never counts as recurring content; bigrams join adjacent remaining tokens."""
+    out = []
+    for sentence, found, holds_value in sentence_values(text):
+        drop = {token.lower() for token in found}
+        tokens = [t for t in raw_tokens(sentence) if t not in STOPWORDS and t not in drop]
+        out.append(_SentenceGrams(frozenset(tokens),
+                                  frozenset(f"{a} {b}" for a, b in zip(tokens, tokens[1:])),
+                                  holds_value))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _SessionGrams:
+    """A session's sentences as content grams, and the union of their unigrams and bigrams."""
+
+    sentences: tuple[_SentenceGrams, ...]
+    unigrams: frozenset[str]
+    bigrams: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> _SessionGrams:
+        found = tuple(g for text in texts for g in sentence_grams(text))
+        return cls(found, frozenset().union(*(g.unigrams for g in found)),
+                   frozenset().union(*(g.bigrams for g in found)))
+
+
+@dataclass(frozen=True)
+class _CorpusRates:
+    """The share of the corpus's distinct sessions (by turns) that contain each gram: what a
+    gram's recurrence inside one haystack would be if the haystack were drawn from the corpus at
+    large (chat and framing phrases recur everywhere; a subject built into one haystack does
+    not)."""
+
+    unigrams: Mapping[str, float]
+    bigrams: Mapping[str, float]
+
+    @classmethod
+    def of(cls, grams: Mapping[str, _SessionGrams]) -> _CorpusRates:
+        uni: Counter[str] = Counter()
+        bi: Counter[str] = Counter()
+        for session in grams.values():
+            uni.update(session.unigrams)
+            bi.update(session.bigrams)
+        others = max(1, len(grams) - 1)
+        return cls({g: (c - 1) / others for g, c in uni.items()},
+                   {g: (c - 1) / others for g, c in bi.items()})
+
+
+def _recurrence_rows(sessions: Sequence[_SessionGrams], rates: _CorpusRates
+                     ) -> list[list[float]]:
+    """Haystack-relative recurrence features of every session slot of one haystack (question-blind;
+    :data:`_RECURRENCE_NAMES`, in that order).
+
+    A gram's *recurrence*, seen from one session, is the number of OTHER sessions of the same
+    haystack that contain it, divided by n - 1; its *excess* is that minus the corpus-wide share
+    of other sessions containing it (:class:`_CorpusRates`), so framing and chat that recur in
+    every haystack count for nothing. Per session: the max recurrence over its bigrams and over its
+    unigrams; whether it holds the haystack's most-recurring bigram (ties all 1; 0 when no bigram
+    recurs); the z-score of its bigram max within the haystack; the max recurrence of the bigrams
+    and unigrams of its value-holding sentences and the summed recurrence of those bigrams; the
+    largest summed bigram and unigram recurrence of one of its sentences; then the excess
+    versions: max excess over its bigrams, summed positive excess of its value-sentence bigrams,
+    and the largest summed positive unigram and bigram excess of one of its sentences."""
+    n = len(sessions)
+    uni_df: Counter[str] = Counter()
+    bi_df: Counter[str] = Counter()
+    for session in sessions:
+        uni_df.update(session.unigrams)
+        bi_df.update(session.bigrams)
+    scale = 1.0 / max(1, n - 1)
+    top = max(bi_df.values(), default=0)
+
+    rec_u = {g: (c - 1) * scale for g, c in uni_df.items()}
+    rec_b = {g: (c - 1) * scale for g, c in bi_df.items()}
+    ex_u = {g: max(0.0, r - rates.unigrams.get(g, 0.0)) for g, r in rec_u.items()}
+    ex_b = {g: max(0.0, r - rates.bigrams.get(g, 0.0)) for g, r in rec_b.items()}
+    rows = []
+    for session in sessions:
+        value_bigrams = frozenset().union(*(g.bigrams for g in session.sentences
+                                            if g.holds_value))
+        value_unigrams = frozenset().union(*(g.unigrams for g in session.sentences
+                                             if g.holds_value))
+        rows.append([
+            max(map(rec_b.__getitem__, session.bigrams), default=0.0),
+            max(map(rec_u.__getitem__, session.unigrams), default=0.0),
+            1.0 if top > 1 and any(bi_df[g] == top for g in session.bigrams) else 0.0,
+            0.0,
+            max(map(rec_b.__getitem__, value_bigrams), default=0.0),
+            max(map(rec_u.__getitem__, value_unigrams), default=0.0),
+            sum(map(rec_b.__getitem__, value_bigrams)),
+            max((sum(map(rec_b.__getitem__, g.bigrams)) for g in session.sentences),
+                default=0.0),
+            max((sum(map(rec_u.__getitem__, g.unigrams)) for g in session.sentences),
+                default=0.0),
+            max(map(ex_b.__getitem__, session.bigrams), default=0.0),
+            sum(map(ex_b.__getitem__, value_bigrams)),
+            max((sum(map(ex_u.__getitem__, g.unigrams)) for g in session.sentences),
+                default=0.0),
+            max((sum(map(ex_b.__getitem__, g.bigrams)) for g in session.sentences),
+                default=0.0),
+        ])
+    maxima = [row[0] for row in rows]
+    mean = sum(maxima) / len(maxima) if maxima else 0.0
+    spread = math.sqrt(sum((x - mean) ** 2 for x in maxima) / len(maxima)) if maxima else 0.0
+    for row in rows:
+        row[3] = (row[0] - mean) / spread if spread > 0 else 0.0
+    return rows
+
+
 @dataclass
 class _Slots:
     """Every (question, session) slot of the corpus with its features, in corpus order."""
@@ -322,6 +483,9 @@ class _Slots:
     question: npt.NDArray[np.int64]
     label: npt.NDArray[np.float64]
     position: npt.NDArray[np.float64]
+    recurrence: list[list[float]]
+    shape: list[int]
+    shapes: tuple[str, ...]
     keys: list[str]
     features: dict[str, _SessionFeatures]
     indptr: npt.NDArray[np.int64]
@@ -338,9 +502,22 @@ def _slots(haystacks: Sequence[_Haystack]) -> _Slots:
     vocabulary: dict[str, int] = {}
     encoded: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
     question, label, position, keys, starts = [], [], [], [], []
+    recurrence: list[list[float]] = []
+    shapes = tuple(sorted({haystack.shape for haystack in haystacks if haystack.ranked}))
+    if len(shapes) < 2:
+        shapes = ()
+    shape: list[int] = []
     rows_columns, rows_data = [], []
+    content: dict[str, _SessionGrams] = {}
+    for haystack in haystacks:
+        for key, texts in zip(haystack.keys, haystack.texts):
+            if key not in content:
+                content[key] = _SessionGrams.of(texts)
+    rates = _CorpusRates.of(content)
     for qi, haystack in enumerate(haystacks):
         starts.append(len(keys))
+        recurrence += _recurrence_rows([content[key] for key in haystack.keys], rates)
+        shape += [shapes.index(haystack.shape) if haystack.shape in shapes else -1] * haystack.n
         for si, (key, texts) in enumerate(zip(haystack.keys, haystack.texts)):
             if key not in encoded:
                 feats = _session_features(texts)
@@ -364,7 +541,8 @@ def _slots(haystacks: Sequence[_Haystack]) -> _Slots:
     columns = np.concatenate(rows_columns) if rows_columns else np.zeros(0, dtype=np.int64)
     data = np.concatenate(rows_data) if rows_data else np.zeros(0, dtype=np.float64)
     return _Slots(np.asarray(question, dtype=np.int64), np.asarray(label, dtype=np.float64),
-                  np.asarray(position, dtype=np.float64), keys, features, indptr, columns, data,
+                  np.asarray(position, dtype=np.float64), recurrence, shape, shapes, keys,
+                  features, indptr, columns, data,
                   len(vocabulary), starts)
 
 
@@ -403,12 +581,19 @@ def _dense(slots: _Slots, rows: Sequence[int], membership: Sequence[Sequence[flo
            ) -> npt.NDArray[np.float64]:
     import numpy as np
 
+    width = len(_DENSE_NAMES) + len(_RECURRENCE_NAMES) * len(slots.shapes)
     if not rows:
-        return np.zeros((0, len(_DENSE_NAMES)), dtype=np.float64)
-    structure = [[math.log1p(slots.features[slots.keys[r]].turns),
-                  math.log1p(slots.features[slots.keys[r]].chars), float(slots.position[r])]
-                 for r in rows]
-    return np.asarray([s + list(m) for s, m in zip(structure, membership)], dtype=np.float64)
+        return np.zeros((0, width), dtype=np.float64)
+    blank = [0.0] * len(_RECURRENCE_NAMES)
+    out = []
+    for r, m in zip(rows, membership):
+        features = slots.features[slots.keys[r]]
+        recurrence = slots.recurrence[r]
+        by_shape = [x for index in range(len(slots.shapes))
+                    for x in (recurrence if slots.shape[r] == index else blank)]
+        out.append([math.log1p(features.turns), math.log1p(features.chars),
+                    float(slots.position[r]), *recurrence, *m, *by_shape])
+    return np.asarray(out, dtype=np.float64)
 
 
 def _sparse_block(slots: _Slots, rows: Sequence[int]
@@ -487,6 +672,7 @@ def learned_scores(haystacks: Sequence[_Haystack]) -> tuple[dict[int, list[float
         "groups": len(set(question_groups(haystacks))),
         "halves": [sum(1 for q in everyone if half[q] == side) for side in (0, 1)],
         "vocabulary": slots.vocabulary, "dense_features": list(_DENSE_NAMES),
+        "recurrence_by_shape": list(slots.shapes),
         "steps": TRAIN_STEPS, "learning_rate": LEARNING_RATE, "l2": L2,
         "split_constant": SPLIT_CONSTANT, "char_ngrams": list(CHAR_NGRAMS),
     }
@@ -707,7 +893,8 @@ def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Fin
                     f"a question-blind classifier trained on the other half's sessions puts gold "
                     f"first in {g1:.3f} of the shape's questions (random {rnd:.3f}, bound "
                     f"max(2 x random, {LEARNED_GOLD_AT_1_FLOOR}) = {bound:.3f}): gold looks like "
-                    "gold without the question (value pool split by role, a frame only gold uses)")))
+                    "gold without the question (value pool split by role, a frame only gold uses, "
+                    "gold's topic recurring in its haystack more than others' do)")))
             if auc > LEARNED_AUC_REFUSE:
                 findings.append(Finding("learned_auc", shape, auc, LEARNED_AUC_REFUSE, (
                     f"mean within-question AUC of the question-blind classifier is {auc:.3f} "
@@ -867,7 +1054,8 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
         "every ranking breaks ties by session order; questions without gold, or all gold, are "
         "excluded and counted per shape",
         "learned adversary: question-blind logistic regression, 2-fold over question groups that "
-        "share no session; value-membership features cross-fitted inside the training half",
+        "share no session; value-membership features cross-fitted inside the training half; "
+        "haystack-relative recurrence features per session slot",
     ]
     for shape in stale:
         notes.append(f"{shape}: adversary exemption declared but not needed (shape absent or no "
@@ -921,9 +1109,10 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
 #
 # One template machinery: every session states one fact "attribute of subject = value" with a
 # frame of the attribute's type, values drawn from one pool per type, and chat around it. A
-# haystack draws its sessions first (several about the question's subject, the rest about others);
-# which subject session is gold is decided afterwards, uniformly, and the question asks for that
-# session's attribute. Defects are knobs on this one builder.
+# haystack draws its sessions first (a cluster of sessions for every subject in it, so every
+# subject recurs alike); which session is gold is decided afterwards, uniformly, and the question
+# asks for that session's attribute (its cluster-mates are the valued competitors). Defects are
+# knobs on this one builder (``clusters="asked"``: only the asked subject recurs).
 
 PEOPLE_A = ("Harriet Cole", "Tomas Reed", "Nadia Price", "Owen Marsh", "Priya Lane", "Felix Hart",
             "Mabel Frost", "Declan Shaw", "Ingrid Poole", "Rufus Webb", "Celia Booth",
@@ -1023,6 +1212,12 @@ class SimulationSpec:
     questions: int = 44
     sessions: tuple[int, int] = (18, 26)
     subject_sessions: tuple[int, int] = (7, 10)
+    """Sessions per subject cluster (gold's included)."""
+    clusters: str = "every"
+    """``every``: every subject of a haystack has a cluster of ``subject_sessions`` sessions and
+    gold is any session (clean); ``asked``: only the asked subject has a cluster (gold and valued
+    competitors), every other subject appears once — the episodic-v3 defect, found by
+    within-haystack recurrence."""
     pools: str = "shared"
     """``shared``: one pool per type, roles after the draw; ``split``: gold values from one list,
     filler values from another (the v2 defect)."""
@@ -1083,32 +1278,51 @@ class _Built:
     ids: list[str]
 
 
+def _distinct_subjects(rng: random.Random, taken: Sequence[tuple[str, str]]
+                       ) -> list[tuple[str, str]]:
+    """Every subject sharing no item or place with ``taken`` (nor with an earlier one), shuffled."""
+    out: list[tuple[str, str]] = []
+    words = {word for subject in taken for word in subject}
+    for subject in rng.sample(SUBJECTS, len(SUBJECTS)):
+        if not set(subject) & words:
+            out.append(subject)
+            words.update(subject)
+    return out
+
+
 def _haystack(rng: random.Random, spec: SimulationSpec, pools: _Pools, n: int
               ) -> tuple[list[_Draft], list[int]]:
-    """Draw a haystack's sessions first: two clusters of sessions about two subjects, the rest
-    about other subjects one session each. Which cluster the question asks about is decided
-    afterwards (roles after the draw): a subject's sessions are then as likely gold whether or not
-    it is asked, so no subject word marks gold question-blind. Returns the drafts and the asked
-    cluster's indices (the candidates for gold)."""
-    first = rng.choice(SUBJECTS)
-    second = _subject_pool(rng, first)
+    """Draw a haystack's sessions first, then the sessions gold may be (returned with the drafts).
+
+    ``spec.clusters == "every"`` (clean): every subject of the haystack gets a cluster of
+    ``spec.subject_sessions`` sessions, clusters drawn until there are at least ``n`` sessions,
+    and gold may be any session (roles after the draw: the asked subject is gold's subject). Every
+    subject recurs alike, so neither a subject word nor how often a topic recurs in the haystack
+    marks gold question-blind. ``"asked"`` (the episodic-v3 defect): one cluster, of the asked
+    subject, its competitors carrying values like gold; every other subject appears once."""
     kinds = list(FRAMES)
     drafts: list[_Draft] = []
-    sizes = [rng.randint(*spec.subject_sessions) for _ in range(2)]
-    for subject, size in zip((first, second), sizes):
-        for _ in range(size):
+    subjects = _distinct_subjects(rng, ())
+    if spec.clusters == "asked":
+        asked = subjects.pop()
+        for _ in range(rng.randint(*spec.subject_sessions)):
+            kind = rng.choice(kinds)
+            drafts.append(_Draft(asked, kind, rng.choice(pools.filler[kind])))
+        for index in range(max(n, len(drafts) + 1) - len(drafts)):
+            kind = rng.choice(kinds)
+            drafts.append(_Draft(subjects[index % len(subjects)], kind,
+                                 rng.choice(pools.filler[kind])))
+        rng.shuffle(drafts)
+        return drafts, [i for i, d in enumerate(drafts) if d.subject == asked]
+    while len(drafts) < n:
+        if not subjects:
+            raise ValueError("simulation: too few distinct subjects for the clusters asked for")
+        subject = subjects.pop()
+        for _ in range(rng.randint(*spec.subject_sessions)):
             kind = rng.choice(kinds)
             drafts.append(_Draft(subject, kind, rng.choice(pools.filler[kind])))
-    n = max(n, len(drafts) + 1)
-    while len(drafts) < n:
-        kind = rng.choice(kinds)
-        other = rng.choice(SUBJECTS)
-        if set(other) & (set(first) | set(second)):
-            continue
-        drafts.append(_Draft(other, kind, rng.choice(pools.filler[kind])))
     rng.shuffle(drafts)
-    asked = rng.choice((first, second))
-    return drafts, [i for i, d in enumerate(drafts) if d.subject == asked]
+    return drafts, list(range(len(drafts)))
 
 
 def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: list[_Draft],
@@ -1150,7 +1364,9 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
             built += _family(rng, spec, pools, q)
         elif spec.paired:
             drafts, candidates = _haystack(rng, spec, pools, n)
-            first, second = rng.sample(candidates, 2)
+            first = rng.choice(candidates)
+            second = rng.choice([i for i in candidates
+                                 if i != first and drafts[i].subject == drafts[first].subject])
             for index in (first, second):
                 drafts[index].value = rng.choice(pools.gold[drafts[index].kind])
             for draft in drafts:
@@ -1185,7 +1401,9 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
 def _family(rng: random.Random, spec: SimulationSpec, pools: _Pools, q: int) -> list[_Built]:
     """``spec.family`` questions about different subjects sharing their filler verbatim: the
     shared filler holds competitors for each member's subject; each member adds its own gold (and
-    ``family_own_filler`` sessions of its own)."""
+    ``family_own_filler`` sessions of its own, about the other members' subjects in turn, so that
+    with ``family_own_filler == family - 1`` every subject recurs once more in every haystack and
+    gold's subject does not stand out by recurrence)."""
     subjects: list[tuple[str, str]] = []
     while len(subjects) < spec.family:
         subject = rng.choice(SUBJECTS)
@@ -1206,9 +1424,11 @@ def _family(rng: random.Random, spec: SimulationSpec, pools: _Pools, q: int) -> 
         gold = _Draft(subject, kind, rng.choice(pools.gold[kind]))
         _render(rng, gold, pools.gold)
         own = []
-        for _ in range(spec.family_own_filler):
+        others = [s for s in subjects if s != subject]
+        for index in range(spec.family_own_filler):
             other = rng.choice(kinds)
-            draft = _Draft(_subject_pool(rng, subject), other, rng.choice(pools.filler[other]))
+            about = others[index % len(others)] if others else _subject_pool(rng, subject)
+            draft = _Draft(about, other, rng.choice(pools.filler[other]))
             _render(rng, draft, pools.filler)
             own.append(draft)
         drafts = list(shared)
@@ -1309,6 +1529,12 @@ def _false_refusal_case(trials: int) -> SelfTestCase:
         f"seeds {list(found.refused_seeds)}")
 
 
+RECURRENCE_DEFECT = SimulationSpec(clusters="asked", subject_sessions=(5, 8), sessions=(18, 25))
+"""The episodic-v3 tell: the asked subject recurs (gold and 4-7 valued competitors), no other does
+(at most 25 sessions, so the 20 subjects left each appear once)."""
+RECURRENCE_CONTROL = SimulationSpec(subject_sessions=(5, 8))
+"""Its clean control: every subject of the haystack has a cluster of that size."""
+
 SELF_TEST_SIMULATION_TRIALS = 6
 """Clean corpora the self-test itself simulates (the full 40-trial simulation is a test)."""
 
@@ -1335,6 +1561,10 @@ def self_test() -> list[SelfTestCase]:
     cases.append(defect_case("haystacks sharing filler that differ only in gold",
                              check(build_simulated_corpus(14, SimulationSpec(family=4)),
                                    declared=none), "haystack_diff"))
+    cases.append(defect_case("competitors cluster around the asked subject only (gold and 4-7 "
+                             "valued competitors, every other subject once): within-haystack "
+                             "recurrence", check(build_simulated_corpus(15, RECURRENCE_DEFECT),
+                                                 declared=none), "learned_auc"))
 
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
@@ -1345,6 +1575,10 @@ def self_test() -> list[SelfTestCase]:
                               "filler besides gold",
                               check(build_simulated_corpus(22, SimulationSpec(
                                   family=4, family_own_filler=3)), declared=none)))
+    cases.append(control_case("clean: every subject of a haystack has the same cluster (5-8 valued "
+                              "sessions), the asked one chosen after the draw",
+                              check(build_simulated_corpus(24, RECURRENCE_CONTROL),
+                                    declared=none)))
     cases.append(control_case("clean paired arms sharing a byte-identical haystack",
                               check(build_simulated_corpus(23, SimulationSpec(paired=True)),
                                     declared=none)))
@@ -1360,6 +1594,7 @@ def self_test() -> list[SelfTestCase]:
     return cases
 
 
-__all__ = ["ADVERSARIES", "FALSE_REFUSAL_BUDGET", "FROM_REVISION", "FalseRefusal", "GATE", "RULES",
-           "SimulationSpec", "THRESHOLDS", "build_simulated_corpus", "check",
-           "false_refusal_rate", "measure", "question_groups", "self_test", "split_halves"]
+__all__ = ["ADVERSARIES", "FALSE_REFUSAL_BUDGET", "FROM_REVISION", "FalseRefusal", "GATE",
+           "RECURRENCE_CONTROL", "RECURRENCE_DEFECT", "RULES", "SimulationSpec", "THRESHOLDS",
+           "build_simulated_corpus", "check", "false_refusal_rate", "measure", "question_groups",
+           "self_test", "split_halves"]

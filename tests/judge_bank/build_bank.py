@@ -1024,9 +1024,9 @@ QUESTION_FORMS: dict[str, str] = {
     "participant-attribution": r"(?:Who was it that said|Who said|Who brought up|Who pointed out|Which of us "
                                r"mentioned|Which of us remarked)(?: that)? (?P<claim>.+?)(?:\? Was it me|: me) "
                                r"or you or both of us\?",
-    "counts": r"How many times did I buy something from (?P<store>\w+)\?",
-    "sums": r"How much did I spend at (?P<store>\w+) altogether\?",
-    "deltas": r"How much more did I spend at (?P<store>\w+) than at (?P<other>\w+)\?",
+    "counts": r"How many times did I buy something from (?P<store>\w+(?: \w+)?)\?",
+    "sums": r"How much did I spend at (?P<store>\w+(?: \w+)?) altogether\?",
+    "deltas": r"How much more did I spend at (?P<store>\w+(?: \w+)?) than at (?P<other>\w+(?: \w+)?)\?",
     "durations": r"How many days(?: in total)? (?P<be>were|was) (?P<items>.+) (?P<state>away for repair|out on loan)\?",
     "list-order": r"In what order did I add things to the (?P<list>.+) for the (?P<occasion>.+)\?",
 }

@@ -1,0 +1,434 @@
+"""Arithmetic v3 generator (generate/verticals/arithmetic.py, VERTICALS.md §2.3 and Appendix D).
+
+What is tested, each so that it can fail: one value pool per type (a value's type, form and
+distribution never depend on its role), valued competitors present in every session and read back
+as what they are, gold positions spread, gold recomputed from the text alone (V5, independently of
+the generator's own checks), determinism, and one injected defect per validity rule the generator
+enforces. The corpus is built once per module (a few seconds)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from datetime import timedelta
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
+from pytest_typedmemeval.corpus.text_stats import non_linguistic_share
+from pytest_typedmemeval.generate import values
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
+from pytest_typedmemeval.generate.verticals import arithmetic as ari
+from pytest_typedmemeval.judge.mechanical import judge_answer
+from pytest_typedmemeval.judge.outcomes import Outcome
+
+SEED = ari.SEED
+DIAL = ari.RECORDED_COMPETITION
+AMOUNT = re.compile(r"[$€£]\d{3}\.\d{2}")
+SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
+SHOP = r"([A-Z][a-z]+ [A-Z][a-z]+)"
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict[str, Any]]:
+    return ari.build(SEED, DIAL).records
+
+
+def _statements(record: dict[str, Any]) -> list[list[ari.Said]]:
+    """Per session the statements read from its turns (own first)."""
+    out = []
+    for session in record["haystack_sessions"]:
+        found = [s for t in session for s in ari.read_statements(t["content"])]
+        out.append(sorted(found, key=lambda s: s.kind != "own"))
+    return out
+
+
+def _asked(record: dict[str, Any]) -> list[str]:
+    if record["question_type"] == "durations":
+        return re.findall(r"the ([a-z]+)", record["question"])
+    return re.findall(r"\b(?:at|from) " + SHOP, record["question"])
+
+
+def _gold(record: dict[str, Any]) -> set[int]:
+    return {i for i, s in enumerate(record["haystack_sessions"]) if any(t["has_answer"] for t in s)}
+
+
+def _spec(shape: str, g: int | None = None) -> ari.Spec:
+    return next(s for s in ari.layout(SEED)[shape] if g is None or s.g == g)
+
+
+def _verdict(answer: str, record: dict[str, Any]) -> Outcome:
+    return judge_answer(answer, AnswerKey.model_validate(record["typedmemeval"]["answer_key"])).outcome
+
+
+# --- shape, ids, determinism --------------------------------------------------------------------
+
+
+def test_ids_are_opaque_and_counts_match_the_spec(records) -> None:
+    assert [r["question_id"] for r in records] == [f"tme-ari-{i:03d}" for i in range(1, 51)]
+    shapes = [r["question_type"] for r in records]
+    assert {s: shapes.count(s) for s in ari.SHAPES} == ari.SHAPE_N
+    assert len(set(shapes[:14])) > 1  # no id range holds one shape
+    for r in records:
+        h = len(r["haystack_sessions"]) - len(_gold(r))
+        assert ari.H_RANGE[0] <= h <= ari.H_RANGE[1]
+
+
+def test_same_seed_same_bytes_and_shapes_are_independent(records) -> None:
+    ari._shape_records.cache_clear()
+    again = ari.build(SEED, DIAL, shapes=("deltas",)).records
+    assert dump_json(again) == dump_json([r for r in records if r["question_type"] == "deltas"])
+    ari._shape_records.cache_clear()
+    assert dump_json(ari.build(SEED, DIAL, shapes=("deltas",)).records) == dump_json(again)
+    assert dump_json(ari.build(SEED + 1, DIAL, shapes=("deltas",)).records) != dump_json(again)
+
+
+def test_text_is_conversation_without_word_lists(records) -> None:
+    texts = [t["content"] for r in records for s in r["haystack_sessions"] for t in s]
+    assert non_linguistic_share(texts) == 0.0
+    for r in records:
+        for session in r["haystack_sessions"]:
+            assert [t["role"] for t in session] == ["user", "assistant"] * (len(session) // 2)
+
+
+# --- one pool per type, roles after the draw -----------------------------------------------------
+
+
+def _purchases(records) -> list[tuple[bool, ari.Said]]:
+    """(is gold, statement) over every purchase statement of the corpus."""
+    out = []
+    for r in (r for r in records if r["question_type"] != "durations"):
+        asked = _asked(r)
+        for pair in _statements(r):
+            for s in pair:
+                out.append((s.kind == "own" and s.subject in asked, s))
+    return out
+
+
+def test_shops_and_objects_come_from_one_pool_whatever_their_role(records) -> None:
+    found = _purchases(records)
+    for gold, s in found:
+        assert values.value_type(s.subject) == "shop", s.subject
+        assert s.item in ari.TRADE_ITEMS[s.subject.split()[1]], (s.item, s.subject)
+    # A stem asked in one question is an unasked shop in other questions (one pool, roles drawn
+    # per haystack): a pool split by role would never show an asked stem unasked elsewhere.
+    asked_in: dict[str, set[int]] = {}
+    unasked_in: dict[str, set[int]] = {}
+    for index, r in enumerate(r for r in records if r["question_type"] != "durations"):
+        asked = _asked(r)
+        for pair in _statements(r):
+            for said in pair:
+                book = asked_in if said.subject in asked else unasked_in
+                book.setdefault(said.subject.split()[0], set()).add(index)
+    elsewhere = [stem for stem, where in asked_in.items() if unasked_in.get(stem, set()) - where]
+    assert len(elsewhere) >= 0.8 * len(asked_in)
+    # Trades of asked shops match the trades of all shops (no role has its own kind of shop).
+    trades = Counter(s.subject.split()[1] for _, s in found)
+    gold_trades = Counter(s.subject.split()[1] for gold, s in found if gold)
+    assert len(gold_trades) >= 6
+    for trade, count in trades.items():
+        share_all = count / sum(trades.values())
+        assert abs(gold_trades[trade] / sum(gold_trades.values()) - share_all) < 0.15, trade
+
+
+def test_amounts_are_drawn_alike_for_gold_and_competitors(records) -> None:
+    found = _purchases(records)
+    gold = [s.cents for g, s in found if g]
+    rest = [s.cents for g, s in found if not g]
+    assert len(gold) >= 100 and len(rest) >= 1000
+    for group in (gold, rest):  # one range, equal digit counts
+        assert min(group) >= ari.AMOUNT_CENTS[0] and max(group) <= ari.AMOUNT_CENTS[1]
+    spread = ari.AMOUNT_CENTS[1] - ari.AMOUNT_CENTS[0]
+    assert abs(statistics.mean(gold) - statistics.mean(rest)) < 0.08 * spread
+    # The same frames and companion clauses for gold as for the user's other purchases.
+    own = [(g, s) for g, s in found if s.kind == "own"]
+    for g_share in (lambda ss: sum(1 for s in ss if s.company) / len(ss),):
+        a = g_share([s for g, s in own if g])
+        b = g_share([s for g, s in own if not g])
+        assert abs(a - b) < 0.12, (a, b)
+
+
+def test_lent_items_come_from_one_list_whatever_their_role(records) -> None:
+    asked_in: dict[str, set[int]] = {}
+    unasked_in: dict[str, set[int]] = {}
+    for index, r in enumerate(r for r in records if r["question_type"] == "durations"):
+        names = _asked(r)
+        for pair in _statements(r):
+            for said in pair:
+                assert said.subject in ari.ITEMS
+                book = asked_in if said.subject in names else unasked_in
+                book.setdefault(said.subject, set()).add(index)
+    elsewhere = [item for item, where in asked_in.items() if unasked_in.get(item, set()) - where]
+    assert asked_in and len(elsewhere) >= 0.6 * len(asked_in)
+
+
+# --- valued competitors ----------------------------------------------------------------------------
+
+
+def test_every_session_holds_one_own_statement_and_one_competitor(records) -> None:
+    kinds: Counter[str] = Counter()
+    for r in records:
+        for pair in _statements(r):
+            assert [s.kind == "own" for s in pair] == [True, False], pair
+            kinds[pair[1].kind] += 1
+            assert pair[1].subject != pair[0].subject  # never about the session's own subject
+    assert {"holder", "declined", "quote"} <= set(kinds)
+    assert kinds["holder"] > kinds["quote"]  # the close frames dominate the mix
+
+
+def test_competitors_of_the_asked_and_decoy_subjects_follow_the_dial(records) -> None:
+    by_question = {r["question"]: r for r in records}
+    level = 0
+    for shape in ari.SHAPES:
+        for spec in ari.layout(SEED)[shape]:
+            plan = ari.plan(SEED, spec, DIAL[shape])
+            r = by_question[ari.question_text(spec, plan.asked)]
+            read = _statements(r)
+            assert len(plan.decoys) == len(plan.asked) and not set(plan.decoys) & set(plan.asked)
+            near = {s: sum(1 for pair in read if pair[1].subject == s)
+                    for s in (*plan.asked, *plan.decoys)}
+            mentions = {s: sum(1 for pair in read if s in (pair[0].subject, pair[1].subject))
+                        for s in near}
+            own = {s: sum(1 for pair in read if pair[0].subject == s) for s in near}
+            want = DIAL[shape] * ari.PER_INPUT * sum(own.values())
+            cap = ari.SAME_UNIT_CAP.get(shape)
+            if cap is None or sum(near[a] for a in plan.asked) + sum(
+                    1 for pair in read if pair[0].currency == spec.currency) < cap:
+                assert abs(sum(near.values()) - want) <= 1.5, (spec.key, near, want)
+            assert sum(near[a] for a in plan.asked) >= 1 and sum(near[d] for d in plan.decoys) >= 1
+            level += max(mentions[d] for d in plan.decoys) >= max(mentions[a] for a in plan.asked)
+            # None of them is the user's own purchase or lifecycle: they never enter the gold.
+            assert all(pair[1].kind != "own" for pair in read)
+    assert level >= 0.3 * len(records)  # the most-mentioned subject is a decoy as often as not
+
+
+def test_competitor_values_are_same_unit_and_judged_wrong(records) -> None:
+    for r in (r for r in records if r["question_type"] in ("sums", "deltas")):
+        asked, unit = _asked(r), r["typedmemeval"]["derivation"]["unit"]
+        rivals = [p[1] for p in _statements(r) if p[1].subject in asked]
+        assert all(s.currency == unit for s in rivals)
+        value = Fraction(r["typedmemeval"]["derivation"]["value"]).limit_denominator(100)
+        for s in rivals:
+            sign = -1 if r["question_type"] == "deltas" and s.subject == asked[1] else 1
+            confused = value + sign * Fraction(s.cents, 100)
+            if confused > 0:
+                assert _verdict(f"{SYMBOL[unit]}{float(confused):,.2f}", r) is not Outcome.CORRECT
+        assert r["typedmemeval"]["answer_key"]["wrong"]
+        for wrong in r["typedmemeval"]["answer_key"]["wrong"]:
+            assert _verdict(wrong, r) is not Outcome.CORRECT
+
+
+# --- positions ---------------------------------------------------------------------------------
+
+
+def test_gold_positions_are_drawn_not_fixed(records) -> None:
+    tenths: Counter[int] = Counter()
+    first = last = 0
+    for r in records:
+        n = len(r["haystack_sessions"])
+        gold = _gold(r)
+        tenths.update(min(9, 10 * i // n) for i in gold)
+        first += 0 in gold
+        last += n - 1 in gold
+    assert len(tenths) == 10 and min(tenths.values()) >= 0.4 * max(tenths.values())
+    assert first < 0.45 * len(records) and last < 0.45 * len(records)
+    indices = {tuple(sorted(_gold(r))) for r in records}
+    assert len(indices) == len(records)
+
+
+# --- V5: gold recomputed from the text alone -------------------------------------------------------
+
+
+def test_purchase_gold_recomputed_from_the_text(records) -> None:
+    for r in (r for r in records if r["question_type"] != "durations"):
+        shape, asked = r["question_type"], _asked(r)
+        total, sessions = Fraction(0), set()
+        for index, pair in enumerate(_statements(r)):
+            own = pair[0]
+            if own.subject in asked:
+                sessions.add(index)
+                sign = -1 if shape == "deltas" and own.subject == asked[1] else 1
+                total += 1 if shape == "counts" else sign * Fraction(own.cents, 100)
+        assert sessions == _gold(r)
+        value = Fraction(r["typedmemeval"]["derivation"]["value"]).limit_denominator(100)
+        assert value == total and value > 0
+        assert _verdict(r["answer"], r) is Outcome.CORRECT
+        if shape == "counts":
+            block = r["typedmemeval"]
+            assert block["count_predicate"] in r["question"]
+            assert sum(c["matches"] for c in block["candidates"]) == value
+            assert len(block["candidates"]) == 2 * len(r["haystack_sessions"])
+        else:
+            texts = " ".join(t["content"] for s in r["haystack_sessions"] for t in s)
+            assert f"{float(value):,.2f}" not in texts  # the total is derived, never stated
+
+
+def test_durations_recomputed_from_the_text_under_both_day_conventions(records) -> None:
+    for r in (r for r in records if r["question_type"] == "durations"):
+        times = QuestionRecord.model_validate(r).session_times
+        events: dict[str, list[int]] = {}
+        for index, pair in enumerate(_statements(r)):
+            events.setdefault(pair[0].subject, []).append(index)
+        total = 0
+        for item in _asked(r):
+            start, end = (times[i] for i in events[item])
+            assert (end.date() - start.date()).days == (end - start).days, item
+            total += (end - start).days
+        assert r["answer"] == f"{total} days"
+        assert {i for item in _asked(r) for i in events[item]} == _gold(r)
+        assert _verdict(f"{total} days", r) is Outcome.CORRECT
+        assert _verdict(f"{total + 1} days", r) is not Outcome.CORRECT
+        assert not re.search(r"\d", " ".join(t["content"] for s in r["haystack_sessions"]
+                                             for t in s))
+
+
+# --- negative controls: each validity rule refuses its defect ------------------------------------
+
+
+def _tampered(monkeypatch: pytest.MonkeyPatch, change) -> None:
+    original = ari.plan
+    monkeypatch.setattr(ari, "plan", lambda seed, spec, rate: change(original(seed, spec, rate)))
+
+
+def _rate(shape: str) -> float:
+    return DIAL[shape]
+
+
+def test_a_competitor_that_reads_as_the_users_own_purchase_is_refused(monkeypatch) -> None:
+    spec = _spec("sums")
+
+    def promote(plan: ari.Plan) -> ari.Plan:
+        rival = next(pair[1] for pair in plan.said if pair[1].subject in plan.asked)
+        rival.kind, rival.holder, rival.company = "own", None, ""
+        return plan
+    _tampered(monkeypatch, promote)
+    with pytest.raises(GenerationError, match="own statements"):
+        ari.build_record(SEED, spec, _rate("sums"))
+
+
+def test_text_that_disagrees_with_the_plan_is_refused(monkeypatch) -> None:
+    spec = _spec("counts")
+    plan = ari.plan(SEED, spec, _rate("counts"))
+    stay = ari.render(SEED, plan)
+    read = ari.read_haystack(stay)
+    plan.said[plan.gold[0]][0].subject = "Quarmby Motors"
+    with pytest.raises(GenerationError, match="plan says"):
+        ari.check_plan(stay, plan, read)
+
+
+def test_coincident_subset_including_a_competitor_is_refused(monkeypatch) -> None:
+    spec = _spec("sums", 3)
+
+    def coincide(plan: ari.Plan) -> ari.Plan:
+        first = plan.said[plan.gold[0]][0].cents
+        assert first > 20_001
+        rival = next(pair[1] for pair in plan.said if pair[1].subject in plan.asked)
+        other = next(pair[0] for i, pair in enumerate(plan.said) if i not in plan.gold
+                     and pair[0].currency == spec.currency)
+        rival.cents, other.cents = 10_001, first - 10_001  # a competitor + a rival = one input
+        return plan
+    _tampered(monkeypatch, coincide)
+    with pytest.raises(GenerationError, match="another subset"):
+        ari.build_record(SEED, spec, _rate("sums"))
+
+
+def test_a_repeated_amount_is_refused(monkeypatch) -> None:
+    def repeat(plan: ari.Plan) -> ari.Plan:
+        plan.said[1][1].cents = plan.said[0][0].cents
+        return plan
+    _tampered(monkeypatch, repeat)
+    with pytest.raises(GenerationError, match="twice"):
+        ari.build_record(SEED, _spec("counts"), _rate("counts"))
+
+
+def test_the_total_written_in_the_haystack_is_refused(monkeypatch) -> None:
+    rate = _rate("deltas")
+    spec = next(s for s in ari.layout(SEED)["deltas"]
+                if ari.AMOUNT_CENTS[0] <= ari.plan(SEED, s, rate).value * 100 <= ari.AMOUNT_CENTS[1])
+
+    def written(plan: ari.Plan) -> ari.Plan:
+        foreign = next(pair[1] for pair in plan.said if pair[1].currency != spec.currency)
+        foreign.cents = int(plan.value * 100)  # in another currency: no subset, but the figure
+        return plan
+    _tampered(monkeypatch, written)
+    with pytest.raises(GenerationError, match="gold total is written"):
+        ari.build_record(SEED, spec, rate)
+
+
+def test_end_clock_before_start_clock_is_refused(monkeypatch) -> None:
+    rate = _rate("durations")
+
+    def earlier_end(plan: ari.Plan) -> ari.Plan:
+        item = plan.asked[0]
+        start, end = [i for i, pair in enumerate(plan.said) if pair[0].subject == item]
+        plan.clocks[start], plan.clocks[end] = max(plan.clocks[start], plan.clocks[end]), \
+            min(plan.clocks[start], plan.clocks[end]) - 1
+        return plan
+    _tampered(monkeypatch, earlier_end)
+    with pytest.raises(GenerationError, match="whole elapsed days"):
+        ari.build_record(SEED, _spec("durations"), rate)
+
+
+def test_a_relations_span_equal_to_a_gold_span_is_refused() -> None:
+    spec = _spec("durations", 2)
+    plan = ari.plan(SEED, spec, _rate("durations"))
+    stay = ari.render(SEED, plan)
+    read = [list(pair) for pair in ari.read_haystack(stay)]
+    ari.check_durations(stay, spec, plan.asked, read)  # clean as built
+    start, end = [i for i, pair in enumerate(read) if pair[0].subject == plan.asked[0]]
+    used = {s.subject for pair in read for s in pair}
+    item = next(i for i in ari.ITEMS if i not in used)
+    read[start].append(ari.Said("holder", item, "start", "sister"))  # her loan spans the same days
+    read[end].append(ari.Said("holder", item, "end", "sister"))
+    with pytest.raises(GenerationError, match="another span"):
+        ari.check_durations(stay, spec, plan.asked, read)
+
+
+def test_declining_to_lend_an_item_that_is_away_is_refused() -> None:
+    spec = _spec("durations", 2)
+    plan = ari.plan(SEED, spec, _rate("durations"))
+    stay = ari.render(SEED, plan)
+    read = [list(pair) for pair in ari.read_haystack(stay)]
+    start, _ = [i for i, pair in enumerate(read) if pair[0].subject == plan.asked[0]]
+    read[start].insert(1, ari.Said("declined", plan.asked[0], "refusal"))
+    with pytest.raises(GenerationError, match="while it is away"):
+        ari.check_durations(stay, spec, plan.asked, read)
+
+
+def test_number_words_in_a_duration_haystack_are_refused(monkeypatch) -> None:
+    original = ari.render
+
+    def counted(seed, plan, tally=None):
+        stay = original(seed, plan, tally)
+        turn = next(t for t in stay.sessions[0] if not ari.read_statements(t.text))
+        turn.text += " It took eleven phone calls."
+        return stay
+    monkeypatch.setattr(ari, "render", counted)
+    with pytest.raises(GenerationError, match="number word"):
+        ari.build_record(SEED, _spec("durations"), _rate("durations"))
+
+
+def test_a_wrong_answer_the_judge_accepts_is_refused(monkeypatch) -> None:
+    original = ari._answers
+    monkeypatch.setattr(ari, "_answers", lambda *a: (original(*a)[0], [original(*a)[0]]))
+    with pytest.raises(GenerationError, match="wrong answer"):
+        ari.build_record(SEED, _spec("counts"), _rate("counts"))
+
+
+def test_competition_rate_outside_the_unit_interval_is_refused() -> None:
+    with pytest.raises(GenerationError, match="competition rate"):
+        ari.build_record(SEED, _spec("sums"), 1.5)
+
+
+def test_every_construction_reads_back_as_itself() -> None:
+    ari._assert_banks()  # each frame, actor and companion clause parses to exactly its statement
+    text = "I almost bought an easel from Pellow Hardware for $412.80, but I put it back on the shelf."
+    (said,) = ari.read_statements(text)
+    assert (said.kind, said.subject, said.cents) == ("declined", "Pellow Hardware", 41280)
+    (said,) = ari.read_statements("My sister lent her ladder to a friend today while I waited "
+                                  "outside.")
+    assert (said.kind, said.holder, said.event, said.company) == (
+        "holder", "sister", "start", " while I waited outside")
