@@ -129,11 +129,13 @@ def test_without_its_own_search_each_calibrated_shape_is_searched_and_the_rest_s
     monkeypatch.setattr(registry, "generator_module", lambda vertical: module)
     seen: dict[str, object] = {}
 
-    def calibrate(build, shapes, start, *, panel):  # type: ignore[no-untyped-def]
-        seen.update(shapes=tuple(shapes), panel=panel, start=dict(start))
+    def calibrate(build, shapes, start, *, panel, whole_panel):  # type: ignore[no-untyped-def]
+        seen.update(shapes=tuple(shapes), panel=panel, whole=whole_panel, start=dict(start))
         return calibration.CalibrationResult({"a": 0.3, "b": 0.6, "fixed": 0.125}, {}, 0.0)
 
     monkeypatch.setattr(calibration, "calibrate", calibrate)
     outcome = registry.search_dial("alone")
     assert seen["shapes"] == ("a", "b") and seen["panel"] is True
+    # A revision-3 declaration is searched against the whole lexical panel its gate applies.
+    assert seen["whole"] is (registry.revision_of(module) >= 3)
     assert outcome.dial_by_shape == {"a": 0.3, "b": 0.6, "fixed": 0.5}

@@ -45,20 +45,21 @@ Build = Callable[[Mapping[str, float]], Sequence[QuestionRecord]]
 """Builds the records of the shapes being searched for a given dial-by-shape map."""
 
 
-def panel_max_coverage(records: Sequence[QuestionRecord], shape: str) -> float | None:
+def panel_max_coverage(records: Sequence[QuestionRecord], shape: str, *,
+                       whole: bool = False) -> float | None:
     """The largest per-shape mean coverage over the lexical arms of the retriever panel.
 
     Revision 2 (VERTICALS.md Appendix C) puts the ceiling on the panel maximum, so the search must
-    not pick a dial that only the reference BM25 finds hard; from revision 3 (Appendix D) the
-    panel's lexical arms include the English-analyzer, sentence-level and value-filtered BM25, and
-    the search measures all of them (a corpus is never searched against fewer arms than its gate
-    applies). The dense and hybrid arms are left to the gate: encoding every candidate corpus
-    would cost minutes per point on these machines."""
+    not pick a dial that only the reference BM25 finds hard; from revision 3 (Appendix D, ``whole``)
+    the panel's lexical arms include the English-analyzer, sentence-level and value-filtered BM25,
+    and the search measures all of them (a corpus is searched against exactly the arms its gate
+    applies: a revision-2 search keeps the revision-2 arms). The dense and hybrid arms are left to
+    the gate: encoding every candidate corpus would cost minutes per point on these machines."""
     from ..retrieval import panel
 
     chosen = [record for record in records if record.shape == shape]
     best: float | None = None
-    for retriever in panel.WHOLE_LEXICAL_PANEL:
+    for retriever in (panel.WHOLE_LEXICAL_PANEL if whole else panel.LEXICAL_PANEL):
         mean = panel.mean_by_shape(chosen, panel.coverage_by_question(chosen, retriever)).get(shape)
         if mean is not None and (best is None or mean > best):
             best = mean
@@ -175,9 +176,11 @@ def search_shape(evaluate: Callable[[float], float | tuple[float, float]], shape
 
 
 def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *,
-              target: float = TARGET, panel: bool = False) -> CalibrationResult:
+              target: float = TARGET, panel: bool = False,
+              whole_panel: bool = False) -> CalibrationResult:
     """Search each shape in order, fixing its knob before the next; ``start`` seeds the others.
-    ``panel`` (revision 2) also measures the lexical panel's maximum at every point."""
+    ``panel`` (revision 2) also measures the lexical panel's maximum at every point;
+    ``whole_panel`` (revision 3) measures it over the whole lexical panel."""
     began = time.perf_counter()
     dial = dict(start)
     searches: dict[str, ShapeSearch] = {}
@@ -189,7 +192,7 @@ def calibrate(build: Build, shapes: Sequence[str], start: Mapping[str, float], *
             if coverage is None:
                 raise ValueError(f"shape {shape!r} has no question with gold: nothing to calibrate")
             if panel:
-                return coverage, panel_max_coverage(records, shape) or coverage
+                return coverage, panel_max_coverage(records, shape, whole=whole_panel) or coverage
             return coverage
 
         search = search_shape(evaluate, shape, target=target)

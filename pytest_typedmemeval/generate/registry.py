@@ -145,7 +145,8 @@ def search_dial(vertical: str, seed: int | None = None) -> SearchOutcome:
 
     # A fixed start, never the previous recording: the search is a function of (declaration, seed).
     start = {shape: calibration.START_DIAL for shape in module.SHAPES}
-    result = calibration.calibrate(build, module.CALIBRATED_SHAPES, start, panel=True)
+    result = calibration.calibrate(build, module.CALIBRATED_SHAPES, start, panel=True,
+                                   whole_panel=revision_of(module) >= 3)
     dial = {shape: result.dial_by_shape[shape] if shape in module.CALIBRATED_SHAPES
             else fixed.get(shape, 0.0) for shape in module.SHAPES}
     return SearchOutcome(dial, result.record())
