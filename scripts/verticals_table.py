@@ -5,6 +5,7 @@ Usage (from anywhere, with the package installed):
     pytest --typedmemeval --tme-agent reference --tme-fail-under 0 --tme-report report.json
     python scripts/verticals_table.py report.json
     python scripts/verticals_table.py --samples     # three sessions per vertical, as shipped
+    python scripts/verticals_table.py --adversaries # the adversary gate's figures per shape
 
 The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
 shipped bytes by the same functions the gates use; the outcome vectors are read from the report of
@@ -18,7 +19,7 @@ import sys
 from collections import defaultdict
 
 from pytest_typedmemeval import shipped_corpora
-from pytest_typedmemeval.gates import calibration
+from pytest_typedmemeval.gates import adversaries, calibration
 from pytest_typedmemeval.retrieval import K_REF
 from pytest_typedmemeval.retrieval.panel import DENSE_NAME
 
@@ -82,6 +83,48 @@ def samples(per_vertical: int = 3) -> list[str]:
     return lines
 
 
+def _figure(row: dict, name: str, figure: str, random: str | None = None) -> str:
+    cell = row.get(name, {})
+    if cell.get("status") != "measured":
+        return "—"
+    text = f"{cell[figure]:.2f}"
+    return f"{text} / {cell[random]:.2f}" if random else text
+
+
+def adversary_table() -> list[str]:
+    """Per shipped corpus and shape (and the pooled row): the adversary gate's verdict and figures,
+    as ``check`` measures them from the shipped bytes."""
+    lines = ["| corpus | shape | verdict | learned gold@1 | AUC | position | reader "
+             "| fact-only BM25 | phrase reader |", "|---|---|---|---|---|---|---|---|---|"]
+    for corpus in shipped_corpora():
+        result = adversaries.check(corpus)
+        measured = result.measured
+        name = corpus.corpus_id.removeprefix("typedmemeval-")
+        if measured["enforced"]:
+            fired = {r.shape for r in result.refusals}
+        else:
+            fired = {row["shape"] for row in measured["would_refuse"]}
+        rows = [(shape, row) for shape, row in sorted(measured["by_shape"].items())
+                if row["measured_questions"]]
+        pooled = measured.get("pooled", {})
+        if pooled.get("learned", {}).get("status") == "measured":
+            rows.append((adversaries.POOLED, pooled))
+        for shape, row in rows:
+            if measured["enforced"]:
+                verdict = "refused" if shape in fired else "passed"
+            else:
+                verdict = "skipped (beaten)" if shape in fired else "skipped"
+            lines.append(
+                f"| {name} | {shape} | {verdict} | "
+                f"{_figure(row, 'learned', 'gold_at_1', 'random_gold_at_1')} | "
+                f"{_figure(row, 'learned', 'auc')} | "
+                f"{_figure(row, 'position_prior', 'coverage_at_5', 'random_coverage_at_5')} | "
+                f"{_figure(row, 'subject_value_reader', 'gold_at_1')} | "
+                f"{_figure(row, 'fact_only_bm25', 'coverage_at_5')} | "
+                f"{_figure(row, 'phrase_reader', 'coverage_at_5')} |")
+    return lines
+
+
 def outcome_table(report: dict) -> list[str]:
     lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | unjudged "
              "| error |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -99,6 +142,9 @@ def outcome_table(report: dict) -> list[str]:
 def main() -> None:
     if sys.argv[1:] == ["--samples"]:
         print("\n".join(samples()))
+        return
+    if sys.argv[1:] == ["--adversaries"]:
+        print("\n".join(adversary_table()))
         return
     print("\n".join(corpus_table()))
     if len(sys.argv) > 1:

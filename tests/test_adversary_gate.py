@@ -37,9 +37,10 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(content_free_competitors=True), "subject_value_reader"),
     (SimulationSpec(content_free_competitors=True), "fact_only_bm25"),
     (SimulationSpec(family=4), "haystack_diff"),
+    (SimulationSpec(phrase_free_competitors=True), "phrase_reader"),
     (adversaries.RECURRENCE_DEFECT, "learned_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
-        "differ-only-in-gold", "asked-subject-recurs"])
+        "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"
@@ -154,6 +155,60 @@ def test_recurrence_is_per_slot_not_per_session_text() -> None:
     assert slots.recurrence[4][index] == 0.0
 
 
+def _null_trial(rng, sizes, paired: bool) -> tuple[list, float]:
+    """Haystacks of the given (gold, n) with random scores: the questions and their mean AUC."""
+    questions, aucs = [], []
+    for index, (g, n) in enumerate(sizes):
+        keys = tuple(f"h{index}-s{i}" for i in range(n))
+        scores = [rng.random() for _ in range(n)]
+        gold = frozenset(rng.sample(range(n), g))
+        arms = 2 if paired else 1
+        for _ in range(arms):
+            questions.append((keys, gold))
+            aucs.append(adversaries._auc(scores, gold))
+    return questions, sum(aucs) / len(aucs)
+
+
+def test_null_p_values_are_calibrated_for_rankings_with_no_signal() -> None:
+    """Random scores: p < 0.05 about 5 % of the time, p < 0.5 about half (AUC, 300 trials)."""
+    import random
+
+    rng = random.Random(7)
+    sizes = [(1, 15), (2, 20), (1, 13), (3, 25), (1, 18), (2, 16)]
+    ps = []
+    for trial in range(300):
+        questions, auc = _null_trial(rng, sizes, paired=False)
+        ps.append(adversaries.null_p_values(questions, gold_at_1=1.0, auc=auc, coverage=1.0,
+                                            key=f"t{trial}")["auc"])
+    assert 0.01 <= sum(p < 0.05 for p in ps) / len(ps) <= 0.10
+    assert 0.40 <= sum(p < 0.5 for p in ps) / len(ps) <= 0.60
+
+
+def test_pair_arms_sharing_a_haystack_and_gold_are_one_observation() -> None:
+    """Two arms on one haystack with one gold get one ranking in every draw: the p-value of the
+    doubled list equals the single list's (counted twice they would look twice as certain)."""
+    import random
+
+    questions, auc = _null_trial(random.Random(3), [(1, 15)] * 6, paired=False)
+    doubled = [q for q in questions for _ in range(2)]
+    once = adversaries.null_p_values(questions, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
+    twice = adversaries.null_p_values(doubled, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
+    assert once == twice
+    independent = [((f"x{i}",) + q[0][1:], q[1]) for i, q in enumerate(doubled)]
+    apart = adversaries.null_p_values(independent, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
+    assert apart["auc"] < once["auc"]
+
+
+def test_a_chance_hit_on_a_small_shape_is_not_a_refusal_but_a_thin_tell_is_refused_pooled() -> None:
+    clean = check(build_simulated_corpus(25, adversaries.SMALL_SHAPES), declared=NONE)
+    assert not clean.refused_rules() & adversaries.CHANCE_RULES
+    split = check(build_simulated_corpus(16, replace(adversaries.SMALL_SHAPES, pools="split")),
+                  declared=NONE)
+    assert ("learned_gold_at_1", adversaries.POOLED) in {(r.rule, r.shape) for r in split.refusals}
+    row = split.measured["pooled"]["learned"]
+    assert row["gold_at_1_p_value"] < row["alpha"] <= adversaries.LEARNED_ALPHA
+
+
 def test_false_refusal_rate_on_clean_simulated_corpora_is_within_budget() -> None:
     found = adversaries.false_refusal_rate(40)
     assert found.trials == 40
@@ -251,6 +306,16 @@ def test_exemptions_by_argument_and_by_declaration_are_reported_not_refused() ->
     assert stale.status == "passed" and stale.measured["stale_exemptions"] == ["gone", "lookup"]
 
 
+def test_the_phrase_reader_weighs_a_shared_phrase_over_shared_words() -> None:
+    haystack = adversaries._Haystack(
+        "q", "lookup", "Who fits the blinds for the annexe?", ("a", "b", "c"), ("a", "b", "c"),
+        (("The annexe and the blinds were dusty.",), ("My sister fits the blinds for the annexe.",),
+         ("Nothing about it here.",)), frozenset({1}))
+    scores = adversaries.phrase_scores(haystack)
+    assert scores[1] > scores[0] > scores[2]
+    assert ("for", "the") not in adversaries._phrases("for the annexe")
+
+
 def test_the_reader_counts_question_words_only_in_value_sentences() -> None:
     haystack = adversaries._Haystack(
         "tme-adv-001", "lookup", "Who did I book for the kiln at the pottery?", ("a", "b"),
@@ -308,6 +373,8 @@ def test_the_red_team_episodic_v3_is_refused_by_the_learned_adversary(shipped_re
 def test_the_known_v2_value_pool_split_is_caught(shipped_results, vertical: str) -> None:
     """VERTICALS.md Appendix D (1): gold values from one half of a name list. The learned adversary
     must see it on every shape, and the subject-and-value reader the content-free competition."""
+    if f"typedmemeval-{vertical}-v2" not in shipped_results:
+        pytest.skip(f"{vertical} v2 no longer ships (its tell stays in the self-test's split pools)")
     result = shipped_results[f"typedmemeval-{vertical}-v2"]
     would = {(row["shape"], row["rule"]) for row in result.measured["would_refuse"]}
     for shape, row in result.measured["by_shape"].items():

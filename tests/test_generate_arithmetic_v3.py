@@ -187,22 +187,155 @@ def test_competitors_of_the_asked_and_decoy_subjects_follow_the_dial(records) ->
             plan = ari.plan(SEED, spec, DIAL[shape])
             r = by_question[ari.question_text(spec, plan.asked)]
             read = _statements(r)
-            assert len(plan.decoys) == len(plan.asked) and not set(plan.decoys) & set(plan.asked)
+            assert plan.decoys and not set(plan.decoys) & set(plan.asked)
+            if shape == "durations":
+                assert len(plan.decoys) == len(plan.asked)
+            else:  # every askable unit but the asked one
+                assert len(plan.decoys) == len(plan.asked) * (ari.TRACKED_UNITS[shape] - 1)
             near = {s: sum(1 for pair in read if pair[1].subject == s)
                     for s in (*plan.asked, *plan.decoys)}
             mentions = {s: sum(1 for pair in read if s in (pair[0].subject, pair[1].subject))
                         for s in near}
             own = {s: sum(1 for pair in read if pair[0].subject == s) for s in near}
             want = DIAL[shape] * ari.PER_INPUT * sum(own.values())
-            cap = ari.SAME_UNIT_CAP.get(shape)
-            if cap is None or sum(near[a] for a in plan.asked) + sum(
-                    1 for pair in read if pair[0].currency == spec.currency) < cap:
-                assert abs(sum(near.values()) - want) <= 1.5, (spec.key, near, want)
+            if shape != "durations":
+                want = min(want, len(read) - 1)
+            assert abs(sum(near.values()) - want) <= 1.5, (spec.key, near, want)
             assert sum(near[a] for a in plan.asked) >= 1 and sum(near[d] for d in plan.decoys) >= 1
             level += max(mentions[d] for d in plan.decoys) >= max(mentions[a] for a in plan.asked)
             # None of them is the user's own purchase or lifecycle: they never enter the gold.
             assert all(pair[1].kind != "own" for pair in read)
     assert level >= 0.3 * len(records)  # the most-mentioned subject is a decoy as often as not
+
+
+def _currency_counts(read: list[list[ari.Said]]) -> Counter[str]:
+    return Counter(s.currency for pair in read for s in pair)
+
+
+def test_askable_shops_get_own_purchases_alike_whatever_their_role(records) -> None:
+    """Red team 2, part 1: the asked shop had the most *own* purchases of its haystack. Every
+    askable unit now draws its own count from the shape's ladder and the asked one is drawn among
+    them: as read from the text, the asked unit tops the haystack's own counts about 1 / units of
+    the time, and its count is distributed like the decoys'."""
+    top: dict[str, list[float]] = {}
+    asked_counts: list[int] = []
+    decoy_counts: list[int] = []
+    for r in (r for r in records if r["question_type"] != "durations"):
+        shape, asked = r["question_type"], _asked(r)
+        read = _statements(r)
+        own = Counter(pair[0].subject for pair in read)
+        spec = next(s for s in ari.layout(SEED)[shape]
+                    if ari.question_text(s, ari.plan(SEED, s, DIAL[shape]).asked) == r["question"])
+        plan = ari.plan(SEED, spec, DIAL[shape])
+        sides = len(plan.asked)
+        units = [plan.asked] + [plan.decoys[i:i + sides] for i in range(0, len(plan.decoys), sides)]
+        totals = [sum(own[s] for s in unit) for unit in units]
+        assert all(min(ari.INPUT_LADDER[shape]) <= t <= max(ari.INPUT_LADDER[shape])
+                   for t in totals), (r["question"], totals)
+        asked_counts.append(totals[0])
+        decoy_counts += totals[1:]
+        best = max(own.values())
+        leaders = [s for s, c in own.items() if c == best]
+        top.setdefault(shape, []).append(sum(s in asked for s in leaders) / len(leaders))
+    assert abs(statistics.mean(asked_counts) - statistics.mean(decoy_counts)) < 0.6
+    for shape, hits in top.items():
+        chance = 1 / ari.TRACKED_UNITS[shape]
+        assert statistics.mean(hits) <= chance + 0.2, (shape, statistics.mean(hits), chance)
+
+
+def test_currency_is_independent_of_role(records) -> None:
+    """Red team 2, part 1: the asked shop's currency was the haystack's rarest. Currencies are
+    dealt to units by a rotation and balanced by rivals blind to the asked one, so per haystack
+    every currency holds nearly as many values as another, and the asked currency is the rarest
+    about a third of the time."""
+    rarest: list[float] = []
+    commonest: list[float] = []
+    spread: list[int] = []
+    for r in (r for r in records if r["question_type"] != "durations"):
+        counts = _currency_counts(_statements(r))
+        assert set(counts) == set(ari.CURRENCIES)
+        spread.append(max(counts.values()) - min(counts.values()))
+        if r["question_type"] == "counts":
+            continue
+        unit = r["typedmemeval"]["derivation"]["unit"]
+        for book, pick in ((rarest, min), (commonest, max)):
+            edge = pick(counts.values())
+            ties = [c for c, k in counts.items() if k == edge]
+            book.append((unit in ties) / len(ties))
+    assert statistics.median(spread) <= 3, spread  # balanced, whichever unit is asked
+    assert statistics.mean(rarest) <= 0.5, statistics.mean(rarest)
+    assert statistics.mean(commonest) <= 0.55, statistics.mean(commonest)
+    units = Counter(r["typedmemeval"]["derivation"]["unit"] for r in records
+                    if r["question_type"] in ("sums", "deltas"))
+    assert len(units) >= 2  # the question's currency is drawn with the asked unit, not fixed
+
+
+BLIND_SEEDS = (SEED, SEED + 1, SEED + 2)
+"""Seeds whose plans the question-blind rule reads: 10-14 questions a shape are too few to tell a
+tell from chance, three layouts' worth (30-42 a shape) are not."""
+
+
+def test_question_blind_own_purchase_rule_is_near_chance() -> None:
+    """The red team's question-blind rule with a perfect own/competitor reader (the plan itself,
+    stronger than any list of cue phrases): score a session by the own-purchase count of its own
+    shop, +10 when that purchase is in the haystack's least-frequent currency; over the plans of
+    :data:`BLIND_SEEDS`, gold at rank 1 stays within the learned adversary's bound
+    max(2 x random, 0.15) per shape. v3 as first shipped: counts 0.79, deltas 0.60, sums 0.43."""
+    by: dict[str, list[tuple[float, float]]] = {}
+    for seed in BLIND_SEEDS:
+        for shape in ("counts", "sums", "deltas"):
+            for spec in ari.layout(seed)[shape]:
+                plan = ari.plan(seed, spec, DIAL[shape])
+                read, gold = plan.said, set(plan.gold)
+                own = Counter(pair[0].subject for pair in read)
+                counts = _currency_counts(read)
+                low = min(counts.values())
+                scores = [own[p[0].subject] + (10 if counts[p[0].currency] == low else 0)
+                          for p in read]
+                best = max(scores)
+                tied = [i for i, v in enumerate(scores) if v == best]
+                by.setdefault(shape, []).append(
+                    (sum(i in gold for i in tied) / len(tied), len(gold) / len(read)))
+    for shape, rows in by.items():
+        hit = statistics.mean(h for h, _ in rows)
+        bound = max(2 * statistics.mean(c for _, c in rows), 0.15)
+        assert hit <= bound, (shape, hit, bound)
+
+
+CUES = tuple(re.compile(p, re.I) for p in (
+    r"\b(nearly|almost)\b", r"\b(thought about|changed my mind|turned (it|them) down|walked out)\b",
+    r"\b(put it back|left it|cancelled|without it)\b", r"^my [a-z]+", r"\b(she|he|her|his)\b",
+    r"\b(would|could|wanted|offered|lists|listed)\b", r"\bwhile I\b", r"\bquot(e|ed)\b",
+    r"\b(sister|brother|neighbour|cousin|partner|friend)\b"))
+"""A red-team style cue list for "not the user's own purchase" (second red team, part 2)."""
+
+
+def test_cue_phrases_do_not_separate_own_purchases_from_competitors(records) -> None:
+    """Red team 2, part 2: a dozen cue regexes told every competitor from the user's own purchase.
+    Read per value sentence (a user sentence naming a shop and an amount): the user's own
+    purchases carry such cues too, and a share of competitors' value sentences carries none, so a
+    cue-free filter neither keeps every gold nor drops every competitor."""
+    own_cued = own_all = rival_free = rival_all = 0
+    for r in (r for r in records if r["question_type"] != "durations"):
+        for session in r["haystack_sessions"]:
+            for turn in (t for t in session if t["role"] == "user"):
+                found = ari.read_statements(turn["content"])
+                for sentence in re.split(r"(?<=[.!?])\s+", turn["content"]):
+                    shop = re.search(SHOP, sentence)
+                    if not (shop and re.search(r"[$€£]\d", sentence)):
+                        continue
+                    said = next((x for x in found if x.subject == shop.group(1)), None)
+                    if said is None:
+                        continue
+                    cued = any(c.search(sentence) for c in CUES)
+                    if said.kind == "own":
+                        own_all += 1
+                        own_cued += cued
+                    else:
+                        rival_all += 1
+                        rival_free += not cued
+    assert own_cued >= 0.25 * own_all, (own_cued, own_all)
+    assert rival_free >= 0.2 * rival_all, (rival_free, rival_all)
 
 
 def test_competitor_values_are_same_unit_and_judged_wrong(records) -> None:
@@ -323,11 +456,11 @@ def test_coincident_subset_including_a_competitor_is_refused(monkeypatch) -> Non
     spec = _spec("sums", 3)
 
     def coincide(plan: ari.Plan) -> ari.Plan:
-        first = plan.said[plan.gold[0]][0].cents
+        first = max(plan.said[i][0].cents for i in plan.gold)  # splits into two amounts
         assert first > 20_001
         rival = next(pair[1] for pair in plan.said if pair[1].subject in plan.asked)
         other = next(pair[0] for i, pair in enumerate(plan.said) if i not in plan.gold
-                     and pair[0].currency == spec.currency)
+                     and pair[0].currency == plan.currency)
         rival.cents, other.cents = 10_001, first - 10_001  # a competitor + a rival = one input
         return plan
     _tampered(monkeypatch, coincide)
@@ -350,7 +483,7 @@ def test_the_total_written_in_the_haystack_is_refused(monkeypatch) -> None:
                 if ari.AMOUNT_CENTS[0] <= ari.plan(SEED, s, rate).value * 100 <= ari.AMOUNT_CENTS[1])
 
     def written(plan: ari.Plan) -> ari.Plan:
-        foreign = next(pair[1] for pair in plan.said if pair[1].currency != spec.currency)
+        foreign = next(pair[1] for pair in plan.said if pair[1].currency != plan.currency)
         foreign.cents = int(plan.value * 100)  # in another currency: no subset, but the figure
         return plan
     _tampered(monkeypatch, written)

@@ -30,7 +30,7 @@ from _loopback_openai import LoopbackOpenAI, Reply
 from _support import FIXTURE_CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED_FORGETTING = REPO / "corpora" / "typedmemeval-forgetting-v2.json"
+SHIPPED_FORGETTING = REPO / "corpora" / "typedmemeval-forgetting-v3.json"
 FORGETTING = FIXTURE_CORPUS_DIR / "typedmemeval-fixture-forgetting-v0.json"
 DATE = "2026-05-01"
 _QUESTION = re.compile(r"^Question: (.*)$", re.MULTILINE)
@@ -266,7 +266,7 @@ def test_a_shipped_corpus_keeps_every_other_sidecar_byte_and_partial_runs_are_no
     # separability and leaks still pass on the written sidecar.
     from pytest_typedmemeval.gates import registry
 
-    for gate in ("structure", "calibration", "separability", "leaks"):
+    for gate in ("structure", "calibration", "separability", "leaks", "adversaries"):
         verdict = registry.run_corpus_gate(gate, corpus)
         assert verdict.status == "passed", verdict.summary()
 

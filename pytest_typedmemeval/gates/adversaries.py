@@ -94,11 +94,22 @@ Readings chosen where GATES.md §7 leaves room:
   indices only the longest haystacks reach dominated the ranking and refused clean corpora.
 - Haystack diff applies to a shape when one of its haystacks shares a session (id or turns) with
   any other haystack of the corpus, whatever that one's shape.
-- The bounds are GATES.md's first-version choices, unchanged. Their false-refusal rate on clean
-  simulated corpora (:func:`false_refusal_rate`, :func:`build_simulated_corpus`) is 2 of 240
-  (seeds 1000-1039: none; 5000-5199: 5091 ``learned_auc`` 0.664, 5137 ``learned_gold_at_1``
-  0.159), within the 5 % budget; it was 1 of 240 before the recurrence block and the rebuilt
-  simulation.
+- The bounds are GATES.md's first-version choices, and they still apply; what changed is
+  when a figure above one counts. **Small shapes.** A per-shape proportion bound is a coin at
+  four questions: one chance hit is gold@1 0.25, above max(2 x random, 0.15), and Prospective v3
+  (three shapes of four) was refused by 53 of 60 random relabellings of its own gold. So each rule
+  judged against a no-signal ranking (:data:`CHANCE_RULES`: learned gold@1, learned AUC, position
+  prior) refuses only when its figure is above the bound *and* :func:`null_p_values` (the same
+  figure under uniformly random rankings of the same haystacks — one ranking per haystack, so the
+  two arms of a pair are not counted as two observations — :data:`NULL_DRAWS` draws, seeded)
+  puts it beyond chance at :data:`LEARNED_ALPHA` = 0.01, Bonferroni-divided over the rows tested
+  (every shape, plus the pooled row). The **pooled row** (:data:`POOLED`, every measured question
+  of non-exempt shapes) is new: a tell spread thinly over small shapes, which no single shape can
+  show, is refused there (self-test: a value-pool split over eleven shapes of four). The reader
+  and fact-only BM25 are difficulty bounds on the figure itself (as calibration's ceiling is) and
+  keep no test. False refusals: clean simulated corpora 2 of 240 (as before; seeds 1000-1039 none);
+  random relabellings of the shipped corpora's own gold (``scripts/adversary_null.py``, 100 each)
+  in the CHANGELOG.
 """
 
 from __future__ import annotations
@@ -131,9 +142,9 @@ if TYPE_CHECKING:
 
 GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
-                          "subject_value_reader", "fact_only_bm25")
+                          "subject_value_reader", "fact_only_bm25", "phrase_reader")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
-                                "subject_value_reader", "fact_only_bm25")
+                                "subject_value_reader", "fact_only_bm25", "phrase_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -142,6 +153,11 @@ LEARNED_GOLD_AT_1_FLOOR = 0.15
 """Learned adversary: refused when gold@1 > max(2 x random gold@1, 0.15) (GATES.md §7)."""
 LEARNED_AUC_REFUSE = 0.65
 """Learned adversary: refused when the mean within-question AUC > 0.65 (VERTICALS.md Appendix D)."""
+LEARNED_ALPHA = 0.01
+"""Learned adversary: a figure above its bound refuses only when no-signal chance gives one so high
+less often than this (module docstring, "Small shapes")."""
+POOLED = "(all shapes)"
+"""The shape name of the learned adversary's pooled row: every measured question of the corpus."""
 POSITION_MARGIN = 0.25
 """Position prior: refused when coverage@5 > random coverage@5 + 0.25."""
 HAYSTACK_DIFF_SHARE = 0.20
@@ -150,6 +166,10 @@ READER_GOLD_AT_1 = 0.60
 """Subject-and-value reader: refused when gold@1 > 0.60."""
 FACT_ONLY_CEILING = SATURATION_CEILING
 """Fact-only BM25: the calibration ceiling (0.90) on mean coverage@5."""
+PHRASE_CEILING = SATURATION_CEILING
+"""Phrase reader: the calibration ceiling (0.90) on mean coverage@5 (module docstring)."""
+PHRASE_WEIGHT = 10.0
+"""A shared question phrase outweighs any number of shared single words."""
 K = K_REF
 
 SPLIT_CONSTANT = "typedmemeval-adversaries-split-v1"
@@ -170,10 +190,12 @@ THRESHOLDS: dict[str, float] = {
     "learned_gold_at_1_floor": LEARNED_GOLD_AT_1_FLOOR,
     "learned_gold_at_1_random_factor": LEARNED_RANDOM_FACTOR,
     "learned_auc": LEARNED_AUC_REFUSE,
+    "learned_alpha": LEARNED_ALPHA,
     "position_prior_margin": POSITION_MARGIN,
     "haystack_diff_share": HAYSTACK_DIFF_SHARE,
     "subject_value_reader_gold_at_1": READER_GOLD_AT_1,
     "fact_only_bm25_ceiling": FACT_ONLY_CEILING,
+    "phrase_reader_ceiling": PHRASE_CEILING,
 }
 
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'\u2019-]*")
@@ -834,6 +856,31 @@ def reader_scores(haystack: _Haystack) -> list[float]:
     return out
 
 
+def _phrases(text: str) -> set[tuple[str, str]]:
+    """Adjacent word pairs of ``text`` with at least one content word ("the annexe", "blind
+    fitter"; not "for the")."""
+    words = raw_tokens(text)
+    return {(a, b) for a, b in zip(words, words[1:]) if a not in STOPWORDS or b not in STOPWORDS}
+
+
+def phrase_scores(haystack: _Haystack) -> list[float]:
+    """Per session: its best sentence's count of the question's phrases (adjacent word pairs with
+    a content word), weighted by :data:`PHRASE_WEIGHT`, plus its count of question content words.
+    The reader a red team wrote in one line ("a sentence with the item noun and 'for the
+    <place>'"): it needs no value, no corpus knowledge and no training."""
+    phrases = _phrases(haystack.question)
+    words = set(tokenize(haystack.question))
+    out = []
+    for texts in haystack.texts:
+        best = 0.0
+        for text in texts:
+            for sentence, _, _ in sentence_values(text):
+                best = max(best, PHRASE_WEIGHT * len(phrases & _phrases(sentence))
+                           + len(words.intersection(tokenize(sentence))))
+        out.append(best)
+    return out
+
+
 def fact_only_coverage(haystack: _Haystack) -> float:
     """Coverage@5 of the reference BM25 over the haystack with every value-less sentence deleted."""
     documents = [session_document(keep_value_sentences(texts)) for texts in haystack.texts]
@@ -854,7 +901,8 @@ class Finding:
     detail: str
 
 
-def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Finding]]:
+def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[str] = frozenset()
+            ) -> tuple[dict[str, Any], list[Finding]]:
     """Every adversary's figures per shape (with the random expectation and the bound beside each)
     and the findings that break a bound, before exemptions and revision rules are applied."""
     haystacks = _haystacks(records)
@@ -862,6 +910,9 @@ def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Fin
     position = position_coverage(haystacks) if haystacks else {}
     singled, shares = haystack_diff(haystacks)
     shapes = sorted({h.shape for h in haystacks})
+    ranked_shapes = {h.shape for h in haystacks if h.ranked}
+    # Bonferroni over the rows judged against chance: every shape, and the pooled row
+    alpha = LEARNED_ALPHA / max(1, len(ranked_shapes) + (1 if len(ranked_shapes) > 1 else 0))
     by_shape: dict[str, dict[str, Any]] = {}
     per_question: dict[str, dict[str, Any]] = {}
     findings: list[Finding] = []
@@ -880,25 +931,8 @@ def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Fin
 
         tested = [q for q in ranked if q in learned]
         if tested:
-            g1 = _mean([1.0 if _gold_at_1(learned[q], haystacks[q].gold) else 0.0 for q in tested])
-            auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
-            rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
-            assert g1 is not None and auc is not None and rnd is not None
-            bound = max(LEARNED_RANDOM_FACTOR * rnd, LEARNED_GOLD_AT_1_FLOOR)
-            row["learned"] = {"status": "measured", "questions": len(tested), "gold_at_1": g1,
-                              "random_gold_at_1": rnd, "gold_at_1_bound": bound, "auc": auc,
-                              "random_auc": 0.5, "auc_bound": LEARNED_AUC_REFUSE}
-            if g1 > bound:
-                findings.append(Finding("learned_gold_at_1", shape, g1, bound, (
-                    f"a question-blind classifier trained on the other half's sessions puts gold "
-                    f"first in {g1:.3f} of the shape's questions (random {rnd:.3f}, bound "
-                    f"max(2 x random, {LEARNED_GOLD_AT_1_FLOOR}) = {bound:.3f}): gold looks like "
-                    "gold without the question (value pool split by role, a frame only gold uses, "
-                    "gold's topic recurring in its haystack more than others' do)")))
-            if auc > LEARNED_AUC_REFUSE:
-                findings.append(Finding("learned_auc", shape, auc, LEARNED_AUC_REFUSE, (
-                    f"mean within-question AUC of the question-blind classifier is {auc:.3f} "
-                    f"(random 0.5, bound {LEARNED_AUC_REFUSE})")))
+            row["learned"] = _learned_figures(tested, learned, haystacks, shape)
+            findings.extend(_learned_findings(row["learned"], shape, "the shape's", alpha))
             for q in tested:
                 order = _ranking(learned[q])
                 per_question[haystacks[q].question_id]["learned_gold_rank"] = 1 + min(
@@ -916,10 +950,13 @@ def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Fin
             rnd = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in tested])
             assert cov is not None and rnd is not None
             bound = rnd + POSITION_MARGIN
+            p_value = null_p_values([(haystacks[q].keys, haystacks[q].gold) for q in tested],
+                                    gold_at_1=1.0, auc=1.0, coverage=cov,
+                                    key=f"position\x1f{shape}")["coverage_at_5"]
             row["position_prior"] = {"status": "measured", "questions": len(tested),
                                      "coverage_at_5": cov, "random_coverage_at_5": rnd,
-                                     "bound": bound}
-            if cov > bound:
+                                     "bound": bound, "p_value": p_value, "alpha": alpha}
+            if cov > bound and p_value < alpha:
                 findings.append(Finding("position_prior", shape, cov, bound, (
                     f"ranking sessions by where the other half's gold sits puts {cov:.3f} of gold in "
                     f"the top {K} (random {rnd:.3f}, bound random + {POSITION_MARGIN}): gold "
@@ -972,19 +1009,128 @@ def measure(records: Sequence[QuestionRecord]) -> tuple[dict[str, Any], list[Fin
                     f"BM25 with every value-less sentence deleted covers {cov:.3f} of gold in the "
                     f"top {K} (ceiling {FACT_ONLY_CEILING}; random {random_k:.3f}): the difficulty "
                     "comes from content-free text")))
+            phrase = {q: _coverage(_ranking(phrase_scores(haystacks[q])), haystacks[q].gold)
+                      for q in ranked}
+            cov = _mean(list(phrase.values()))
+            assert cov is not None
+            row["phrase_reader"] = {"status": "measured", "questions": len(ranked),
+                                    "coverage_at_5": cov, "random_coverage_at_5": random_k,
+                                    "bound": PHRASE_CEILING}
+            if cov > PHRASE_CEILING:
+                findings.append(Finding("phrase_reader", shape, cov, PHRASE_CEILING, (
+                    f"ranking sessions by the question's phrases in one sentence covers {cov:.3f} "
+                    f"of gold in the top {K} (ceiling {PHRASE_CEILING}; random {random_k:.3f}): "
+                    "too few competitors carry the subject's own phrase")))
             for q in ranked:
                 entry = per_question[haystacks[q].question_id]
                 order = _ranking(readers[q])
                 entry["reader_gold_rank"] = 1 + min(order.index(i) for i in haystacks[q].gold)
                 entry["fact_only_coverage_at_5"] = fact[q]
+                entry["phrase_coverage_at_5"] = phrase[q]
         else:
-            for name in ("subject_value_reader", "fact_only_bm25"):
+            for name in ("subject_value_reader", "fact_only_bm25", "phrase_reader"):
                 row[name] = {"status": "not_applicable",
                              "reason": "no question of the shape has both gold and filler"}
         by_shape[shape] = row
-    measured: dict[str, Any] = {"by_shape": by_shape, "learned_split": learned_info,
-                                "per_question": per_question}
+    pooled_questions = [q for q, h in enumerate(haystacks)
+                        if h.ranked and q in learned and h.shape not in exclude_from_pool]
+    pooled: dict[str, Any] = {"shapes": sorted({haystacks[q].shape for q in pooled_questions}),
+                              "excluded_shapes": sorted(exclude_from_pool)}
+    if len({haystacks[q].shape for q in pooled_questions}) > 1:
+        pooled["learned"] = _learned_figures(pooled_questions, learned, haystacks, POOLED)
+        findings.extend(_learned_findings(pooled["learned"], POOLED, "all measured", alpha))
+    else:
+        pooled["learned"] = {"status": "not_applicable",
+                             "reason": "fewer than two measured shapes: the per-shape row is it"}
+    measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
+                                "learned_split": learned_info, "per_question": per_question}
     return measured, findings
+
+
+NULL_DRAWS = 2000
+"""Rankings drawn per p-value (a p-value resolves to 1 / 2001)."""
+NULL_CONSTANT = "typedmemeval-adversaries-null-v1"
+
+
+def null_p_values(questions: Sequence[tuple[tuple[str, ...], frozenset[int]]], *,
+                  gold_at_1: float, auc: float, coverage: float, key: str) -> dict[str, float]:
+    """One-sided p-values of three figures under a ranking that knows nothing: every *haystack*
+    (its session keys) is re-ranked uniformly at random :data:`NULL_DRAWS` times, each question's
+    figure read off its haystack's ranking with its own gold, and the mean over the questions
+    recomputed; p = (1 + draws at or above the observed) / (1 + draws).
+
+    One ranking per haystack, not per question: a question-blind ranker gives the two arms of a
+    pair (one haystack, two questions) the same ranking, so they are one observation when their
+    gold is the same and dependent when it is not (Prospective's six expiring-validity pairs are six
+    observations, not twelve). Exact for any mix of gold counts and haystack sizes, which normal
+    approximations are not at four questions. Seeded by ``key`` and :data:`NULL_CONSTANT`."""
+    import numpy as np
+
+    digest = hashlib.sha256(f"{NULL_CONSTANT}\x1f{key}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))
+    g1 = np.zeros(NULL_DRAWS)
+    au = np.zeros(NULL_DRAWS)
+    cov = np.zeros(NULL_DRAWS)
+    rankings: dict[tuple[str, ...], Any] = {}
+    for keys, gold in questions:
+        n = len(keys)
+        if keys not in rankings:
+            rankings[keys] = rng.random((NULL_DRAWS, n)).argsort(axis=1).argsort(axis=1)
+        ranks = rankings[keys][:, sorted(gold)]
+        g = len(gold)
+        g1 += (ranks.min(axis=1) == 0)
+        cov += (ranks < min(K, n)).sum(axis=1) / g
+        # AUC of gold ranked at r among n: fillers ranked below it, over g * (n - g) pairs
+        below = (n - 1 - ranks).sum(axis=1) - g * (g - 1) / 2
+        au += below / (g * (n - g))
+    m = len(questions)
+    eps = 1e-9
+    return {name: float((1 + int(((draws / m) >= observed - eps).sum())) / (1 + NULL_DRAWS))
+            for name, draws, observed in (("gold_at_1", g1, gold_at_1), ("auc", au, auc),
+                                          ("coverage_at_5", cov, coverage))}
+
+
+def _learned_figures(tested: Sequence[int], learned: Mapping[int, Sequence[float]],
+                     haystacks: Sequence[_Haystack], key: str) -> dict[str, Any]:
+    """The learned adversary's figures over some questions: gold@1 and mean AUC beside their random
+    expectation, their bounds and their chance under no signal (:func:`null_p_values`)."""
+    g1 = _mean([1.0 if _gold_at_1(learned[q], haystacks[q].gold) else 0.0 for q in tested])
+    auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
+    rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
+    assert g1 is not None and auc is not None and rnd is not None
+    chance = null_p_values([(haystacks[q].keys, haystacks[q].gold) for q in tested],
+                           gold_at_1=g1, auc=auc, coverage=0.0, key=f"learned\x1f{key}")
+    return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
+            "random_gold_at_1": rnd,
+            "gold_at_1_bound": max(LEARNED_RANDOM_FACTOR * rnd, LEARNED_GOLD_AT_1_FLOOR),
+            "gold_at_1_p_value": chance["gold_at_1"],
+            "auc": auc, "random_auc": 0.5, "auc_bound": LEARNED_AUC_REFUSE,
+            "auc_p_value": chance["auc"]}
+
+
+def _learned_findings(row: dict[str, Any], shape: str, scope: str, alpha: float
+                      ) -> list[Finding]:
+    """A learned figure refuses when it is above its bound *and* no-signal chance explains it less
+    often than ``alpha`` (:data:`LEARNED_ALPHA` over the rows tested; module docstring)."""
+    row["alpha"] = alpha
+    out = []
+    g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
+                         row["gold_at_1_p_value"])
+    if g1 > bound and p < alpha:
+        out.append(Finding("learned_gold_at_1", shape, g1, bound, (
+            f"a question-blind classifier trained on the other half's sessions puts gold first "
+            f"in {g1:.3f} of {scope} {row['questions']} questions (random {rnd:.3f}, bound "
+            f"max(2 x random, {LEARNED_GOLD_AT_1_FLOOR}) = {bound:.3f}; chance of so many with "
+            f"no signal p = {p:.2g} < {alpha:.2g}): gold looks like gold without the question "
+            "(value pool split by role, a frame only gold uses, gold's topic recurring in its "
+            "haystack more than others' do)")))
+    auc, p = row["auc"], row["auc_p_value"]
+    if auc > LEARNED_AUC_REFUSE and p < alpha:
+        out.append(Finding("learned_auc", shape, auc, LEARNED_AUC_REFUSE, (
+            f"mean within-question AUC of the question-blind classifier is {auc:.3f} over "
+            f"{scope} {row['questions']} questions (random 0.5, bound {LEARNED_AUC_REFUSE}; "
+            f"p = {p:.2g} < {alpha:.2g} with no signal)")))
+    return out
 
 
 def _exemptions(declared: VerticalDeclarations, exempt: Mapping[str, str] | None) -> dict[str, str]:
@@ -1012,7 +1158,8 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("position_prior", "position_prior", "coverage_at_5"),
             ("haystack_diff", "haystack_diff", "singled_out_share"),
             ("subject_value_reader", "subject_value_reader", "gold_at_1"),
-            ("fact_only_bm25", "fact_only_bm25", "coverage_at_5")):
+            ("fact_only_bm25", "fact_only_bm25", "coverage_at_5"),
+            ("phrase_reader", "phrase_reader", "coverage_at_5")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -1031,7 +1178,7 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
     revision = corpus_revision(corpus.corpus_id)
     fixture = bool(getattr(corpus, "is_fixture", False))
     enforced = revision is not None and revision >= FROM_REVISION and not fixture
-    measured, findings = measure(corpus.records)
+    measured, findings = measure(corpus.records, exclude_from_pool=frozenset(exemptions))
     by_shape = measured["by_shape"]
 
     refusals: list[Refusal] = []
@@ -1235,6 +1382,11 @@ class SimulationSpec:
     shape: str = "lookup"
     no_gold_questions: int = 0
     """Extra questions of a ``never-told`` shape whose haystack holds no gold."""
+    phrase_free_competitors: bool = False
+    """Competitors name the asked item at another place: only gold holds the question's phrase."""
+    shape_size: int = 0
+    """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
+    many small shapes ships (Prospective v3 has three)."""
 
 
 def _chat(rng: random.Random, pools: Mapping[str, Sequence[str]]) -> str:
@@ -1334,6 +1486,9 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
         if draft.turns:
             continue
         competitor = index != gold and draft.subject == drafts[gold].subject
+        if competitor and spec.phrase_free_competitors:
+            item, place = draft.subject
+            draft.subject = (item, rng.choice([p for _, p in SUBJECTS if p != place]))
         _render(rng, draft, pools.filler if index != gold else pools.gold,
                 content_free=spec.content_free_competitors and competitor)
 
@@ -1385,6 +1540,9 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
                                 spec.shape, [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]))
         q += 1
     built = built[:spec.questions]
+    if spec.shape_size:
+        for index, item in enumerate(built):
+            item.shape = f"{spec.shape}-{index // spec.shape_size}"
     for extra in range(spec.no_gold_questions):
         n = rng.randint(*spec.sessions)
         subject = rng.choice(SUBJECTS)
@@ -1519,6 +1677,28 @@ def _exempt_case(name: str, result: GateResult, shape: str) -> SelfTestCase:
                         f"status {result.status}; exemptions applied {applied}")
 
 
+def _pooled_case(name: str, result: GateResult) -> SelfTestCase:
+    """A tell spread over small shapes: refused by the learned rule on the pooled row itself."""
+    pooled = sorted(r.rule for r in result.refusals if r.shape == POOLED)
+    ok = result.status == "refused" and "learned_gold_at_1" in pooled
+    return SelfTestCase(name, "defect", "learned_gold_at_1", ok,
+                        f"expected learned_gold_at_1 on {POOLED}; fired there {pooled or 'nothing'}"
+                        f"; all {sorted(result.refused_rules())}")
+
+
+CHANCE_RULES = frozenset({"learned_gold_at_1", "learned_auc", "position_prior"})
+"""The rules measured against a no-signal ranking, which carry a significance test; the reader and
+fact-only BM25 are difficulty bounds on the figure itself, as calibration's ceiling is."""
+
+
+def _chance_case(name: str, result: GateResult) -> SelfTestCase:
+    """A clean corpus of small shapes: none of the rules judged against chance fires. (The
+    difficulty bounds may: four questions of an easy shape are an easy shape.)"""
+    fired = sorted(result.refused_rules() & CHANCE_RULES)
+    return SelfTestCase(name, "control", None, not fired,
+                        f"chance rules fired: {fired or 'none'}; all {sorted(result.refused_rules())}")
+
+
 def _false_refusal_case(trials: int) -> SelfTestCase:
     found = false_refusal_rate(trials)
     ok = found.rate <= FALSE_REFUSAL_BUDGET
@@ -1534,6 +1714,8 @@ RECURRENCE_DEFECT = SimulationSpec(clusters="asked", subject_sessions=(5, 8), se
 (at most 25 sessions, so the 20 subjects left each appear once)."""
 RECURRENCE_CONTROL = SimulationSpec(subject_sessions=(5, 8))
 """Its clean control: every subject of the haystack has a cluster of that size."""
+SMALL_SHAPES = SimulationSpec(shape_size=4)
+"""Eleven shapes of four questions: one chance hit is gold@1 0.25, above every per-shape bound."""
 
 SELF_TEST_SIMULATION_TRIALS = 6
 """Clean corpora the self-test itself simulates (the full 40-trial simulation is a test)."""
@@ -1558,6 +1740,10 @@ def self_test() -> list[SelfTestCase]:
                              "gold's", content_free, "subject_value_reader"))
     cases.append(defect_case("content-free-only competition: BM25 after deleting value-less "
                              "sentences", content_free, "fact_only_bm25"))
+    cases.append(defect_case("competitors name the asked item at another place: only gold holds "
+                             "the question's phrase", check(build_simulated_corpus(
+                                 17, SimulationSpec(phrase_free_competitors=True)),
+                                 declared=none), "phrase_reader"))
     cases.append(defect_case("haystacks sharing filler that differ only in gold",
                              check(build_simulated_corpus(14, SimulationSpec(family=4)),
                                    declared=none), "haystack_diff"))
@@ -1582,6 +1768,13 @@ def self_test() -> list[SelfTestCase]:
     cases.append(control_case("clean paired arms sharing a byte-identical haystack",
                               check(build_simulated_corpus(23, SimulationSpec(paired=True)),
                                     declared=none)))
+    small_split = check(build_simulated_corpus(16, replace(SMALL_SHAPES, pools="split")),
+                        declared=none)
+    cases.append(_pooled_case("value pool split across eleven shapes of four questions: the "
+                              "pooled row refuses what no single small shape can show",
+                              small_split))
+    cases.append(_chance_case("clean, eleven shapes of four questions: a chance hit is not a tell",
+                              check(build_simulated_corpus(25, SMALL_SHAPES), declared=none)))
     cases.append(_exempt_case("value pool split on a shape declared exempt: reported, not refused",
                               check(split, declared=none, exempt={
                                   "lookup": "self-test: an exemption is reported with its reason"}),
@@ -1595,6 +1788,6 @@ def self_test() -> list[SelfTestCase]:
 
 
 __all__ = ["ADVERSARIES", "FALSE_REFUSAL_BUDGET", "FROM_REVISION", "FalseRefusal", "GATE",
-           "RECURRENCE_CONTROL", "RECURRENCE_DEFECT", "RULES", "SimulationSpec", "THRESHOLDS",
+           "POOLED", "RECURRENCE_CONTROL", "RECURRENCE_DEFECT", "RULES", "SMALL_SHAPES", "SimulationSpec", "THRESHOLDS",
            "build_simulated_corpus", "check", "false_refusal_rate", "measure", "question_groups",
            "self_test", "split_halves"]

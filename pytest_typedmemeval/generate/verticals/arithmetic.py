@@ -7,51 +7,55 @@ total were the ladder and the drill out on loan?" (per asked item, the days from
 sends it away to the one that brings it back). G follows :data:`INPUT_LADDER` (durations 2/4/6: one
 to three items), H 15-25.
 
-**One pool per type, roles after the draw** (Appendix D row 1). v2 drew asked and rival shops (and
-items) from two interleaved halves of one list, and its only difficulty was content-free mentions;
-both are gone (the v2 ``engine.render`` path is not used). Shops come from :func:`..values.draw`
-("shop": a stem and a trade word), bought objects from the shop's trade list (:data:`TRADE_ITEMS`,
-one deck per trade for every statement), lent or repaired objects from :data:`ITEMS`, amounts from
-one range for every statement (:data:`AMOUNT_CENTS`, 100.00-999.99, equal digit counts). A
-haystack draws them all first; which shop (pair of shops, items) the question asks is decided by a
-shuffle afterwards, so an asked shop is any drawn shop of the question's currency.
+**One pool per type, roles after the draw** (Appendix D row 1). Shops come from
+:func:`..values.draw` ("shop": a stem and a trade word), bought objects from the shop's trade list
+(:data:`TRADE_ITEMS`, one deck per trade for every statement), lent or repaired objects from
+:data:`ITEMS`, amounts from one range for every statement (:data:`AMOUNT_CENTS`, 100.00-999.99,
+equal digit counts). A haystack draws them all first; which unit the question asks is decided
+afterwards.
+
+**Askable units alike (revision 3, second red team).** The first red team of v3 ranked sessions
+question-blind by "an own purchase x how many own purchases its shop has x +10 in the haystack's
+rarest currency" (gold@1 counts 0.79, deltas 0.60, sums 0.43): the asked shop had the most own
+purchases (decoys got competitors at its rate but not own purchases), and asked-shop competitors
+past the same-unit cap were moved to other currencies, so the asked currency was the rarest. Now a
+purchase haystack holds :data:`TRACKED_UNITS` askable units (a shop; for deltas a pair of shops of
+one currency), each with an own-purchase count drawn from the shape's ladder, a currency from a
+rotation over the three, and competitors at the dial's rate of its own count; the asked unit is
+drawn uniformly among them after the draw (the question's currency is its unit's). Rival shops
+(1-2 own purchases each) and every other competitor (about a rival or a competitor-only shop) are
+dealt to the least-loaded currency, blind to which unit is asked, so currencies hold nearly equal
+value counts (a draw where any currency passes :data:`SAME_UNIT_CAP` is redrawn whole, whichever
+is asked). Durations track the asked items and as many decoys (every item has a full lifecycle).
 
 **Anatomy** (every session alike, gold or not): exactly one *own* statement -- a purchase of the
-user's from some shop of the haystack (three currencies, 8-10 sessions each; each shop bills in
-one), or an item of the user's lent out / sent for repair or coming back -- and exactly one
+user's, or an item of the user's lent out / sent for repair or coming back -- and exactly one
 *competitor* about another subject of the haystack, plus drawn small talk, in a drawn order
-(:func:`..conversation.render_haystack`, one persona per haystack). No statement count, kind or
-frame marks the gold sessions.
+(:func:`..conversation.render_haystack`, one persona per haystack).
 
 **Competitor kinds** (Appendix D row 2: each holds a value of the asked type and says plainly why
-it does not answer). Purchases: ``holder`` -- a persona relation's purchase, by the *same frames*
-as the user's own with the actor swapped ("My sister bought a rug from Pellow Hardware for $412.80
-while I waited outside." beside the user's "I bought ... while my sister waited outside.");
-``declined`` -- the user's near-purchase, each own frame's twin ("I almost bought ... for $412.80,
-but I put it back on the shelf."); ``quote`` -- a price the assistant gives and the user turns
-down. Durations: ``holder`` -- a relation's own item of the same noun lent out or sent for repair
-(and back), by the user's frames with the actor swapped; ``declined`` -- a loan or repair of the
-user's item that did not happen, only while the item is at home. The kind mix (:data:`KIND_WEIGHTS`)
-is fixed and near-identical frames dominate it; companion clauses (:data:`COMPANY_SHARE`) give the
-user's own statements a relation's name as often as a relation's statements carry the user's.
-There is no "other branch" or refund kind: whether either counts towards "spend at" is not plain.
+it does not answer). Purchases: ``holder`` -- a persona relation's purchase, by the user's own
+frames with the actor swapped (:data:`OWN_FRAMES`) and by frames of its own
+(:data:`HOLDER_ONLY`: the relation named in a first sentence and a pronoun in the value sentence,
+the user present, "for her flat", the user collecting what the relation paid for); ``declined``
+-- the user's near-purchase (:data:`DECLINED_FRAMES`, half of them with the decline in a second
+sentence); ``quote`` -- a price the assistant gives and the user turns down. The user's own
+purchases take :data:`OWN_FRAMES` and :data:`OWN_ONLY`, whose openers vary and which carry the
+words a cue list would read as a competitor ("nearly", "turned it down", "my sister", "quoted")
+while saying plainly that the user paid (second red team, part 2: a dozen cue regexes read v3's
+closed vocabulary). Durations: ``holder`` -- a relation's own item of the same noun lent out or
+sent for repair (and back); ``declined`` -- a loan or repair of the user's item that did not
+happen, only while the item is at home; own frames name relations too. The kind mix
+(:data:`KIND_WEIGHTS`) is fixed; companion clauses (:data:`COMPANY_SHARE`) give the user's own
+statements a relation's name as often as a relation's statements carry the user's.
 
-**The dial** (:data:`RECORDED_COMPETITION`, renamed meaning). Each haystack *tracks* its asked
-subjects and as many *decoys* (unasked subjects drawn alike: own counts from the same ladder, a
-shop of another currency, a complete lifecycle), so a question-blind count of mentions finds the
-asked subject no more often than a decoy. Competitors about tracked subjects per haystack = dial x
-:data:`PER_INPUT` x (own statements of the tracked subjects), dealt to sessions by a dithered
-share (gold-blind, never the session's own subject, rotating over the tracked subjects); so
-competition grows with the number of inputs. Every other competitor is about an untracked subject
--- for purchases a shop billing in another currency, and past :data:`SAME_UNIT_CAP`
-question-currency values extra asked-shop competitors do too, or the no-coincidence rule could not
-be met. The search (:func:`search_dial`) scores each point by the reference BM25, the maximum over
-the whole lexical panel and the subject-and-value reader, keeps only points whose reader is within
-:data:`READER_MARGIN`, and checks the chosen corpus against every adversary; dense and hybrid are
-measured and stamped at generation. Why the reader binds: a session naming the asked shop ties
-with gold for it, so its gold@1 is the gold share of those sessions and only more competitors
-lower it -- which also lowers BM25 (sums most: the shared statement replies say "much", a word of
-its question).
+**The dial** (:data:`RECORDED_COMPETITION`). Competitors about each askable unit's shop = dial x
+:data:`PER_INPUT` x (its own purchases), scaled into the sessions when more are asked for; for
+durations, competitors about the tracked items = dial x :data:`PER_INPUT` x (their own
+statements). The search (:func:`search_dial`) scores each point by the reference BM25, the maximum
+over the whole lexical panel and the subject-and-value reader, keeps only points whose reader is
+within :data:`READER_MARGIN`, and checks the chosen corpus against every adversary; dense and
+hybrid are measured and stamped at generation.
 
 **Durations hold under both day conventions** (Appendix C): sessions sit on distinct calendar days
 and for every own item the end session's clock time is later in the day than the start's, so whole
@@ -76,7 +80,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
@@ -101,11 +105,12 @@ REVISION = 3
 SEED = 20260503
 SHAPES: tuple[str, ...] = ("counts", "sums", "deltas", "durations")
 CALIBRATED_SHAPES = SHAPES
-RECORDED_COMPETITION: dict[str, float] = {"counts": 0.5, "sums": 0.875,
-                                          "deltas": 0.3984375, "durations": 0.796875}
-"""Per shape, the dial: tracked-subject competitors per haystack = dial x :data:`PER_INPUT` x
-(own statements of the tracked subjects; capped by :data:`SAME_UNIT_CAP`), as recorded by ``typedmemeval generate --vertical arithmetic
---search`` (:func:`search_dial`); rebuilds read it, never search."""
+RECORDED_COMPETITION: dict[str, float] = {"counts": 0.875, "sums": 0.5,
+                                          "deltas": 1.0, "durations": 1.0}
+"""Per shape, the dial: competitors about each tracked subject = dial x :data:`PER_INPUT` x (its
+own statements; scaled into the sessions when more are asked for), as recorded by
+``typedmemeval generate --vertical arithmetic --search`` (:func:`search_dial`); rebuilds read it,
+never search."""
 DIFFICULTY_NOTE = ("declared, not validated: the dial is the number of inputs (gold sessions), "
                    "bands G 2-3 -> 1, 4 -> 2, 5 -> 3, 6 -> 4; only G > K_ref = 5 lowers the "
                    "structural ceiling (VERTICALS.md §2.0, §2.3 Dials)")
@@ -121,8 +126,16 @@ INPUT_LADDER: dict[str, tuple[int, ...]] = {
 BAND_OF_INPUTS = {2: 1, 3: 1, 4: 2, 5: 3, 6: 4}
 """G = 2 exists only for durations, so it shares band 1 with G = 3 (no band filled by one shape)."""
 H_RANGE = (15, 25)
-CURRENCY_GROUP = (8, 10)
-RIVAL_GROUP = (1, 4)
+RIVAL_GROUP = (1, 2)
+TRACKED_UNITS = {"counts": 5, "sums": 4, "deltas": 3}
+"""Askable units per purchase haystack (a shop; for deltas a pair of shops of one currency): each
+gets an own-purchase count drawn from the shape's ladder and competitors at the dial's rate, and
+the asked unit is drawn among them after the draw, so a question-blind count of own purchases (or
+of mentions) finds the asked unit with chance 1 / units. Deltas hold one pair per currency: the
+no-coincidence rule's reach (:data:`SAME_UNIT_CAP`) leaves room for no more."""
+MAX_SESSIONS = {"deltas": 22}
+"""Sessions per deltas haystack at most: two values a session, balanced over three currencies,
+stay within :data:`SAME_UNIT_CAP` for every currency (whichever is asked)."""
 AMOUNT_CENTS = (10_000, 99_999)
 MIN_DELTA_CENTS = 1_000
 MIN_DURATION_DAYS = 10
@@ -132,14 +145,14 @@ MEMORY_TYPE = "arithmetic"
 CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£"}
 CURRENCY_OF = {symbol: code for code, symbol in CURRENCIES.items()}
 KIND_WEIGHTS: dict[str, dict[str, float]] = {
-    "purchase": {"holder": 0.45, "declined": 0.35, "quote": 0.20},
+    "purchase": {"holder": 0.48, "declined": 0.40, "quote": 0.12},
     "duration": {"holder": 0.55, "declined": 0.45}}
 """Competitor kinds and their fixed shares: the closeness mix (holder frames are gold's own)."""
-PER_INPUT = 2.0
+PER_INPUT = 1.5
 """At dial 1, a haystack holds this many competitors per own statement of a tracked subject (the
 dial scales it): competition grows with G, so the share of asked-subject sessions that are gold
 does not."""
-SAME_UNIT_CAP = {"sums": 22, "deltas": 16}
+SAME_UNIT_CAP = {"sums": 22, "deltas": 15}
 """Most values in the question's currency a haystack may hold (own purchases and competitors):
 past it the no-coincidence search (§2.3 rule 2, subsets up to G + 1) almost never has an answer,
 so asked-shop competitors beyond the cap name a shop of another currency instead (drawn)."""
@@ -210,6 +223,70 @@ DECLINED_FRAMES: tuple[str, ...] = (
     "{shop} had {a} that I liked for {v}, but I left it on the shelf in the end.",
 )
 """Each own frame's twin where the purchase did not happen, said plainly in the same sentence."""
+DECLINED_FRAMES += (
+    "I had {a} from {shop} in my basket at {v}. Then I saw the delivery charge and closed the tab.",
+    "{shop} showed me {a} at {v}. I said I would sleep on it and never went back.",
+    "My {rel} reckoned {a} from {shop} was a bargain at {v}. I was not convinced, so it stayed "
+    "in the shop.",
+    "{A} from {shop} came to {v} at the till. I handed it back to the cashier and went home "
+    "empty-handed.",
+    "I went to {shop} for {a} and it was {v}. Way over budget, so I am still looking.",
+    "I put {a} from {shop} on hold at {v}. By the weekend I had let the hold lapse.",
+    "My {rel} and I looked at {a} in {shop}, marked at {v}. We agreed it was not worth it and "
+    "went for lunch instead.",
+    "{shop} rang to say {a} I asked about was in, at {v}. Sadly I had to tell them no.",
+    "I came close with {a} from {shop} at {v}. In the end the answer was no.",
+    "{shop} had {a} in the window at {v}. I kept walking.",
+    "I reserved {a} at {shop} for {v}. Then the reservation ran out and I let it go.",
+    "{A} at {shop} for {v} caught my eye. My budget said otherwise.",
+)
+OWN_ONLY: tuple[str, ...] = (
+    "{A} from {shop} set me back {v}{company}.",
+    "My {rel} talked me into {a} from {shop}, and I paid {v} for it.",
+    "For {rp} birthday I got my {rel} {a} from {shop}, which came to {v}.",
+    "Treated the house to {a} from {shop} at last, {v} well spent.",
+    "The receipt from {shop} says {v} for {a}, paid on my card.",
+    "My {rel} came with me to {shop}, where I paid {v} for {a}.",
+    "Well, {a} from {shop} is now mine. It cost {v}, and I do not regret a penny.",
+    "{shop} finally delivered {a} I had paid {v} for, and it looks great.",
+    "I nearly missed the sale, but I bought {a} from {shop} for {v} in the end.",
+    "My {rel} thought it was too dear, but I paid {shop} {v} for {a} anyway.",
+    "After my {rel} turned it down, I bought {a} from {shop} myself for {v}.",
+    "I almost walked out, but then I paid {v} for {a} at {shop}.",
+    "I changed my mind back and forth before I ordered {a} from {shop} at {v}.",
+    "{shop} quoted me {v} for {a}, and I said yes on the spot.",
+    "My {rel} will laugh, but I bought {a} from {shop} for {v} all the same.",
+    "I thought about it for a week, then bought {a} from {shop} for {v}.",
+)
+"""Own purchases with other openers: no subject, an object first, a relation named (the user pays
+for a present, or a relation comes along); each says plainly that the user paid."""
+HOLDER_ONLY: tuple[str, ...] = (
+    "{Who} came round for coffee. I heard {they} had just bought {a} from {shop} for {v}.",
+    "I went along with my {noun} to {shop}, where {they} paid {v} for {a}.",
+    "I hear {a} from {shop} set my {noun} back {v}{company}.",
+    "I helped my {noun} carry home {a} from {shop}, which cost {them} {v}.",
+    "My {noun} finally has {a} for {their} flat. I am told {shop} charged {them} {v} for it.",
+    "Guess who splashed out? My {noun}, on {a} from {shop} at {v}, and I was there to see it.",
+    "{shop} finally delivered {a} my {noun} had paid {v} for, and I can see why {they} loves it.",
+    "I picked up {a} from {shop} for my {noun}, who had already paid {v} for it online.",
+    "{Who} sent me a photo of {their} latest buy. {A} from {shop} at {v}, and I think it looks "
+    "lovely.",
+    "{Who} finally treated {them}self. {A} from {shop}, all {v} of it, and I approve.",
+    "{Who} could not stop talking about {their} new purchase. {shop} sold it for {v}, {a} "
+    "with a lifetime guarantee, I gather.",
+    "{Who} has been doing up {their} spare room. {A} from {shop} at {v} was the finishing touch.",
+    "{Who} showed me {their} receipt when I visited. It said {shop}, {a}, {v}.",
+    "{Who} went shopping at the weekend and sent me the highlights. {A} from {shop} for {v} "
+    "topped the list.",
+)
+"""A relation's purchase with other openers: the relation named in a first sentence and then a
+pronoun, the user present ("I went along with my sister ..."), the relation's home ("for her
+flat"), the user collecting what the relation paid for."""
+PURCHASE_BANK: dict[str, tuple[str, ...]] = {"own": OWN_FRAMES + OWN_ONLY,
+                                             "holder": OWN_FRAMES + HOLDER_ONLY,
+                                             "declined": DECLINED_FRAMES}
+"""Frames per kind (a statement's ``frame`` indexes its kind's tuple); the first
+``len(OWN_FRAMES)`` of own and holder are the same frames with the actor swapped."""
 QUOTE_FRAMES: tuple[tuple[str, str], ...] = (
     ("Do you know what {a} goes for these days?", "{shop} lists {a} at {v} at the moment."),
     ("What would {a} come to, roughly?",
@@ -226,12 +303,17 @@ DURATION_FRAMES: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = {
                   ("{Who} lent out {the} {item} today{company}.", True),
                   ("A colleague asked to borrow the {item}, so I lent it out today.", False),
                   ("Someone from the village needed the {item} for a project, so I lent it out "
-                   "today. Fingers crossed it comes home unscathed.", False)),
+                   "today. Fingers crossed it comes home unscathed.", False),
+                  ("My {rel} knew someone who needed the {item}, so I lent it out today.", False),
+                  ("{Who} had a friend in need, so {they} lent out {the} {item} today.", None)),
         "end": (("{Who} got {the} {item} back today{company}.", True),
                 ("{Who} had {the} {item} returned today{company}.", True),
                 ("The {item} came back to me today, in good shape too.", False),
                 ("My friend dropped round with the {item} today and handed it back. "
-                 "It was nice to catch up on the doorstep.", False)),
+                 "It was nice to catch up on the doorstep.", False),
+                ("My {rel} drove over with the {item} today, back from the friend I lent it to.",
+                 False),
+                ("{Who} rang with good news: {they} got {the} {item} back today.", None)),
         "refusal": (("A friend asked to borrow the {item} today, but I needed it myself.", False),
                     ("I nearly lent out the {item} today, but I decided to keep it at home.",
                      False),
@@ -244,13 +326,20 @@ DURATION_FRAMES: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = {
                   ("The {item} had been playing up, so I took it to the repair shop today.",
                    False),
                   ("{Who} finally got {the} {item} down to the repair shop today{company}. The man at "
-                   "the counter seemed confident he could sort it.", True)),
+                   "the counter seemed confident he could sort it.", True),
+                  ("My {rel} gave me a lift to the repair shop, and I left the {item} there today.",
+                   False),
+                  ("{Who} was fed up with {the} {item}, so {they} took it in for repair today.",
+                   None)),
         "end": (("{Who} collected {the} {item} from the repair shop today{company}.", True),
                 ("The {item} came back from the repair shop today.", False),
                 ("{Who} picked up {the} {item} from the repair shop today, and it works like "
                  "new.", True),
                 ("The repair shop rang, so {who} fetched {the} {item} today{company}. It looks as good "
-                 "as it ever did.", True)),
+                 "as it ever did.", True),
+                ("My {rel} came with me to collect the {item} from the repair shop today.", False),
+                ("{Who} sounded relieved on the phone: {they} collected {the} {item} from the "
+                 "repair shop today.", None)),
         "refusal": (("I nearly took the {item} in for repair today, but it started working "
                      "again.", False),
                     ("The {item} was playing up today, but I managed to sort it myself.", False),
@@ -258,7 +347,12 @@ DURATION_FRAMES: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = {
                      "fixed it.", False)),
     },
 }
-"""(frame, usable for a relation's item) per domain and event; no digits, no dates."""
+"""(frame, use) per domain and event: use True for the user's item and a relation's alike, False for
+the user's only, None for a relation's only; no digits, no dates."""
+
+
+def _usable(ok: bool | None, relation: object) -> bool:
+    return ok is not False if relation is not None else ok is not None
 QUESTIONS = {"counts": "How many times did I buy something from {a}?",
              "sums": "How much did I spend at {a} altogether?",
              "deltas": "How much more did I spend at {a} than at {b}?",
@@ -298,10 +392,12 @@ class Said:
     cents: int = 0
     currency: str = ""
     frame: int = 0
+    rel: str = ""
+    """A relation the user's own (or declined) statement names ("My sister talked me into ...")."""
 
     def reading(self) -> tuple[Any, ...]:
         return (self.kind, self.subject, self.event, self.holder, self.company, self.item,
-                self.cents, self.currency)
+                self.cents, self.currency, self.rel)
 
 
 def format_amount(cents: int, currency: str) -> str:
@@ -312,10 +408,12 @@ def format_amount(cents: int, currency: str) -> str:
 def _actor(relation: bank.Relation | None) -> dict[str, str]:
     """Slots naming who acts: the user, or a relation with its own pronouns (grammar per holder)."""
     if relation is None:
-        return {"Who": "I", "who": "I", "me": "me", "They": "I", "they": "I", "the": "the"}
+        return {"Who": "I", "who": "I", "me": "me", "They": "I", "they": "I", "the": "the",
+                "noun": "", "them": "me", "their": "my"}
     noun = relation.noun
     return {"Who": f"My {noun}", "who": f"my {noun}", "me": f"my {noun}",
-            "They": relation.subj.capitalize(), "they": relation.subj, "the": relation.poss}
+            "They": relation.subj.capitalize(), "they": relation.subj, "the": relation.poss,
+            "noun": noun, "them": relation.obj, "their": relation.poss}
 
 
 _NOUNS = tuple(sorted({r.noun for r in bank.RELATIONS.values()}, key=lambda n: (-len(n), n)))
@@ -324,7 +422,9 @@ _HOLDERS: tuple[bank.Relation | None, ...] = (None, *sorted(
     key=lambda r: (r.noun, r.subj)))
 _GROUPS = {"a": r"(?P<a>an? [a-z]+)", "A": r"(?P<A>An? [a-z]+)",
            "shop": r"(?P<shop>[A-Z][a-z]+ [A-Z][a-z]+)", "v": r"(?P<v>[$€£]\d{3}\.\d{2})",
-           "item": r"(?P<item>[a-z]+)"}
+           "item": r"(?P<item>[a-z]+)",
+           "rel": "(?P<rel>" + "|".join(re.escape(n) for n in _NOUNS) + ")",
+           "rp": r"(?P<rp>her|his)"}
 
 
 def _company_group(relation: bank.Relation | None) -> str:
@@ -348,11 +448,11 @@ def _patterns() -> list[tuple[str, str, str | None, re.Pattern[str]]]:
     out: list[tuple[str, str, str | None, re.Pattern[str]]] = []
     for relation in _HOLDERS:
         kind, noun = ("own", None) if relation is None else ("holder", relation.noun)
-        out += [(kind, "purchase", noun, _compile(f, relation)) for f in OWN_FRAMES]
+        out += [(kind, "purchase", noun, _compile(f, relation)) for f in PURCHASE_BANK[kind]]
         for events in DURATION_FRAMES.values():
             for event in ("start", "end"):
                 out += [(kind, event, noun, _compile(f, relation)) for f, ok in events[event]
-                        if ok or relation is None]
+                        if _usable(ok, relation)]
     out += [("declined", "purchase", None, _compile(f, None)) for f in DECLINED_FRAMES]
     out += [("quote", "purchase", None, _compile(f, None)) for _, f in QUOTE_FRAMES]
     out += [("declined", "refusal", None, _compile(f, None))
@@ -379,7 +479,8 @@ def read_statements(text: str) -> list[Said]:
             groups = m.groupdict()
             if event != "purchase":
                 found.append((m.start(), Said(kind, groups["item"], event, noun,
-                                              groups.get("company") or "")))
+                                              groups.get("company") or "",
+                                              rel=groups.get("rel") or "")))
                 continue
             thing = (groups.get("a") or groups.get("A") or "").split()
             if not thing or thing[0].lower() != article(thing[1]):
@@ -387,11 +488,13 @@ def read_statements(text: str) -> list[Said]:
             value = groups["v"]
             found.append((m.start(), Said(kind, groups["shop"], event, noun,
                                           groups.get("company") or "", thing[1],
-                                          int(Decimal(value[1:]) * 100), CURRENCY_OF[value[0]])))
+                                          int(Decimal(value[1:]) * 100), CURRENCY_OF[value[0]],
+                                          rel=groups.get("rel") or "")))
     return [said for _, said in sorted(found, key=lambda item: item[0])]
 
 
-_FRAME_TEXT = [*OWN_FRAMES, *DECLINED_FRAMES, *(f for pair in QUOTE_FRAMES for f in pair),
+_FRAME_TEXT = [*OWN_FRAMES, *OWN_ONLY, *HOLDER_ONLY, *DECLINED_FRAMES,
+               *(f for pair in QUOTE_FRAMES for f in pair),
                *COMPANY, *QUESTIONS.values(), COUNT_PREDICATE,
                *(f for domain in DURATION_FRAMES.values() for fs in domain.values() for f, _ in fs)]
 FRAME_WORDS = frozenset(t for f in _FRAME_TEXT for t in raw_tokens(re.sub(r"\{\w+\}", " ", f)))
@@ -411,31 +514,35 @@ def _assert_banks() -> None:
     assert_disjoint("objects", objects, "value words", values.pool_words())
     assert set(TRADE_ITEMS) == set(values.TRADES) and len(set(ITEMS)) == len(ITEMS)
     assert all(len(set(items)) == len(items) >= 12 for items in TRADE_ITEMS.values())
-    assert len(OWN_FRAMES) == len(DECLINED_FRAMES)
     for relation in _HOLDERS:
         kind, noun = ("own", None) if relation is None else ("holder", relation.noun)
         companies = ("", *(c.format(other="I" if relation else "my sister") for c in COMPANY))
-        for index, frame in enumerate(OWN_FRAMES):
+        for index, frame in enumerate(PURCHASE_BANK[kind]):
             for company in companies if "{company}" in frame else ("",):
-                said = Said(kind, "Pellow Hardware", "purchase", noun, company, "easel", 41280,
-                            "USD", index)
-                assert _reads_as(_purchase_text(said, relation), said), (frame, noun)
+                for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
+                    said = Said(kind, "Pellow Hardware", "purchase", noun, company, "easel",
+                                41280, "USD", index, rel=other.noun if other else "")
+                    assert _reads_as(_purchase_text(said, relation, other), said), (frame, noun)
         for domain, events in DURATION_FRAMES.items():
             for event, frames in events.items():
                 for index, (frame, ok) in enumerate(frames):
                     for company in (companies if "{company}" in frame else ("",)) \
-                            if ok or relation is None else ():
-                        said = Said("declined" if event == "refusal" else kind, "ladder", event,
-                                    noun, company, frame=index)
-                        assert _reads_as(_duration_text(said, domain, relation), said), frame
+                            if _usable(ok, relation) else ():
+                        for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
+                            said = Said("declined" if event == "refusal" else kind, "ladder",
+                                        event, noun, company, frame=index,
+                                        rel=other.noun if other else "")
+                            assert _reads_as(_duration_text(said, domain, relation, other),
+                                             said), frame
     for index, (request, _) in enumerate(QUOTE_FRAMES):
         said = Said("quote", "Pellow Hardware", "purchase", None, "", "easel", 41280, "GBP", index)
         assert _reads_as(_purchase_text(said, None), said) and not read_statements(
             request.format(a="an easel"))
-    for index in range(len(DECLINED_FRAMES)):
-        said = Said("declined", "Pellow Hardware", "purchase", None, "", "easel", 41280, "EUR",
-                    index)
-        assert _reads_as(_purchase_text(said, None), said), DECLINED_FRAMES[index]
+    for index, frame in enumerate(DECLINED_FRAMES):
+        for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
+            said = Said("declined", "Pellow Hardware", "purchase", None, "", "easel", 41280,
+                        "EUR", index, rel=other.noun if other else "")
+            assert _reads_as(_purchase_text(said, None, other), said), frame
     cross: dict[int, set[str]] = {}
     for shape, ladder in INPUT_LADDER.items():
         assert len(ladder) == SHAPE_N[shape]
@@ -444,18 +551,24 @@ def _assert_banks() -> None:
     assert all(len(shapes) > 1 for shapes in cross.values()), cross
 
 
-def _purchase_text(said: Said, relation: bank.Relation | None) -> str:
+def _purchase_text(said: Said, relation: bank.Relation | None,
+                   other: bank.Relation | None = None) -> str:
+    """``relation`` acts (a holder competitor); ``other`` is the relation an own or declined
+    statement names (``said.rel``)."""
     slots = {**_actor(relation), "shop": said.subject, "v": format_amount(said.cents, said.currency),
-             "a": f"{article(said.item)} {said.item}", "company": said.company}
+             "a": f"{article(said.item)} {said.item}", "company": said.company,
+             "rel": other.noun if other else "", "rp": other.poss if other else ""}
     slots["A"] = slots["a"].capitalize()
     if said.kind == "quote":
         return QUOTE_FRAMES[said.frame][1].format(**slots)
-    return (DECLINED_FRAMES if said.kind == "declined" else OWN_FRAMES)[said.frame].format(**slots)
+    return PURCHASE_BANK[said.kind][said.frame].format(**slots)
 
 
-def _duration_text(said: Said, domain: str, relation: bank.Relation | None) -> str:
+def _duration_text(said: Said, domain: str, relation: bank.Relation | None,
+                   other: bank.Relation | None = None) -> str:
     frame = DURATION_FRAMES[domain][said.event][said.frame][0]
-    return frame.format(**_actor(relation), item=said.subject, company=said.company)
+    return frame.format(**_actor(relation), item=said.subject, company=said.company,
+                        rel=other.noun if other else "")
 
 
 def _companion(rng: Any, said: Said, frame: str, holders: Mapping[str, int]) -> None:
@@ -496,8 +609,7 @@ def layout(seed: int) -> dict[str, tuple[Spec, ...]]:
         pool = sorted(DURATION_FRAMES) if shape == "durations" else sorted(CURRENCIES)
         labels = [pool[i % len(pool)] for i in range(SHAPE_N[shape])]
         rng.shuffle(labels)
-        out[shape] = tuple(Spec(shape, i, g, None if shape == "durations" else label,
-                                label if shape == "durations" else None)
+        out[shape] = tuple(Spec(shape, i, g, None, label if shape == "durations" else None)
                            for i, (g, label) in enumerate(zip(ladder, labels)))
     return out
 
@@ -517,6 +629,8 @@ class Plan:
     gold: list[int]
     value: Fraction
     decoys: tuple[str, ...] = ()
+    currency: str | None = None
+    """The question's currency (purchases): the asked unit's, drawn with it."""
     """Unasked subjects drawn like the asked ones (as many, own counts from the same ladder) whose
     competitors the dial deals alike: no question-blind count of mentions singles out the asked."""
 
@@ -564,66 +678,102 @@ def _coincidence(amounts: Sequence[tuple[int, int]], target: int, g: int, signed
 
 
 def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
+    """Tracked units first (a shop, or a pair of shops of one currency for deltas), each with its
+    own-purchase count drawn from the shape's ladder and its currency from a rotation; the asked
+    unit is drawn among them afterwards. Competitors per tracked shop follow its own count at the
+    dial's rate; rivals and the remaining competitors balance the values per currency, blind to
+    which unit is asked."""
     rng = derive_rng(seed, VERTICAL, spec.key, "plan")
-    assert spec.currency is not None
     persona = conversation.draw_persona(rng)
-    sizes = [0]
-    while not H_RANGE[0] <= sum(sizes) - spec.g <= H_RANGE[1]:
-        sizes = [rng.randint(*CURRENCY_GROUP) for _ in CURRENCIES]
-    n = sum(sizes)
-    gold = sorted(rng.sample(range(n), spec.g))
-    billing = [spec.currency, *(c for c in sorted(CURRENCIES) if c != spec.currency)]
-    rest = rng.sample([p for p in range(n) if p not in gold], n - spec.g)
-    groups: list[tuple[str, list[int]]] = []
-    sides = 2 if spec.shape == "deltas" else 1
-
-    def tracked(code: str, members: list[int]) -> list[int]:  # one shop, or a pair for deltas
-        cut = rng.randint(1, len(members) - 1) if sides == 2 else len(members)
-        groups.extend((code, sorted(part)) for part in (members[:cut], members[cut:]) if part)
-        return list(range(len(groups) - sides, len(groups)))
-
-    asked_at = tracked(spec.currency, rng.sample(gold, spec.g))
-    decoys_at: list[int] = []
-    decoy_code, decoy_g = rng.choice(billing[1:]), rng.choice(INPUT_LADDER[spec.shape])
-    for code, size in zip(billing, [sizes[0] - spec.g, *sizes[1:]]):
-        block, rest = rest[:size], rest[size:]
-        if code == decoy_code:
-            decoys_at = tracked(code, block[:decoy_g])
-            block = block[decoy_g:]
-        while block:
-            step = rng.randint(*RIVAL_GROUP)
-            groups.append((code, sorted(block[:step])))
-            block = block[step:]
-    # Every shop name is drawn first; which group each name gets is a shuffle, so the asked shops'
-    # names are uniform among the drawn ones.
-    taken = _earlier_asked(seed, spec.shape, spec.index)
-    for _ in range(ATTEMPTS):
-        shops = values.draw(rng, "shop", len(groups))
-        rng.shuffle(shops)
-        if not taken & {shops[i] for i in asked_at}:
-            break
-    else:
-        raise GenerationError(f"{spec.key}: every draw asks a shop an earlier question asks")
-    own_shop, currency_of = [""] * n, {}
-    for (code, members), shop in zip(groups, shops):
-        currency_of[shop] = code
-        for p in members:
-            own_shop[p] = shop
-    asked = tuple(shops[i] for i in asked_at)
-    decoys = tuple(shops[i] for i in decoys_at)
-    others = [s for s in shops if currency_of[s] != spec.currency and s not in decoys]
-    subjects = engine.choose_mentions(own_shop, [*asked, *decoys, *others], (*asked, *decoys),
-                                      _share(rate, spec.g + decoy_g, own_shop, asked + decoys), rng)
-    cap = SAME_UNIT_CAP.get(spec.shape)
-    if cap is not None:  # the no-coincidence rule's reach: beyond it, name another currency's shop
-        extra = [p for p in range(n) if subjects[p] in asked]
-        same = sizes[0] + len(extra)
-        for p in sorted(rng.sample(extra, max(0, same - cap))):
-            subjects[p] = rng.choice([s for s in others if s != own_shop[p]])
-    kinds = _kinds(rng, "purchase", n)
     holders = {persona.holder(i).noun: i for i in range(len(persona.relations))}
+    sides = 2 if spec.shape == "deltas" else 1
+    m = TRACKED_UNITS[spec.shape]
+    cap = SAME_UNIT_CAP.get(spec.shape)
+    codes = sorted(CURRENCIES)
+    for _ in range(ATTEMPTS):
+        # 1. tracked units: counts iid from the ladder, currencies by rotation; then the asked one
+        counts = [rng.choice(INPUT_LADDER[spec.shape]) for _ in range(m)]
+        at = rng.randrange(m)
+        counts[at] = spec.g
+        rng.shuffle(codes)
+        unit_code = [codes[i % len(codes)] for i in range(m)]
+        groups: list[tuple[str, int]] = []  # (currency, own purchases) per shop, tracked first
+        units: list[list[int]] = []
+        for code, g in zip(unit_code, counts):
+            parts = [g] if sides == 1 else [(cut := rng.randint(1, g - 1)), g - cut]
+            units.append(list(range(len(groups), len(groups) + len(parts))))
+            groups += [(code, part) for part in parts]
+        tracked_n = len(groups)
+        others_total = sum(counts) - spec.g
+        h_hi = min(H_RANGE[1], MAX_SESSIONS.get(spec.shape, 10 ** 6) - spec.g)
+        h = rng.randint(max(H_RANGE[0], others_total), h_hi)
+        n = spec.g + h
+        # 2. competitors per tracked shop: the dial's share of its own count (scaled into n)
+        want = [rate * PER_INPUT * groups[i][1] for i in range(tracked_n)]
+        room = n - 1
+        if sum(want) > room:
+            want = [w * room / sum(want) for w in want]
+        k = dither(want, rng)
+        load = {c: 0 for c in CURRENCIES}
+        for (code, own), extra in zip(groups, k):
+            load[code] += own + extra
+        # 3. rivals: groups of 1-2 own purchases, each billing in the least-loaded currency
+        left = n - sum(counts)
+        while left:
+            step = min(left, rng.randint(*RIVAL_GROUP))
+            code = min(sorted(load), key=lambda c: (load[c], rng.random()))
+            groups.append((code, step))
+            load[code] += step
+            left -= step
+        # 4. shop names, drawn first; names to groups by shuffle; extra competitor-only shops
+        n_extra = len(CURRENCIES)
+        shops = values.draw(rng, "shop", len(groups) + n_extra)
+        rng.shuffle(shops)
+        currency_of = {shops[i]: code for i, (code, _) in enumerate(groups)}
+        for j, code in enumerate(sorted(CURRENCIES)):
+            currency_of[shops[len(groups) + j]] = code
+        own_shop = [shops[i] for i, (_, size) in enumerate(groups) for _ in range(size)]
+        rng.shuffle(own_shop)
+        # 5. tracked competitors to sessions whose own shop is another
+        subjects: list[str | None] = [None] * n
+        deck = [shops[i] for i in range(tracked_n) for _ in range(k[i])]
+        rng.shuffle(deck)
+        placed = True
+        for subject in deck:
+            free = [p for p in range(n) if subjects[p] is None and own_shop[p] != subject]
+            if not free:
+                placed = False
+                break
+            subjects[rng.choice(free)] = subject
+        if not placed:
+            continue
+        # 6. every other competitor names an untracked shop of the least-loaded currency
+        untracked = shops[tracked_n:]
+        for p in rng.sample(range(n), n):
+            if subjects[p] is not None:
+                continue
+            for code in sorted(load, key=lambda c: (load[c], rng.random())):
+                pool = [s for s in untracked if currency_of[s] == code and s != own_shop[p]]
+                if pool:
+                    subjects[p] = rng.choice(pool)
+                    load[code] += 1
+                    break
+        if cap is not None and max(load.values()) > cap:
+            continue
+        taken = _earlier_asked(seed, spec.shape, spec.index)
+        asked = tuple(shops[i] for i in units[at])
+        if taken & set(asked):
+            continue
+        break
+    else:
+        raise GenerationError(f"{spec.key}: no draw keeps every currency within the cap")
+    decoys = tuple(shops[i] for u, members in enumerate(units) if u != at for i in members)
+    currency = unit_code[at]
+    gold = [p for p in range(n) if own_shop[p] in asked]
+    kinds = _kinds(rng, "purchase", n)
+    frames = {kind: engine.deal(rng, [str(i) for i in range(len(PURCHASE_BANK[kind]))], n)
+              for kind in PURCHASE_BANK}
     said: list[list[Said]] = []
-    own_frames = engine.deal(rng, [str(i) for i in range(len(OWN_FRAMES))], 2 * n)
     decks: dict[str, list[str]] = {}
 
     def item_at(shop: str) -> str:  # one deck per trade: an object rarely comes up twice
@@ -639,12 +789,16 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
             raise GenerationError(f"{spec.key}: session {p} has no competitor subject")
         kind = kinds[p]
         holder = rng.choice(sorted(holders)) if kind == "holder" else None
-        frame = int(own_frames[2 * p + 1]) if kind != "quote" else rng.randrange(len(QUOTE_FRAMES))
-        pair = [Said("own", own_shop[p], frame=int(own_frames[2 * p]), item=item_at(own_shop[p])),
+        frame = int(frames[kind].pop()) if kind != "quote" else rng.randrange(len(QUOTE_FRAMES))
+        pair = [Said("own", own_shop[p], frame=int(frames["own"].pop()), item=item_at(own_shop[p])),
                 Said(kind, subject, holder=holder, frame=frame, item=item_at(subject))]
         for s in pair:
             s.currency = currency_of[s.subject]
-            _companion(rng, s, OWN_FRAMES[s.frame], holders)
+            if s.kind != "quote":
+                text = PURCHASE_BANK[s.kind][s.frame]
+                _companion(rng, s, text, holders)
+                if "{rel}" in text:
+                    s.rel = rng.choice(sorted(holders))
         said.append(pair)
     signs = {p: 1 if own_shop[p] == asked[0] else -1 for p in gold}
     flat = [s for pair in said for s in pair]
@@ -658,7 +812,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         if target < 0:  # side a is the larger side: swap which shop the question names first
             asked, signs, target = asked[::-1], {p: -s for p, s in signs.items()}, -target
         pool = [(s.cents, signs[p] if s is said[p][0] and p in signs else 0)
-                for p, pair in enumerate(said) for s in pair if s.currency == spec.currency]
+                for p, pair in enumerate(said) for s in pair if s.currency == currency]
         if target >= MIN_DELTA_CENTS and target not in cents and \
                 _coincidence(pool, target, spec.g, sides == 2) is None:
             break
@@ -666,7 +820,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         raise GenerationError(f"{spec.key}: no amounts without a coincident subset")
     value = Fraction(spec.g) if spec.shape == "counts" else Fraction(target, 100)
     days, clocks = _calendar(rng, n)
-    return Plan(spec, asked, said, persona, holders, clocks, days, gold, value, decoys)
+    return Plan(spec, asked, said, persona, holders, clocks, days, gold, value, decoys, currency)
 
 
 def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
@@ -701,7 +855,7 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
             clocks[start], clocks[end] = clocks[end], clocks[start]
     own: list[Said | None] = [None] * n
     home: dict[str, tuple[int, int]] = {}
-    decks = {e: engine.deal(rng, [str(i) for i in range(len(f))], n)
+    decks = {e: engine.deal(rng, [str(i) for i, (_, ok) in enumerate(f) if ok is not None], n)
              for e, f in DURATION_FRAMES[spec.domain].items()}
     for i, (start, end) in enumerate(pairs):
         home[names[i]] = (start, end)
@@ -735,7 +889,8 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
         else:
             raise GenerationError(f"{spec.key}: no relation's event fits session {p}")
         event = "end" if (holder, subject) in out else "start"
-        usable = [i for i, (_, ok) in enumerate(DURATION_FRAMES[spec.domain][event]) if ok]
+        usable = [i for i, (_, ok) in enumerate(DURATION_FRAMES[spec.domain][event])
+                  if ok is not False]
         if event == "end":
             del out[holder, subject]
         else:
@@ -743,7 +898,10 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
         said.append([mine, Said("holder", subject, event, holder, frame=rng.choice(usable))])
     for pair in said:
         for s in pair:
-            _companion(rng, s, DURATION_FRAMES[spec.domain][s.event][s.frame][0], holders)
+            text = DURATION_FRAMES[spec.domain][s.event][s.frame][0]
+            _companion(rng, s, text, holders)
+            if "{rel}" in text:
+                s.rel = rng.choice(sorted(holders))
     gold = sorted(p for i in chosen for p in pairs[i])
     return Plan(spec, asked, said, persona, holders, clocks, days, gold, Fraction(sum(gold_spans)),
                 watched[len(asked):])
@@ -777,8 +935,10 @@ def _statement(said: Said, plan_: Plan) -> conversation.Statement:
         request = QUOTE_FRAMES[said.frame][0].format(a=f"{article(thing)} {thing}")
         return conversation.Statement(_purchase_text(said, None), topic, STANCES["quote"],
                                       role="assistant", request=request)
-    text = (_duration_text(said, plan_.spec.domain or "", relation) if durations
-            else _purchase_text(said, relation))
+    named = plan_.holders.get(said.rel) if said.rel else None
+    other = plan_.persona.holder(named) if named is not None else None
+    text = (_duration_text(said, plan_.spec.domain or "", relation, other) if durations
+            else _purchase_text(said, relation, other))
     stance: conversation.Stance = "state" if durations and said.kind == "own" else \
         STANCES[said.kind]
     return conversation.Statement(text, topic, stance,
@@ -962,6 +1122,8 @@ def build_record(seed: int, spec: Spec, rate: float, tally: engine.Tally | None 
                  ) -> dict[str, Any]:
     """Plan, render, read every statement back from the text and check every rule of a question."""
     plan_ = plan(seed, spec, rate)
+    if spec.shape != "durations":  # the question's currency is the asked unit's, drawn with it
+        spec = replace(spec, currency=plan_.currency)
     stay = render(seed, plan_, tally)
     engine.check_haystack(stay, digits_allowed=spec.shape != "durations")
     if not H_RANGE[0] <= len(stay.sessions) - spec.g <= H_RANGE[1]:
@@ -1051,9 +1213,16 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
 
 
 ADVERSARY_ROUNDS = 6
+READER_SEEDS = (0, 1, 2)
+"""Seed offsets whose builds the search reads the subject-and-value reader on, averaged: on one
+seed's 10-14 questions a shape's reader moves by 0.07-0.10 a question, and a search that read the
+shipped seed alone chose points where that seed happened to land under the margin (the first
+revision-3 rebuild after the second red team passed at sums dial 0.25 with reader 0.50 on the
+shipped seed, 0.64 and 0.86 on the next two)."""
 READER_MARGIN = 0.50
 """The search keeps only dials whose subject-and-value reader (GATES.md §7) puts gold at rank 1 in
-at most this share of the shape's questions: a margin under the gate's 0.60, because in these
+at most this share of the shape's questions, averaged over the builds of :data:`READER_SEEDS`:
+a margin under the gate's 0.60, because in these
 shapes the reader's gold@1 is the share of gold among the sessions naming the asked subject, and
 on 10-14 questions one question moves it by 0.07-0.10. The gate's own bound is not changed."""
 
@@ -1086,7 +1255,13 @@ def search_dial(seed: int) -> dict[str, Any]:
             best = max(panel.mean_by_shape(chosen, panel.coverage_by_question(chosen, r))[shape]
                        or 0.0 for r in panel.WHOLE_LEXICAL_PANEL)
             row = adversaries.measure(chosen)[0]["by_shape"][shape]["subject_value_reader"]
-            reader[value] = float(row["gold_at_1"])
+            figures = [float(row["gold_at_1"])]
+            for extra in READER_SEEDS[1:]:  # the reader's expectation, not one seed's luck
+                other = [QuestionRecord.model_validate(r) for r in
+                         build(seed + extra, {**dial, shape: value}, shapes=(shape,)).records]
+                figures.append(float(adversaries.measure(other)[0]["by_shape"][shape]
+                                     ["subject_value_reader"]["gold_at_1"]))
+            reader[value] = sum(figures) / len(figures)
             return reference, best
 
         search = calibration.search_shape(evaluate, shape)
@@ -1120,6 +1295,7 @@ def search_dial(seed: int) -> dict[str, Any]:
     result = calibration.CalibrationResult(dial, searches, 0.0).record()
     result["panel"] = [r.name for r in panel.WHOLE_LEXICAL_PANEL]
     result["reader_margin"] = READER_MARGIN
+    result["reader_seeds"] = [seed + extra for extra in READER_SEEDS]
     result["adversary_rejected"] = rejected
     for shape, reader in readers.items():
         result["by_shape"][shape]["subject_value_reader"] = [[d, round(v, 6)]

@@ -1,137 +1,209 @@
-"""TypedMemEval-Forgetting v2 (VERTICALS.md §2.5 and Appendix C), declared over :mod:`..engine`.
+"""TypedMemEval-Forgetting v3 (VERTICALS.md §2.5, Appendices C and D), declared over the v3 blocks.
 
 Does a system know which of its facts were cancelled? Every question reads "Which physio do I have
 for the shoulder? Give the name, and say whether that is still current." (the currency clause ends
 every question, so its form never tells the shape). Shapes:
 
-- ``invalidated`` (20): a statement names a value ("I finally found a physio for the shoulder,
-  Orvel Karbri, and first impressions are good."), 4-15 sessions later an explicit event cancels it
-  ("Quick update on the physio for the shoulder. I cancelled it."); gold names the value, says it no
-  longer holds and names the event. Components statement + invalidation, load-bearing.
-- ``still-valid`` (15): the same value re-affirmed 4-15 sessions later; gold names it and says it
-  holds. Components statement + reaffirmation, redundant. Each twins an invalidated question over one
-  byte-identical haystack that holds both facts (``pair_id``, arms treatment / control); the other
-  5 invalidated questions stand alone beside an unasked re-affirmed twin.
-- ``never-known`` (15): the asked noun occurs nowhere in the haystack, not even as a substring; a
-  near-miss fact for the same purpose sits in it. **Near-miss rule** (Appendix C): asked and
-  near-miss serve the same purpose but are plainly different kinds of thing, so a fair reader
-  would never take one for the other: different trades for services (the electrician vs the plumber
-  for the boiler), different objects for items (the tripod vs the camera for the safari), never a
-  synonym, a variant or a sub-type; no token shared and neither a substring of the other; and no pair
-  in :data:`NEAR_SYNONYMS` (the v1 pairs a reader could conflate), asserted at import.
+- ``invalidated`` (20): the user states a value ("I finally found a physio for the shoulder, Harriet
+  Colby, and first impressions are good."); 4-15 sessions later an explicit event cancels it, naming
+  the value again ("There is fresh news about the physio for the shoulder I mentioned to you
+  recently. As for Harriet Colby, I stopped using them, and I feel lighter for it."); gold names the
+  value, says it no longer holds and names the event. Components statement + invalidation,
+  load-bearing.
+- ``still-valid`` (15): the same value re-affirmed 4-15 sessions later by the twin of that frame
+  ("... I kept them on, and I am glad of it."); gold names it and says it holds. Components
+  statement + reaffirmation, redundant. Each twins an invalidated question over one byte-identical
+  haystack that holds both facts (``pair_id``, arms treatment / control); the other 5 invalidated
+  questions have haystacks of their own.
+- ``never-known`` (15): the user never had the asked thing, and the asked noun occurs nowhere in
+  the haystack, not even as a substring (§2.5 rule 7, kept at revision 3: a competitor naming the
+  asked noun would make a careful answer — "you never said you had one; your sister's is X" — name
+  a ``wrong`` value, and the contract reads that as committing). The near-miss fact (a plainly
+  different kind of thing for the same purpose: the physio, when the radiographer for the shoulder
+  is asked) is a full lifecycle *with its value* and its competitors, so abstaining needs telling
+  the two apart. No near-miss pair is in :data:`NEAR_SYNONYMS` (asserted at import).
 
-**Anatomy** (every shape alike): two tracked facts (statement, then invalidation or re-affirmation,
-4-15 sessions apart) plus filler lifecycles about PARITY things no question asks, in the same mix of
-kinds, so every session carries exactly one statement of a kind gold also has, drawn from the same
-constructions (:data:`SAY`, several short and long per kind). Ids are opaque (``engine.assign_ids``).
+**One list, one pool per type, roles after the draw** (Appendix D row 1). Subjects come from one
+list, :data:`ENTRIES` (services, whose values are people, and items, whose values are brands:
+:mod:`..values`), values from the one pool of their type (:func:`..values.draw`), and a haystack is
+drawn whole before any question exists; only then does a question pick the lifecycle it asks about
+(:func:`_asked`: uniformly among those with the wanted follow-up, so gold's positions and gap are
+distributed as every lifecycle's, 4-15 sessions and roughly even; never-known: uniformly among
+subjects that have a sibling).
 
-**Competition** (the dial): the engine's one mention per session names an asked topic on the dial's
-share, rotating over both tracked facts of a gold haystack (asked or not, so a solo haystack reads
-like a paired one). Paired haystacks read the ``still-valid`` dial, solo ones the ``invalidated``
-dial; never-known haystacks name the near-miss at the mean of both (recorded 0.0, not searched).
-Search order: still-valid first, so the paired rate is fixed before the invalidated dial tunes the
-solo haystacks.
+**Anatomy** (every session, every subject and every shape alike): each session holds exactly one
+*own* event (a statement or a follow-up of one of the user's lifecycles; every lifecycle's two
+events are 4-15 sessions apart, :func:`_matching`) and 2-4 *competitors*, plus drawn small talk, in
+a drawn order (:func:`..conversation.render_haystack`, one persona per haystack; facts are told two
+to a user turn, :data:`FACTS_PER_TURN`, so a session stays two or three episodes and the shared
+acknowledgements do not crowd out distinct sentences). Each competitor is
+about the subject discussed least so far, so every subject of a haystack is mentioned about as
+often as every other: the subject a haystack "dwells on" does not exist, and neither a reader that
+counts recurring subjects nor the learned adversary's recurrence block can find the asked one (the
+v3 episodic red team won exactly that way). Gold sessions are one own event plus competitors about
+other subjects, like every other session. Subjects are dealt to haystacks least-used first, two
+fifths services and the rest items (:func:`_layout`), so no subject's words crowd the corpus and
+no haystack needs more people than the one pool can give.
 
-**Validity rules** (hard errors): every fact's events read back from the text equal the plan (one
-statement strictly before one follow-up, one invalidation and nothing re-validating it, the same
-value re-affirmed), gold from that reading (V5); every turn stating a value names its subject and no
-value word stands alone; the near-miss present and the asked noun absent; the currency clause's
-words, digits and dashes nowhere; question words in < 10 % of sessions; pair haystacks rendered once;
-the judge grades gold correct and typical wrong answers (stale recall, over-forgetting, the
-near-miss value, a claimed loss) not correct; invalidation events are judge cues, read in both persons.
+**Competitor kinds** (Appendix D row 2: each holds a value of the asked type and says plainly why it
+does not answer), every kind but ``instance`` holding the asked *phrase itself* ("physio for the
+shoulder"; a holder's is "the shoulder" after an intro naming the holder, revision 3's first red
+team found gold among the first five sessions holding the phrase in every question when holders
+said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
+gold after an intro that names the holder ("I heard from my sister yesterday. She settled on Anya
+Marchetti as a physio for the shoulder after a couple of trial visits."); ``holder-follow`` — a
+relation's provider with its end or continuation, by the same follow-up frames as gold's
+invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
+subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
+quote from Anya Marchetti as a physio for the shoulder. The figure was far too steep, so I
+passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
+("I finally found a physio for the knee, ..."). The cue vocabulary is wide on purpose (the first
+red team read holder and modality off a dozen regular expressions): intros in a dozen shapes, not
+all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
+put in a good word, and she was right"); competitors that open on the value or on "Since". The
+class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
+relation and subject (nobody has two physios for one shoulder). The sentence holding the subject
+has the same spread of token lengths in every kind (see the frames), so sentence-level BM25 cannot
+prefer a kind by length; ``holder-follow`` exists because the dense arm ranked gold's follow-ups
+(the only statements about whether something still holds) first.
+
+**The dial** (``RECORDED_COMPETITION``, meaning renamed from v2): ``d`` in [0, 1], each session
+carrying 2 + 2d competitors (dithered), so each subject about 4 + 4d; the closeness mix is fixed.
+Paired haystacks read the ``still-valid`` dial, solo ones the ``invalidated`` dial, never-known
+haystacks the mean over the answered haystacks (15 paired, 5 solo; recorded, not searched), so a
+never-known haystack is as dense in competitors as the average answered one. The default search (:mod:`..calibration`)
+scores every point by the reference BM25 and the whole lexical panel; dense and hybrid are stamped
+at generation.
+
+**Validity rules** (hard errors): every statement is read back from the text alone (:func:`read`:
+holder, pronoun and possessives must agree) and equals the plan, competitors included; gold comes
+from that reading (V5): one own statement strictly before one own follow-up of the asked subject,
+4-15 sessions apart, an invalidation with nothing after it or a re-affirmation of the same value;
+every competitor's value differs from gold and is a ``wrong`` value of the key; every value word
+stands inside a read statement (which names its subject); the never-known noun nowhere (substring);
+the currency clause's words in no frame and no small talk (the shared reply bank cannot be filtered
+and rarely holds "give"); question words in < 10 % of sessions; every role sequence of a haystack
+at least :data:`ROLE_SEQUENCE_COPIES` times; pair haystacks rendered once; the judge grades gold
+correct and stale recall, over-forgetting, a competitor's value and a claimed loss not correct;
+invalidation events are judge cues in both persons.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...gates.leaks import KEY_NAMES
 from ...judge.mechanical import NO_LONGER_EVENT_CUES
 from ...retrieval.tokenizer import raw_tokens, tokenize
-from .. import engine, talk
+from .. import conversation, engine, values
+from .. import episodes_bank as bank
 from ..primitives import (GenerationError, article, assert_disjoint, assert_person_invariant,
-                          derive_rng)
+                          derive_rng, dither)
 
 VERTICAL = "forgetting"
 ABBREV = "for"
 GENERATOR = "pytest_typedmemeval.generate.verticals.forgetting"
-GENERATOR_VERSION = "2"
-REVISION = 2
+GENERATOR_VERSION = "3"
+REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.46875, "still-valid": 0.4296875,
-                                          "never-known": 0.0}
-"""The dial per shape from ``typedmemeval generate --vertical forgetting --search``."""
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.625, "still-valid": 0.25,
+                                          "never-known": 0.34375}
+"""Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
+``typedmemeval generate --vertical forgetting --search``; never-known is the mean over the
+answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
 N_INVALIDATED, N_PAIRS, N_NEVER = 20, 15, 15
 H_RANGE = (15, 25)
 GAP_RANGE = (4, 15)
-EXCHANGES = 3
 MEMORY_TYPE = "forgetting"
 CURRENCY_CLAUSE = "Give the name, and say whether that is still current."
 QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
-           "never-known": "You never mentioned {a} {noun} {purpose}."}
+           "never-known": "You never told me you have {a} {noun} {purpose}."}
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.2, "holder-follow": 0.2, "declined-other": 0.15,
+                                  "declined-own": 0.35, "instance": 0.1}
+"""The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
+user's own declined options are closest to gold: same holder, same purpose, another modality)."""
+OWN_DECLINED = 4
+"""Options one user may have turned down for one subject in one haystack."""
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A noun with its purpose; ``sibling`` (FACTS only) is what a never-known question asks while
-    this entry is the near-miss."""
+    """A subject: a noun for a purpose ("physio" for the "shoulder"); ``other`` is the purpose of
+    another instance of the same noun ("knee"); ``sibling`` (never-known) a plainly different thing
+    for the same purpose, asked while this entry is the near-miss (empty: never a near-miss)."""
 
     noun: str
-    purpose: str
+    target: str
     category: str
+    other: str
     sibling: str = ""
 
     @property
+    def purpose(self) -> str:
+        return f"for the {self.target}"
+
+    @property
     def thing(self) -> str:
-        return f"{self.noun} {self.purpose}"
+        return f"{self.noun} for the {self.target}"
+
+    @property
+    def value_type(self) -> values.ValueType:
+        return "person" if self.category == "service" else "brand"
 
 
 def _entries(category: str, rows: str) -> tuple[Entry, ...]:
-    """``noun, purpose[, sibling]`` entries separated by ``;`` (purposes are "for the ...")."""
+    """``noun, target, other[, sibling]`` rows separated by ``;``."""
     fields = [[f.strip() for f in row.split(",")] for row in rows.replace("\n", " ").split(";")]
-    return tuple(Entry(f[0], f"for the {f[1]}", category, *f[2:]) for f in fields)
+    return tuple(Entry(f[0], f[1], category, *f[2:]) for f in fields)
 
 
-FACTS = _entries("service", """
-plumber, boiler, electrician; physio, shoulder, radiographer; vet, tabby, cattery;
-chimney sweep, cottage, thatcher; window cleaner, conservatory, blind fitter;
-music teacher, cello, luthier; gardener, orchard, tree surgeon; babysitter, twins, paediatrician;
-mechanic, van, valeter; personal trainer, marathon, nutritionist; insurer, motorbike, paint sprayer;
-solicitor, probate, surveyor; tutor, chemistry exam, invigilator; osteopath, back pain, pharmacist;
-florist, wedding, caterer; printer, flyers, illustrator;
-broadband provider, studio, alarm installer;
-housekeeper, office, receptionist; letting agent, rental, interior designer;
-dog groomer, spaniel, kennel""") + _entries("item", """
-camera, safari, tripod; paddleboard, lake trips, life jacket; wetsuit, cold swims, tow float;
-road bike, commute, pannier; tent, festival, cool box; telescope, stargazing, deckchair;
-sewing machine, quilting, pin cushion; espresso maker, breakfast bar, toaster;
-lawnmower, lawn, sprinkler; kayak, estuary, trolley; drone, surveys, measuring wheel;
-keyboard, band, amplifier; snowboard, ski trip, helmet; pram, baby, highchair;
-laptop, coding bootcamp, textbook; exercise cycle, annexe, futon; caravan, summer tour, awning;
-cot, nursery, nightlight; pizza oven, courtyard, parasol; metal detector, field digs, trowel""")
-"""Facts questions ask about; ``sibling`` is the near-miss rule's plainly different thing."""
-PARITY = _entries("service", """
-tailor, wool coat; locksmith, garage; barber, beard; farrier, pony; upholsterer, armchair;
-glazier, greenhouse; bricklayer, porch; decorator, hallway; podiatrist, bunion;
-optician, varifocals; translator, visa papers; courier, parcels; carpet layer, landing;
-roofer, dormer; beekeeper, hives; cobbler, boots; clocksmith, mantel;
-stonemason, boundary wall; removal firm, relocation; log supplier, stove""") + _entries("item", """
-tennis racket, club matches; fishing rod, canal; climbing rope, crag; hiking pole, fells;
-pressure washer, patio; waffle iron, breakfasts; easel, watercolours; ukulele, campfire;
-dehumidifier, cellar; sleeping bag, bothy stays; golf clubs, links; microscope, pond samples;
-trailer, tip runs; skateboard, skatepark; dartboard, snug; sledge, winter hills;
-barbecue, terrace; projector, movie nights; hammock, veranda; ladder, loft""")
-"""Filler things no question asks about (§2.5 rule 5), in the same two categories."""
+ENTRIES: tuple[Entry, ...] = _entries("service", """
+plumber, boiler, radiators, electrician; physio, shoulder, knee, radiographer;
+vet, tabby, rabbit, cattery; chimney sweep, cottage, farmhouse, thatcher;
+window cleaner, conservatory, shopfront, blind fitter; music teacher, cello, flute, luthier;
+gardener, orchard, allotment, tree surgeon; babysitter, twins, toddler, paediatrician;
+mechanic, van, hatchback, valeter; personal trainer, marathon, triathlon, nutritionist;
+solicitor, conveyancing, lease, surveyor; tutor, chemistry exam, geography coursework, invigilator;
+osteopath, sciatica, neck, pharmacist; florist, wedding, anniversary, caterer;
+housekeeper, office, guesthouse, receptionist; dog groomer, spaniel, poodle, kennel;
+tailor, wool coat, waistcoat; locksmith, garage, shed; farrier, pony, carthorse;
+upholsterer, armchair, sofa; glazier, greenhouse, skylight; bricklayer, porch, extension;
+decorator, hallway, stairwell; podiatrist, bunion, heel; optician, varifocals, sunglasses;
+translator, visa papers, court hearing; roofer, dormer, gutters; beekeeper, hives, swarm;
+cobbler, boots, brogues; stonemason, boundary wall, headstone""") + _entries("item", """
+camera, safari, birdwatching, tripod; paddleboard, lake trips, harbour, life jacket;
+wetsuit, cold swims, surfing, tow float; road bike, commute, sportive, pannier;
+tent, festival, scout camp, cool box; telescope, stargazing, eclipse, deckchair;
+sewing machine, quilting, dressmaking, pin cushion; espresso maker, breakfast bar, canteen, toaster;
+lawnmower, lawn, paddock, sprinkler; kayak, river outings, reservoir, trolley;
+drone, surveys, filming, measuring wheel; keyboard, band, choir, amplifier;
+snowboard, ski trip, slope, helmet; pram, baby, grandchild, highchair;
+laptop, coding bootcamp, dissertation, textbook; exercise cycle, annexe, spare bedroom, futon;
+caravan, summer tour, rally, awning; cot, nursery, playroom, nightlight;
+pizza oven, courtyard, balcony, parasol; metal detector, field digs, beachcombing, trowel;
+tennis racket, club matches, tournament; jet washer, patio, driveway;
+waffle iron, breakfasts, brunches; easel, watercolours, portraits; ukulele, singalongs, busking;
+dehumidifier, cellar, basement; sleeping bag, bothy stays, bivvy; microscope, pond samples, fossils;
+trailer, tip runs, firewood; dartboard, snug, clubhouse; sledge, snow days, snowdrifts;
+barbecue, terrace, garden party; projector, movie nights, lectures; hammock, veranda, treehouse;
+ladder, loft, apple picking""")
+"""Every subject, asked or filler (one list: which ones a question asks is drawn per haystack)."""
+SIBLINGS: dict[Entry, Entry] = {e: Entry(e.sibling, e.target, e.category, e.other)
+                                for e in ENTRIES if e.sibling}
+"""Per near-miss entry, the never-known subject asked beside it (the sibling noun for the same
+purpose), which its haystack never names."""
 
 NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) for pair in (
     "canoe/kayak, dentist/orthodontist, accountant/bookkeeper, chiropractor/physio, "
@@ -145,187 +217,476 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 """Pairs a fair reader could conflate (v1 near-misses among them): never asked beside each other."""
 
 # --------------------------------------------------------------------------------------------
-# Constructions and values
+# Frames: one machinery for gold and competitors. Slots: {Who}/{who} the subject ("I", or the
+# holder's pronoun after an intro naming the holder: "Some news from my sister. She ..."), {poss}
+# "the" or the holder's possessive, {my} "my" or it, {me} "me" or the holder's object pronoun,
+# {mentioned} who mentioned it to whom, {a} the noun's article, {value}/{Value} the value as the
+# text shows it ("Harriet Colby", "the Zentra"), {act} the follow-up's event (an invalidation) or
+# its re-affirmation, {feel} its mood.
+#
+# Why lengths are matched: sentence-level BM25 ranks a session by its best sentence, and among
+# sentences holding both subject words the shortest wins. Each kind's frames give the sentence
+# that holds the subject the same spread of reference-token lengths (services 4, 8, 8, 9, 9 with a
+# two-word person; items 4, 7, 7, 8, 8 with a one-word brand), and a holder is named in an intro
+# sentence with a stopword pronoun after it, so no kind's subject sentence is shorter by design.
 
-EVENTS = {"service": ("cancelled it", "stopped using them", "let them go", "dropped them"),
+EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
           "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
 """Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
+KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
+         "item": ("kept it", "held on to it", "stuck with it")}
+"""Re-affirmations, the invalidation events' twins in the same frames."""
+FEEL = {("invalidation", True): "I feel lighter for it", ("reaffirmation", True): "I am glad of it",
+        ("invalidation", False): "{subj} feels lighter for it",
+        ("reaffirmation", False): "{subj} is glad of it"}
+"""A follow-up's mood, for the user (``True``) and for a relation."""
 
-_THINK = "I had a good think about the {thing} on my walk. In the end I %s, and it feels right."
-_INVALIDATION = (
-    "Quick update on the {thing}. I {event}.", _THINK % "{event}",
-    "Things with the {thing} went downhill, so I {event}.",
-    "I {event}, the {thing} I mean. It was not working out.",
-    "The {thing} has run its course, so I {event}.",
-    "Right, the {thing}. I {event}, and I feel lighter for it.")
-SAY: dict[tuple[str, str], tuple[str, ...]] = {
+INTROS = ("Some news from my {rel} about {poss} plans.", "My {rel} has been busy lately.",
+          "A quick word about my {rel} and {poss} week.",
+          "I had a chat with my {rel} about {poss} errands.",
+          "My {rel} rang at the weekend, full of {poss} news.",
+          "Over coffee my {rel} filled me in.",
+          "My {rel} is sorting a few things out at the moment.",
+          "Talking of my {rel}, there has been progress on {poss} big jobs.",
+          "My {rel} came round, and we ended up swapping updates.",
+          "I heard from my {rel} the other day.",
+          "You will remember my {rel} and {poss} list of chores.",
+          "My {rel} sent me a long message about {poss} month.")
+"""The sentence that names another holder before the statement's pronoun refers to them. It does
+not repeat the holder's purpose: an intro that did gave every holder's session the subject's words
+twice, so BM25 preferred holders to gold and the dial stopped low, leaving the asked phrase in too
+few sessions for the phrase reader."""
+
+_FOLLOW = ("{Who} had a long think about {value} as the {noun} for {poss} {target} on {my} walk "
+           "home yesterday, and in the end {who} {act}.",
+           "There is fresh news about the {noun} for {poss} {target} {mentioned} recently. As for "
+           "{value}, {who} {act}, and {feel}.",
+           "After a few busy weeks with {value} as the {noun} for {poss} {target}, {who} {act} in "
+           "the end.",
+           "Right, news on the {noun} for {poss} {target}. As for {value}, {who} {act}, and {feel}.",
+           "{Who} gave {value} a fair run as the {noun} for {poss} {target}, and this month {who} {act}.",
+           "So, the {noun} for {poss} {target}. {Value} did well enough, and {who} {act}.",
+           "{My} {rel} asked how {value} was working out as the {noun} for {poss} {target}, and {rs} "
+           "was not surprised that {who} {act}.")
+
+def _declined(nearly: str, almost: str, very: str, base: str) -> tuple[str, ...]:
+    """The declined frames, one verb set per category."""
+    return tuple(t.replace("{v}", verb) for t, verb in zip((
+        "{Who} nearly {v} {value} as {a} {noun} for {poss} {target}, but it fell through in the end.",
+        "{Who} almost {v} {value} as {a} {noun} for {poss} {target}, but changed {my} mind.",
+        "{Who} seriously thought about {value} as {a} {noun} for {poss} {target}, but it never came "
+        "to anything.",
+        "{Who} very nearly {v} {value} as {a} {noun} for {poss} {target}, but the timing never worked.",
+        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
+        "through.",
+        "{Who} was all set to {v} {value} as {a} {noun} for {poss} {target}, and then the price "
+        "went up and put paid to it.",
+        "{Who} kept {value} in mind as {a} {noun} for {poss} {target} for ages, and never got round "
+        "to it.",
+        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without in "
+        "the end.",
+        "{Who} saw {value} advertised as {a} {noun} for {poss} {target}. Nothing came of it."),
+        (nearly, almost, "", very, "", base, "", "", "")))
+
+
+FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
     ("statement", "service"): (
-        "I finally found {a} {thing}, {value}, and first impressions are good.",
-        "Quick update on the {thing}. I went with {value}.", _THINK % "went with {value}",
-        "After a lot of asking around I signed up with {value} as my {thing}. They came "
-        "recommended by a friend.",
-        "The {thing} is sorted at last. It is {value}.", "I have taken on {value} as the {thing}."),
+        "{Who} finally found {a} {noun} for {poss} {target}, {value}, and first impressions are good.",
+        "After a lot of asking around, {who} signed up with {value} as {a} {noun} for {poss} {target}.",
+        "{Who} took on {value} as {a} {noun} for {poss} {target} this week, on a friend's advice.",
+        "{Who} booked {value} as {a} {noun} for {poss} {target}, and the first visit went well.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, who came recommended.",
+        "{Who} went with {value} as {a} {noun} for {poss} {target}, after {my} {rel} put in a good "
+        "word.",
+        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
+        "choice.",
+        "{Who} settled on {value} as {a} {noun} for {poss} {target} after a couple of trial visits.",
+        "Since {a} {noun} for {poss} {target} was overdue, {who} brought in {value}.",
+        "{My} {rel} put in a good word for {value}, and {rs} was right, so {who} hired them as {a} "
+        "{noun} for {poss} {target}."),
     ("statement", "item"): (
-        "I finally bought {a} {thing}, the {value}, and it arrived safely.",
-        "Quick update on the {thing}. I went with the {value}.", _THINK % "went with the {value}",
-        "After reading a pile of reviews I ordered the {value} as my {thing}. It looks well made.",
-        "The {thing} is sorted at last. It is the {value}.",
-        "I have picked up the {value} as the {thing}."),
-    ("reaffirmation", "service"): (
-        "Quick update on the {thing}. I stayed with {value}.", _THINK % "stayed with {value}",
-        "I thought about switching the {thing} but stuck with {value}. They have been reliable.",
-        "The {thing} carries on being {value}, which suits me fine.",
-        "I kept {value} on as the {thing}, happy to report."),
-    ("reaffirmation", "item"): (
-        "Quick update on the {thing}. I kept the {value}.", _THINK % "kept the {value}",
-        "I thought about upgrading the {thing} but stuck with the {value}. It has been reliable.",
-        "The {thing} carries on being the {value}, which suits me fine.",
-        "I kept the {value} as the {thing}, happy to report."),
-    ("invalidation", "service"): _INVALIDATION,
-    ("invalidation", "item"): _INVALIDATION,
+        "{Who} finally bought {a} {noun} for {poss} {target}, {value}, and it arrived safely today.",
+        "After reading a pile of reviews, {who} ordered {value} as {a} {noun} for {poss} {target}.",
+        "{Who} picked up {value} as {a} {noun} for {poss} {target} at the weekend, on a friend's "
+        "advice.",
+        "{Who} chose {value} as {a} {noun} for {poss} {target}, and so far it does the job really "
+        "nicely.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, and it looks well made.",
+        "{Who} splashed out on {value} as {a} {noun} for {poss} {target}, after {my} {rel} raved "
+        "about it.",
+        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
+        "choice.",
+        "{Who} settled on {value} as {a} {noun} for {poss} {target} after comparing a few in the "
+        "shop.",
+        "Since {a} {noun} for {poss} {target} was overdue, {who} went out and got {value}.",
+        "{My} {rel} swore by {value}, and {rs} was right, so {who} got one as {a} {noun} for {poss} "
+        "{target}."),
+    ("declined", "service"): _declined("went with", "signed up with", "booked", "book") + (
+        "{Who} had a trial session with {value} as {a} {noun} for {poss} {target}. It was not a "
+        "good fit, so that was the end of that.",
+        "{Who} got a quote from {value} as {a} {noun} for {poss} {target}. The figure was far too "
+        "steep, so {who} passed.",
+        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end.",
+        "{Who} asked {value} round to look at the job as {a} {noun} for {poss} {target}, but they "
+        "never turned up.",
+        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {rs} had not met them, "
+        "so {who} left it."),
+    ("declined", "item"): _declined("bought", "ordered", "ordered", "order") + (
+        "{Who} had {value} in the basket as {a} {noun} for {poss} {target}, and then thought "
+        "better of it.",
+        "{Who} tried {value} in the shop as {a} {noun} for {poss} {target}. It felt flimsy, so "
+        "{who} left it on the shelf.",
+        "{Who} borrowed {value} for a week as {a} {noun} for {poss} {target}, and handed it back "
+        "without a second thought.",
+        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end.",
+        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {rs} had never tried "
+        "one, so {who} left it."),
+    ("follow", "service"): _FOLLOW + (
+        "{Value} has been looking after {me} as the {noun} for {poss} {target} for a good few "
+        "weeks now, and this week {who} {act}.",),
+    ("follow", "item"): _FOLLOW + (
+        "{Value} has been in use as the {noun} for {poss} {target} for a good few weeks now, and "
+        "this week {who} {act}.",),
 }
-"""Constructions, shared by gold and filler: {thing} is "physio for the shoulder", {a} its article,
-{value} an invented name, {event} one of EVENTS. Short and long ones per kind; the two openers
-"Quick update on the" and "I had a good think about" serve every kind, so no frame leans towards
-the two kinds one arm's gold holds."""
+"""Statement frames serve the user's own statements, other holders' (``holder``, after an intro)
+and other instances (``instance``); the ``follow`` frames serve the user's invalidation and
+re-affirmation alike (they differ only in {act} and {feel}) and a relation's own arrangement with
+its end or continuation told in one statement (``holder-follow``, after an intro)."""
+UPDATE_OPENERS = ("Right, news on", "So, the")
+"""Follow frames that presuppose the assistant heard of the thing before: the user's own follow-ups
+only (a relation's arrangement is first heard of in its ``holder-follow`` statement)."""
+OWN_KINDS = ("statement", "invalidation", "reaffirmation")
+MOODS = ("invalidation", "reaffirmation")
+STANCE: dict[str, conversation.Stance] = {
+    "statement": "arranged", "reaffirmation": "arranged", "invalidation": "declined",
+    "holder": "other", "holder-follow": "other", "declined": "declined", "instance": "arranged"}
+"""The reply bank a statement's episode draws from (:data:`..conversation.Stance`)."""
 
-_SYLLABLES = ("or", "vel", "nes", "kar", "bri", "tum", "lo", "sen", "dak", "mir", "pho", "gat",
-              "qua", "zen", "hib", "rox", "fey", "dre")
-_NAMES = sorted({(a + b).capitalize() for a in _SYLLABLES for b in _SYLLABLES if a != b})
-GOLD_VALUE_WORDS, PARITY_VALUE_WORDS = tuple(_NAMES[0::2]), tuple(_NAMES[1::2])
-"""Tracked facts and filler draw from disjoint interleaved pools: filler never says a tracked value."""
-VALUE_WORDS = frozenset(w.lower() for w in _NAMES)
-_VALUE = r"[A-Z][a-z]+ [A-Z][a-z]+"
-
-_LINKS = frozenset({"for", "the"})
-FACT_WORDS = frozenset(w for e in FACTS + PARITY for w in raw_tokens(e.thing)) - _LINKS
-SIBLING_WORDS = frozenset(w for e in FACTS for w in raw_tokens(e.sibling))
+SUBJECT_WORDS = frozenset(w for e in ENTRIES for p in (e.noun, e.target, e.other)
+                          for w in raw_tokens(p))
+SIBLING_WORDS = frozenset(w for e in ENTRIES for w in raw_tokens(e.sibling))
 CURRENCY_WORDS = frozenset(tokenize(CURRENCY_CLAUSE))
-FRAME_WORDS = frozenset(w for ts in SAY.values() for t in ts for w in raw_tokens(re.sub(
-    r"\{\w+\}", " ", t))) | {w for es in EVENTS.values() for e in es for w in raw_tokens(e)}
-_HEADS = {e.sibling for e in FACTS} | {e.sibling.split()[-1] for e in FACTS}
-SCAFFOLD = engine.Scaffold.without(
-    FACT_WORDS | SIBLING_WORDS | VALUE_WORDS | CURRENCY_WORDS
-    | {w for w in talk.scaffold_words() if any(h in w for h in _HEADS)})
-"""Scaffold lines with no fact, sibling, value or clause word, nor any word containing an asked
-never-known noun (the never-known check is by substring)."""
+VALUE_WORDS = values.pool_words()
+FRAME_WORDS = frozenset(
+    w for t in (*(t for ts in FRAMES.values() for t in ts), *INTROS, *FEEL.values(),
+                "mentioned to you me",
+                *(e for table in (EVENTS, KEEPS) for es in table.values() for e in es))
+    for w in raw_tokens(re.sub(r"\{\w+\}", " ", t)))
+def _unfiltered_words() -> frozenset[str]:
+    """Words of the shared lines no ``banned`` set filters (statement replies, leads, declines and
+    the conversation's acknowledgements, transitions and closes): a subject word among them would
+    reach sessions that do not hold the subject (it did: "pressure", in "takes the pressure off")."""
+    lines = [t for rows in bank.STATEMENT_REPLIES.values() for row in rows
+             for t in (row.reply, row.answer, row.close) if t]
+    lines += [*bank.ASSISTANT_LEADS, *bank.USER_DECLINES]
+    for name in ("ACKNOWLEDGEMENTS", "TRANSITIONS", "REQUEST_REACTIONS", "ASSISTANT_CLOSES"):
+        lines += list(getattr(conversation, name, ()))
+    lines += [t for ts in getattr(conversation, "GENERIC_CLOSES", {}).values() for t in ts]
+    return frozenset(w for t in lines for w in bank.template_words(t))
+
+
+LEAK_WORDS = frozenset(w for w in bank.slot_words() if any(k in w for k in KEY_NAMES))
+"""Small-talk words the leak gate reads as answer-key field names ("judges" holds "judge")."""
+_HEADS = {e.sibling for e in ENTRIES if e.sibling} | {e.sibling.split()[-1] for e in ENTRIES if e.sibling}
+BANNED = (SUBJECT_WORDS | SIBLING_WORDS | CURRENCY_WORDS | VALUE_WORDS | LEAK_WORDS
+          | {w for w in bank.slot_words() if any(h in w for h in _HEADS)})
+"""Words small talk must not use: a subject, sibling, value or clause word outside a statement
+would be a mention without content, and a word holding a never-known noun ("deckchairs") would
+break the never-known check, which is by substring."""
 
 
 def _assert_banks() -> None:
-    """Import-time checks (GENERATION.md): banks disjoint, each entry owns its words, near-misses
-    plainly different, events judge cues in both persons, templates well formed."""
-    scaffold = SCAFFOLD.words()
-    assert_disjoint("fact words", FACT_WORDS, "scaffold and frames", scaffold | FRAME_WORDS)
-    assert_disjoint("sibling words", SIBLING_WORDS, "fact, frame and scaffold words",
-                    FACT_WORDS | FRAME_WORDS | scaffold)
-    assert_disjoint("values", VALUE_WORDS, "every bank",
-                    FACT_WORDS | SIBLING_WORDS | FRAME_WORDS | scaffold | CURRENCY_WORDS)
-    assert_disjoint("currency clause", CURRENCY_WORDS, "frames, scaffold", FRAME_WORDS | scaffold)
-    owners = [w for e in FACTS + PARITY for w in set(raw_tokens(e.thing)) - _LINKS]
-    assert len(owners) == len(set(owners)), "fact/parity entries share words"
-    texts = [e.thing for e in FACTS + PARITY] + [v.lower() for v in _NAMES]
-    for entry in FACTS:
+    """Import-time checks: banks disjoint, each entry owns its words, near-misses plainly
+    different, events judge cues in both persons, frames well formed."""
+    assert_disjoint("subject words", SUBJECT_WORDS, "frame words", FRAME_WORDS)
+    assert_disjoint("sibling words", SIBLING_WORDS, "subject and frame words",
+                    SUBJECT_WORDS | FRAME_WORDS)
+    assert_disjoint("values", VALUE_WORDS, "subject, sibling, frame and clause words",
+                    SUBJECT_WORDS | SIBLING_WORDS | FRAME_WORDS | CURRENCY_WORDS)
+    assert_disjoint("currency clause", CURRENCY_WORDS, "frames", FRAME_WORDS)
+    unfiltered = _unfiltered_words()
+    assert_disjoint("subject, sibling and value words", SUBJECT_WORDS | SIBLING_WORDS | VALUE_WORDS,
+                    "the shared reply lines", unfiltered)
+    assert not any(h in w for h in _HEADS for w in unfiltered), "a never-known noun in a reply"
+    owners = [w for e in ENTRIES for p in (e.noun, e.target, e.other) for w in set(raw_tokens(p))]
+    assert len(owners) == len(set(owners)), sorted({w for w in owners if owners.count(w) > 1})
+    texts = [f"{e.noun} {e.target} {e.other}" for e in ENTRIES] + sorted(VALUE_WORDS)
+    for entry in (e for e in ENTRIES if e.sibling):
         pair = frozenset({entry.noun, entry.sibling})
         assert pair not in NEAR_SYNONYMS, f"near-synonym near-miss {sorted(pair)}"
         assert not set(raw_tokens(entry.noun)) & set(raw_tokens(entry.sibling)), entry
         assert not entry.sibling.endswith("s"), f"{entry.sibling}: a singular noun reads 'a ...'"
         heads = (entry.sibling, entry.sibling.split()[-1])
         assert not any(h in t for h in heads for t in texts), entry
-    assert_person_invariant([e for es in EVENTS.values() for e in es], where="EVENTS")
-    for event in (e for es in EVENTS.values() for e in es):
+    every_event = [e for es in EVENTS.values() for e in es]
+    assert_person_invariant(every_event + [k for ks in KEEPS.values() for k in ks], where="EVENTS")
+    for event in every_event:
         assert any(re.search(rf"\b{re.escape(c)}\b", event) for c in NO_LONGER_EVENT_CUES), event
-    for (kind, category), templates in SAY.items():
-        for template in templates:
-            assert "{thing}" in template and ("{value}" in template) == (kind != "invalidation")
-            assert ":" not in template and template.endswith(".")
+    for keep in (k for ks in KEEPS.values() for k in ks):
+        assert not any(re.search(rf"\b{re.escape(c)}\b", keep) for c in NO_LONGER_EVENT_CUES), keep
+    for (kind, _), frames in FRAMES.items():
+        for frame in frames:
+            assert ":" not in frame and frame.endswith(".") and "{value}" in frame.lower()
+            assert (kind == "follow") == ("{act}" in frame) and "{noun} for {poss} {target}" in frame
 
 
 _assert_banks()
 
 # --------------------------------------------------------------------------------------------
-# Planning
+# Planning (gold-blind: a haystack is drawn whole before any question exists)
 
 
 @dataclass
-class Fact:
-    """One lifecycle: a statement, then ``follow`` (or nothing), at ``positions``."""
+class Said:
+    """One planned statement: an own event (``lifecycle`` set) or a competitor."""
+
+    entry: Entry
+    kind: str
+    session: int
+    holder: int | None = None
+    """Persona relation index (``None``: the user)."""
+    lifecycle: int | None = None
+    value: str = ""
+
+    @property
+    def target(self) -> str:
+        return self.entry.other if self.kind == "instance" else self.entry.target
+
+
+@dataclass
+class Lifecycle:
+    """An own fact: a statement at ``positions[0]``, ``follow`` (or nothing) at ``positions[1]``."""
 
     entry: Entry
     follow: str | None
     positions: tuple[int, ...]
-    value: str = ""
 
 
-def _positions(n: int, gaps: Sequence[int], rng: random.Random) -> list[tuple[int, int]]:
-    """Disjoint (first, first + gap) pairs, drawn uniformly; redrawn until all fit, and refused
-    (never looped on) when a haystack of ``n`` sessions cannot hold them (a seed whose draw is too
-    short for its gaps is a validity failure of that draw, not a hang)."""
-    for _ in range(POSITION_ATTEMPTS):
-        out: list[tuple[int, int]] = []
-        for gap in gaps:
-            taken = {p for pair in out for p in pair}
-            choices = [p for p in range(n - gap) if not {p, p + gap} & taken]
-            if not choices:
+MATCHING_ATTEMPTS = 1000
+MIN_COMPETITORS, MAX_EXTRA = 2, 2
+"""Competitors per session: MIN_COMPETITORS + MAX_EXTRA x the dial (dithered), so even the lowest
+dial gives every subject about four valued competitors (at one per session the asked phrase was in
+three or four sessions of a solo haystack, and reading them in order found gold)."""
+
+
+def _matching(n: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """Every session paired with one other 4-15 sessions away (a lone one when ``n`` is odd),
+    drawn by a randomised greedy pass, redrawn until it closes; refused, never looped on."""
+    for _ in range(MATCHING_ATTEMPTS):
+        lone = [rng.randrange(n)] if n % 2 else []
+        free = set(range(n)) - set(lone)
+        pairs: list[tuple[int, ...]] = [tuple(lone)] if lone else []
+        while free:
+            first = min(free)
+            free.discard(first)
+            partners = [q for q in range(first + GAP_RANGE[0], first + GAP_RANGE[1] + 1) if q in free]
+            if not partners:
                 break
-            first = rng.choice(choices)
-            out.append((first, first + gap))
-        if len(out) == len(gaps):
-            return out
-    raise GenerationError(f"{n} sessions cannot hold disjoint pairs at gaps {list(gaps)} "
-                          f"({POSITION_ATTEMPTS} draws)")
+            second = rng.choice(partners)
+            free.discard(second)
+            pairs.append((first, second))
+        else:
+            return pairs
+    raise GenerationError(f"{n} sessions cannot be paired {GAP_RANGE[0]}-{GAP_RANGE[1]} apart")
 
 
-POSITION_ATTEMPTS = 1000
+@dataclass
+class Plan:
+    key: str
+    lifecycles: list[Lifecycle]
+    said: list[list[Said]]
+    persona: conversation.Persona
+    rng: random.Random
 
 
-def _values(rng: random.Random, pool: Sequence[str], count: int) -> list[str]:
-    """``count`` two-word names, no word used twice (the pools are disjoint, so nor across them)."""
-    words = rng.sample(pool, 2 * count)
-    return [f"{first} {last}" for first, last in zip(words[0::2], words[1::2])]
-
-
-def _plan(seed: int, key: str, tracked: Sequence[Entry], follows: Sequence[str],
-          gaps: Sequence[int], extra: int) -> tuple[list[Fact], random.Random]:
-    """Tracked facts at the given gaps, filler lifecycles (alternating follow-ups) elsewhere."""
+def _plan(seed: int, key: str, n: int, entries: Sequence[Entry], rate: float) -> Plan:
+    """The haystack of ``n`` sessions about ``entries`` (one lifecycle each) drawn whole, before any
+    question exists: every session the own event of one
+    lifecycle (every lifecycle 4-15 sessions apart, follow-ups alternating), then 1 + 2 x ``rate``
+    competitors per session (dithered), each about the subject with the fewest so far, so every
+    subject of the haystack is discussed as often as every other; then every value."""
+    if not 0.0 <= rate <= 1.0:
+        raise GenerationError(f"competition for {key} must lie in [0, 1], got {rate}")
     rng = derive_rng(seed, VERTICAL, key, "plan")
-    n = rng.randint(*H_RANGE) + extra
-    facts = [Fact(e, f, p) for e, f, p in zip(tracked, follows, _positions(n, gaps, rng))]
-    free = [p for p in range(n) if all(p not in f.positions for f in facts)]
-    rng.shuffle(free)
-    parity = rng.sample(PARITY, (len(free) + 1) // 2)
+    persona = conversation.draw_persona(rng)
+    pairs = _matching(n, rng)
+    rng.shuffle(pairs)
+    entries = list(entries)
     start = rng.randrange(2)
-    for index, entry in enumerate(parity):
-        pair = tuple(sorted(free[2 * index:2 * index + 2]))
-        follow = ("invalidation", "reaffirmation")[(start + index) % 2] if len(pair) == 2 else None
-        facts.append(Fact(entry, follow, pair))
-    values = _values(rng, GOLD_VALUE_WORDS, len(tracked))
-    values += _values(rng, PARITY_VALUE_WORDS, len(facts) - len(tracked))
-    for fact, value in zip(facts, values):
-        fact.value = value
-    return facts, rng
+    lifecycles = [Lifecycle(e, ("invalidation", "reaffirmation")[(start + i) % 2]
+                            if len(pair) == 2 else None, tuple(sorted(pair)))
+                  for i, (e, pair) in enumerate(zip(entries, pairs))]
+    said: list[list[Said]] = [[] for _ in range(n)]
+    for number, cycle in enumerate(lifecycles):
+        for position, kind in zip(cycle.positions, ("statement", cycle.follow)):
+            said[position].append(Said(cycle.entry, str(kind), position, lifecycle=number))
+    used: Counter[tuple[Entry, str, int | None]] = Counter()
+    mentions: Counter[Entry] = Counter(s.entry for session in said for s in session)
+    subjects = entries
+    for position, extra_count in enumerate(dither([MAX_EXTRA * rate] * n, rng)):
+        for _ in range(MIN_COMPETITORS + extra_count):
+            present = {s.entry for s in said[position]}
+            order = [e for e in rng.sample(subjects, len(subjects)) if e not in present]
+            order.sort(key=lambda e: mentions[e])
+            competitor = _competitor(rng, order, persona, used, position)
+            if competitor is None:
+                if len(said[position]) < 2:
+                    raise GenerationError(f"{key}: no competitor left for session {position}")
+                break  # every subject's room is used up: the dial saturates here
+            mentions[competitor.entry] += 1
+            said[position].append(competitor)
+    _assign_values(rng, said)
+    return Plan(key, lifecycles, said, persona, rng)
 
 
-def _say(rng: random.Random, fact: Fact, kind: str) -> engine.Piece:
-    entry = fact.entry
-    template = rng.choice(SAY[kind, entry.category])
-    return engine.Piece(template.format(thing=entry.thing, a=article(entry.noun), value=fact.value,
-                                        event=rng.choice(EVENTS[entry.category])))
+def _competitor(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
+                used: Counter[tuple[Entry, str, int | None]], position: int) -> Said | None:
+    """A competitor about the first of ``subjects`` with room left, of a class drawn by
+    :data:`KIND_WEIGHTS`: per relation one arrangement (told as a statement or with its follow-up)
+    and one declined option, one other instance, up to :data:`OWN_DECLINED` options the user
+    turned down."""
+    holders = list(range(len(persona.relations)))
+    for entry in subjects:
+        options = [(c, k, h, room) for c, k, hs, room, cap in (
+            ("holder", "holder", holders, "holder", 1),
+            ("holder-follow", "holder-follow", holders, "holder", 1),
+            ("declined-other", "declined", holders, "declined", 1),
+            ("declined-own", "declined", [None], "declined", OWN_DECLINED),
+            ("instance", "instance", [None], "instance", 1))
+            for h in hs if used[entry, room, h] < cap]
+        if not options:
+            continue
+        weights = [KIND_WEIGHTS[c] / sum(1 for o in options if o[0] == c) for c, *_ in options]
+        _, kind, holder, room = rng.choices(options, weights)[0]
+        used[entry, room, holder] += 1
+        return Said(entry, kind, position, holder=holder)
+    return None
 
 
-def _render(seed: int, key: str, facts: list[Fact], asked: Sequence[Entry], rate: float,
-            rng: random.Random, tally: engine.Tally) -> engine.Haystack:
-    n = sum(len(f.positions) for f in facts)
-    sessions: list[engine.SessionDraft | None] = [None] * n
-    for fact in facts:
-        for position, kind in zip(fact.positions, ("statement", fact.follow)):
-            sessions[position] = engine.SessionDraft(fact.entry.thing, [_say(rng, fact, str(kind))])
-    times, question_time = engine.daily_times(rng, n)
-    draft = engine.HaystackDraft(key, [s for s in sessions if s is not None],
-                                 {f.entry.thing: f"the {f.entry.thing}" for f in facts},
-                                 tuple(e.thing for e in asked), times, question_time, EXCHANGES)
-    stay = engine.render(seed, VERTICAL, draft, rate, SCAFFOLD, tally)
+def _asked(plan: Plan, follow: str, taken: Sequence[Entry], key: str, seed: int) -> Entry:
+    """Roles after the draw: the lifecycle a question asks about, drawn uniformly among the
+    haystack's lifecycles with the wanted follow-up, so its positions and gap are distributed as
+    every lifecycle's are (a gap-targeted choice put gold statements early, and the learned
+    adversary found them by position)."""
+    fits = [c.entry for c in plan.lifecycles if c.follow == follow and c.entry not in taken]
+    if not fits:
+        raise GenerationError(f"{plan.key}: no {follow} lifecycle to ask about")
+    return derive_rng(seed, VERTICAL, key, "asked").choice(fits)
+
+
+def _assign_values(rng: random.Random, said: Sequence[Sequence[Said]]) -> None:
+    """Draw every value the haystack needs from its type's one pool, then hand them out in session
+    order: nothing about a value depends on which statement a question will ask about."""
+    fresh = [s for session in said for s in session if s.kind not in ("invalidation", "reaffirmation")]
+    drawn = {kind: values.draw(rng, kind, sum(1 for s in fresh if s.entry.value_type == kind))
+             for kind in ("person", "brand")}
+    of_lifecycle: dict[int, str] = {}
+    for s in fresh:
+        s.value = drawn[s.entry.value_type].pop()
+        if s.lifecycle is not None:
+            of_lifecycle[s.lifecycle] = s.value
+    for session in said:
+        for s in session:
+            if s.lifecycle is not None:
+                s.value = of_lifecycle[s.lifecycle]
+
+
+def _shown(entry: Entry, value: str, *, initial: bool = False) -> str:
+    """A value as the text shows it: a person bare, a brand with its article."""
+    if entry.category == "service":
+        return value
+    return f"{'The' if initial else 'the'} {value}"
+
+
+_FRAME_KIND = {"statement": "statement", "holder": "statement", "instance": "statement",
+               "declined": "declined", "invalidation": "follow", "reaffirmation": "follow",
+               "holder-follow": "follow"}
+
+
+def _holder(rng: random.Random, persona: conversation.Persona, index: int | None,
+            target: str) -> dict[str, str]:
+    """The holder's slots (see the frames) and its intro: the user's, or a persona relation's."""
+    if index is None:
+        return {"Who": "I", "who": "I", "poss": "the", "my": "my", "My": "My", "me": "me",
+                "mentioned": "I mentioned to you", "intro": ""}
+    relation = persona.holder(index)
+    return {"Who": relation.subj.capitalize(), "who": relation.subj, "poss": "the",
+            "my": relation.poss, "My": relation.poss.capitalize(), "me": relation.obj, "mentioned": f"{relation.subj} mentioned to me",
+            "intro": rng.choice(INTROS).format(rel=relation.noun, poss=relation.poss, target=target)
+            + " "}
+
+
+def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
+    """The statement's sentence(s): a frame of its kind drawn, filled for its holder."""
+    entry = s.entry
+    frame = rng.choice([f for f in FRAMES[_FRAME_KIND[s.kind], entry.category]
+                        if s.kind != "holder-follow" or not f.startswith(UPDATE_OPENERS)])
+    slots = _holder(rng, persona, s.holder, s.target)
+    others = [i for i in range(len(persona.relations)) if i != s.holder]
+    other = persona.holder(rng.choice(others))
+    slots.update(rel=other.noun, rs=other.subj)
+    mood = s.kind if s.kind in MOODS else rng.choice(MOODS)
+    slots.update(a=article(entry.noun), noun=entry.noun, target=s.target,
+                 value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
+                 act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]),
+                 feel=FEEL[mood, s.holder is None].format(subj=slots["who"]))
+    return slots.pop("intro") + frame.format(**slots)
+
+
+def _statements(rng: random.Random, said: Sequence[Said],
+                persona: conversation.Persona) -> list[conversation.Statement]:
+    """A session's facts, shuffled and told two to a user turn (the reply answers the first: a
+    person mentions a second thing in passing), so a session is two or three episodes however many
+    facts it holds. The reply's topic is the purpose alone for every kind (a reply naming more
+    would mark a kind), with the holder's possessive when a relation holds it."""
+    order = rng.sample(list(said), len(said))
+    out = []
+    for start in range(0, len(order), FACTS_PER_TURN):
+        group = order[start:start + FACTS_PER_TURN]
+        first = group[0]
+        holder, topic = None, f"the {first.target}"
+        if first.holder is not None:
+            relation = persona.holder(first.holder)
+            holder, topic = f"your {relation.noun}", f"{relation.poss} {first.target}"
+        text = " ".join(_text(rng, s, persona) for s in group)
+        out.append(conversation.Statement(text, topic, STANCE[first.kind], holder=holder))
+    return out
+
+
+FACTS_PER_TURN = 2
+
+
+RENDER_ATTEMPTS = 400
+ROLE_SEQUENCE_COPIES = 3
+"""Every role sequence (turn count) in a haystack occurs at least G + 1 = 3 times."""
+
+
+def _render(seed: int, plan: Plan, tally: engine.Tally) -> engine.Haystack:
+    """Render the plan; re-rendered (same statements, a fresh conversation stream) until every role
+    sequence of the haystack occurs at least :data:`ROLE_SEQUENCE_COPIES` times.
+
+    Why: turn counts vary with the replies drawn, and V7's role-sequence rule refuses a question
+    whose gold session has a sequence no distractor shares, which a rare count produces by chance.
+    The condition is on every session alike, so it cannot mark gold: it only guarantees that two
+    gold sessions always leave a distractor with each of their sequences."""
+    n = len(plan.said)
+    times, question_time = engine.daily_times(plan.rng, n)
+    sessions = [_statements(plan.rng, session, plan.persona) for session in plan.said]
+    for attempt in range(RENDER_ATTEMPTS):
+        trial = engine.Tally()
+        key = plan.key if attempt == 0 else f"{plan.key}#{attempt}"
+        stay = conversation.render_haystack(seed, VERTICAL, conversation.HaystackPlan(
+            key, sessions, times, question_time, plan.persona, BANNED), trial)
+        counts = Counter(tuple(t.role for t in session) for session in stay.sessions)
+        if min(counts.values()) >= ROLE_SEQUENCE_COPIES:
+            break
+    else:
+        raise GenerationError(f"{plan.key}: no rendering in {RENDER_ATTEMPTS} gives every role "
+                              f"sequence {ROLE_SEQUENCE_COPIES} copies")
+    tally.add(trial.counts())
+    stay.key = plan.key
     engine.check_haystack(stay)
-    check_facts(stay, facts)
+    check_plan(stay, plan)
     return stay
 
 
@@ -334,88 +695,187 @@ def _render(seed: int, key: str, facts: list[Fact], asked: Sequence[Entry], rate
 
 
 @dataclass(frozen=True)
-class Event:
+class Reading:
+    """One statement as the text alone says it."""
+
     session: int
-    piece: int
+    turn: int
     kind: str
-    value: str | None
+    holder: str | None
+    """The relation noun ("sister"), ``None`` for the user."""
+    entry: Entry
+    target: str
+    value: str
     event: str | None
+    span: tuple[int, int]
+
+    @property
+    def own_current(self) -> bool:
+        """Whether it is the user's own statement about the entry's asked purpose (a lifecycle)."""
+        return self.holder is None and self.kind in OWN_KINDS and self.target == self.entry.target
 
 
-def _pattern(entry: Entry, kind: str) -> re.Pattern[str]:
-    parts = []
-    for i, template in enumerate(SAY[kind, entry.category]):
-        body = re.escape(template).replace(r"\{thing\}", re.escape(entry.thing))
-        body = body.replace(r"\{a\}", "(?:a|an)").replace(r"\{value\}", f"(?P<v{i}>{_VALUE})")
-        events = "|".join(map(re.escape, EVENTS[entry.category]))
-        parts.append(body.replace(r"\{event\}", f"(?P<e{i}>{events})"))
-    return re.compile("|".join(f"(?:{p})" for p in parts))
+def _alternation(words: Sequence[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
-def read(stay: engine.Haystack, entry: Entry) -> list[Event]:
-    """Every statement about ``entry`` in the rendered text alone, in session order."""
-    found = []
-    for kind in ("statement", "reaffirmation", "invalidation"):
-        pattern = _pattern(entry, kind)
-        for s, session in enumerate(stay.sessions):
-            for t, turn in enumerate(session):
-                for match in pattern.finditer(turn.text):
-                    groups = {k[0]: v for k, v in match.groupdict().items() if v}
-                    if t not in stay.piece_turns[s]:
-                        raise GenerationError(f"{stay.key}: a statement outside a piece: {match[0]!r}")
-                    found.append(Event(s, stay.piece_turns[s].index(t), kind, groups.get("v"),
-                                       groups.get("e")))
-    return sorted(found, key=lambda e: e.session)
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """(frame kind, pattern) for every frame, an optional intro before it. Every slot is a named
+    group, numbered after its first use (``who``, ``who2``), so :func:`_reading` can check that all
+    of a statement's pronouns and possessives belong to one holder."""
+    relations = _alternation(sorted({r.noun for r in bank.RELATIONS.values()}))
+    relation_possessives = _alternation(sorted({r.poss for r in bank.RELATIONS.values()}))
+    pronouns = sorted({r.subj for r in bank.RELATIONS.values()})
+    holders = [_SLOTS_OF[None], *_SLOTS_OF.values()]
+    out = []
+    for (kind, category), frames in FRAMES.items():
+        value = (r"[A-Z][a-z]+ [A-Z][a-z]+" if category == "service" else r"the [A-Z][a-z]+")
+        groups = {
+            "Who": "I|" + "|".join(p.capitalize() for p in pronouns),
+            "My": _alternation([h["my"].capitalize() for h in holders]), "rel": relations,
+            "rs": _alternation(pronouns),
+            "who": "I|" + "|".join(pronouns),
+            **{slot: _alternation([h[slot] for h in holders]) for slot in ("poss", "my", "me",
+                                                                             "mentioned")},
+            "a": "a|an", "noun": _alternation([e.noun for e in (*ENTRIES, *SIBLINGS.values())
+                                                if e.category == category]),
+            "target": _alternation([t for e in ENTRIES if e.category == category
+                                    for t in (e.target, e.other)]),
+            "value": value, "Value": value.replace("the ", "The "),
+            "act": _alternation([*EVENTS[category], *KEEPS[category]]),
+            "feel": _alternation([f.format(subj=p) for f in FEEL.values() for p in pronouns])}
+        intros = _alternation([i.format(rel="\x00", poss="\x01", target="\x02") for i in INTROS])
+        for mark, alternatives in (("\x00", relations), ("\x01", relation_possessives),
+                                   ("\x02", groups["target"])):
+            intros = intros.replace(re.escape(mark), f"(?:{alternatives})")
+        for frame in frames:
+            body, seen = re.escape(frame), Counter[str]()
+
+            def group(match: re.Match[str]) -> str:
+                slot = match.group(1)
+                seen[slot.lower()] += 1
+                name = slot.lower() + ("" if seen[slot.lower()] == 1 else str(seen[slot.lower()]))
+                return f"(?P<{name}>{groups[slot]})"
+
+            body = re.sub(r"\\\{(\w+)\\\}", group, body)
+            out.append((kind, re.compile(f"(?:(?P<intro>{intros}) )?{body}")))
+    return out
 
 
-def check_facts(stay: engine.Haystack, facts: Sequence[Fact]) -> None:
-    """Each fact reads back as planned; every value is stated with its subject in its turn; no value
-    word outside a full value; no currency-clause word."""
-    for fact in facts:
-        got = [(e.session, e.kind, e.value) for e in read(stay, fact.entry)]
-        want = [(fact.positions[0], "statement", fact.value)]
-        if fact.follow:
-            want.append((fact.positions[1], fact.follow,
-                         None if fact.follow == "invalidation" else fact.value))
-        if got != want:
-            raise GenerationError(f"{stay.key}: {fact.entry.thing!r} reads back as {got}, "
-                                  f"planned {want}")
-    owners = {f.value: f.entry.thing for f in facts}
-    for session in stay.texts():
-        for text in session:
-            full = [m.group(0) for m in re.finditer(_VALUE, text)
-                    if set(m.group(0).lower().split()) <= VALUE_WORDS]
-            for value in full:
-                if value not in owners or owners[value] not in text:
-                    raise GenerationError(f"{stay.key}: {value!r} without its subject: {text!r}")
-            loose = set(raw_tokens(text)) & VALUE_WORDS
-            if loose - {w.lower() for v in full for w in v.split()}:
-                raise GenerationError(f"{stay.key}: value word outside a full value: {text!r}")
-            if set(raw_tokens(text)) & CURRENCY_WORDS:
-                raise GenerationError(f"{stay.key}: currency-clause word in {text!r}")
+_BY_WORDS = {(e.noun, t): e for e in (*ENTRIES, *SIBLINGS.values()) for t in (e.target, e.other)}
+_RELATION_OF: dict[str, list[bank.Relation]] = {}
+for _relation in bank.RELATIONS.values():
+    _RELATION_OF.setdefault(_relation.noun, []).append(_relation)
+_SLOTS_OF: dict[bank.Relation | None, dict[str, str]] = {None: {
+    "who": "I", "poss": "the", "my": "my", "me": "me", "mentioned": "I mentioned to you"}}
+_SLOTS_OF.update({r: {"who": r.subj, "poss": "the", "my": r.poss, "me": r.obj,
+                      "mentioned": f"{r.subj} mentioned to me"} for r in bank.RELATIONS.values()})
+_PATTERNS = _patterns()
+
+
+def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str]) -> Reading:
+    """One match as a :class:`Reading`, refused when its holder, pronouns, possessives and mood
+    disagree (a statement whose grammar does not say whose it is)."""
+    g = {name: text for name, text in m.groupdict().items() if text is not None}
+    entry = _BY_WORDS.get((g["noun"], g["target"]))
+    if entry is None:
+        raise GenerationError(f"{stay.key}: {m[0]!r} pairs a noun and a purpose no subject has")
+    holder = None
+    candidates: list[bank.Relation | None] = [None]
+    if "intro" in g:
+        holder = next(n for n in sorted(_RELATION_OF, key=len, reverse=True) if n in g["intro"])
+        candidates = list(_RELATION_OF[holder])
+    mood = ("invalidation" if g.get("act") in EVENTS[entry.category] else "reaffirmation")
+
+    def agrees(relation: bank.Relation | None) -> bool:
+        slots = _SLOTS_OF[relation]
+        feel = FEEL[mood, relation is None].format(subj=slots["who"]).lower()
+        intro_ok = "intro" not in g or (relation is not None and all(
+            word == relation.poss for word in re.findall(r"\b(?:her|his)\b", g["intro"])))
+        return intro_ok and all(
+            text.lower() == (feel if name.rstrip("0123456789") == "feel" else
+                             slots[name.rstrip("0123456789")].lower())
+            for name, text in g.items() if name.rstrip("0123456789") in (*slots, "feel"))
+
+    if not any(agrees(r) for r in candidates):
+        raise GenerationError(f"{stay.key}: the grammar of {m[0]!r} does not say whose it is")
+    read_kind = {"follow": mood, "statement": "statement", "declined": "declined"}[kind]
+    if holder is not None and kind != "declined":
+        read_kind = "holder" if kind == "statement" else "holder-follow"
+    elif kind == "statement" and g["target"] == entry.other:
+        read_kind = "instance"
+    value = g["value"].split(" ", 1)[1] if entry.category == "item" else g["value"]
+    return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span())
+
+
+def read(stay: engine.Haystack) -> list[Reading]:
+    """Every statement in the rendered text alone, in (session, turn, offset) order."""
+    found = [_reading(stay, s, t, kind, m) for s, session in enumerate(stay.sessions)
+             for t, turn in enumerate(session) for kind, pattern in _PATTERNS
+             for m in pattern.finditer(turn.text)]
+    found.sort(key=lambda r: (r.session, r.turn, r.span))
+    for a, b in zip(found, found[1:]):
+        if (a.session, a.turn) == (b.session, b.turn) and b.span[0] < a.span[1]:
+            raise GenerationError(f"{stay.key}: two frames read one statement: {a} / {b}")
+    return found
+
+
+def check_plan(stay: engine.Haystack, plan: Plan) -> None:
+    """The text reads back exactly as planned; every value sits inside a read statement (which
+    names its subject); no subject, value or clause word outside one; possessives agree."""
+    got = read(stay)
+    holders = [plan.persona.holder(i).noun for i in range(len(plan.persona.relations))]
+    want = sorted((s.session, s.kind, "" if s.holder is None else holders[s.holder], s.entry.thing,
+                   s.target, s.value) for session in plan.said for s in session)
+    have = sorted((r.session, r.kind, r.holder or "", r.entry.thing, r.target, r.value) for r in got)
+    if have != want:
+        missing = [w for w in want if w not in have][:2]
+        extra = [h for h in have if h not in want][:2]
+        raise GenerationError(f"{stay.key}: the text reads back otherwise than planned "
+                              f"(missing {missing}, unplanned {extra})")
+    spans: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for r in got:
+        if stay.sessions[r.session][r.turn].role != "user":
+            raise GenerationError(f"{stay.key}: a statement in an assistant turn")
+        spans.setdefault((r.session, r.turn), []).append(r.span)
+    for s, session in enumerate(stay.sessions):
+        for t, turn in enumerate(session):
+            rest = turn.text
+            for start, end in sorted(spans.get((s, t), []), reverse=True):
+                rest = rest[:start] + " " + rest[end:]
+            loose = set(raw_tokens(rest)) & (VALUE_WORDS | SIBLING_WORDS)
+            if loose:
+                raise GenerationError(f"{stay.key}: {sorted(loose)} outside a statement: {turn.text!r}")
 
 
 # --------------------------------------------------------------------------------------------
 # Records
 
 
-def _gold_record(stay: engine.Haystack, facts: Sequence[Fact], asked: Fact, shape: str, key: str,
+def _gold_record(stay: engine.Haystack, asked: Entry, shape: str, key: str,
                  pair: int | None) -> tuple[dict[str, Any], list[str]]:
-    """The record of a tracked fact, its gold read back from the text (V5), and wrong answers."""
-    events = read(stay, asked.entry)
-    if [e.kind for e in events[:1]] != ["statement"] or len(events) != 2 or \
-            events[1].kind == "statement" or events[0].session >= events[1].session:
-        raise GenerationError(f"{stay.key}: {asked.entry.thing!r} needs a statement, then one "
-                              f"follow-up: {events}")
-    first, follow = events
+    """The record of an asked subject: gold read back from the text (V5), competitors checked."""
+    readings = read(stay)
+    about = [r for r in readings if r.entry is asked]
+    own = [r for r in about if r.own_current]
+    if [r.kind for r in own[:1]] != ["statement"] or len(own) != 2 or own[1].kind == "statement" \
+            or own[0].session >= own[1].session:
+        raise GenerationError(f"{stay.key}: {asked.thing!r} needs a statement, then one "
+                              f"follow-up: {[(r.session, r.kind) for r in own]}")
+    first, follow = own
     gap = follow.session - first.session
     if not GAP_RANGE[0] <= gap <= GAP_RANGE[1]:
         raise GenerationError(f"{stay.key}: components {gap} sessions apart")
-    value = str(first.value)
-    others = [f.value for f in facts if f.value != value]
-    twin = next(f.value for f in facts[:2] if f is not asked)
+    value = first.value
+    if follow.value != value:
+        raise GenerationError(f"{stay.key}: the {follow.kind} names {follow.value!r}, not {value!r}")
+    rivals = [r for r in about if not r.own_current]
+    if any(r.value == value for r in rivals):
+        raise GenerationError(f"{stay.key}: a competitor of {asked.thing!r} repeats the gold value")
+    others = sorted({r.value for r in readings} - {value})
     components = [{"kind": "statement", "session_index": first.session, "memory_type": MEMORY_TYPE},
                   {"kind": follow.kind, "session_index": follow.session, "memory_type": MEMORY_TYPE}]
+    rival = rivals[0].value if rivals else others[0]
     if follow.kind == "invalidation":
         if shape != "invalidated":
             raise GenerationError(f"{stay.key}: a {shape} fact reads as invalidated")
@@ -423,14 +883,16 @@ def _gold_record(stay: engine.Haystack, facts: Sequence[Fact], asked: Fact, shap
         key_ = engine.answer_key(must_name=[value], stale=[value], wrong=others,
                                  expected_negative="no_longer")
         extra: dict[str, Any] = {"gold_components_load_bearing": True}
-        wrong = [f"{value}, and that is still current.", f"{twin}, and that is still current."]
+        wrong = [f"{value}, and that is still current.", f"{rival}, and that is still current.",
+                 f"{rival}, but that no longer holds: you {follow.event}."]
     else:
-        if shape != "still-valid" or follow.value != value:
-            raise GenerationError(f"{stay.key}: the re-affirmation does not repeat {value!r}")
+        if shape != "still-valid":
+            raise GenerationError(f"{stay.key}: a {shape} fact reads as re-affirmed")
         answer = ANSWERS["reaffirmation"].format(value=value)
         key_ = engine.answer_key(accepted=[value], wrong=others, expected_negative="still")
         extra = {"gold_components_redundant": True}
-        wrong = [f"{value}, but that no longer holds: you dropped it.", f"{twin}, and that is current."]
+        wrong = [f"{value}, but that no longer holds: you dropped it.",
+                 f"{rival}, and that is still current."]
     low, high = GAP_RANGE
     block = {"answer_key": key_, "gold_components": components,
              "dial": {"name": f"statement_to_{follow.kind}_sessions", "value": gap},
@@ -438,29 +900,31 @@ def _gold_record(stay: engine.Haystack, facts: Sequence[Fact], asked: Fact, shap
     if pair is not None:
         block.update(pair_id=f"tme-{ABBREV}-p{pair:02d}",
                      arm="treatment" if shape == "invalidated" else "control")
+    gold = [(r.session, stay.piece_turns[r.session].index(r.turn)) for r in own]
     rec = engine.record(stay, question_id=key, vertical=VERTICAL, shape=shape,
-                        memory_type=MEMORY_TYPE, question=QUESTION.format(
-                            noun=asked.entry.noun, purpose=asked.entry.purpose),
-                        answer=answer, gold=[(e.session, e.piece) for e in events], block=block)
+                        memory_type=MEMORY_TYPE,
+                        question=QUESTION.format(noun=asked.noun, purpose=asked.purpose),
+                        answer=answer, gold=gold, block=block)
     return rec, wrong
 
 
-def _never_record(stay: engine.Haystack, facts: Sequence[Fact], near: Entry, key: str
-                  ) -> tuple[dict[str, Any], list[str]]:
-    """Abstention: the asked noun nowhere (substring), the near-miss read back from the text."""
+def _never_record(stay: engine.Haystack, near: Entry, key: str) -> tuple[dict[str, Any], list[str]]:
+    """Abstention: the asked noun nowhere (substring), the valued near-miss read back."""
     text = "\n".join(t for session in stay.texts() for t in session).lower()
     for needle in (near.sibling, near.sibling.split()[-1]):
         if needle in text:
             raise GenerationError(f"{stay.key}: never-known noun {needle!r} occurs in the haystack")
-    seen = read(stay, near)
-    if not seen or seen[0].value is None:
+    readings = read(stay)
+    seen = [r for r in readings if r.entry is near and r.own_current]
+    if not seen or seen[0].kind != "statement":
         raise GenerationError(f"{stay.key}: the near-miss {near.thing!r} is missing")
     answer = ANSWERS["never-known"].format(a=article(near.sibling), noun=near.sibling,
                                            purpose=near.purpose)
-    key_ = engine.answer_key(wrong=[f.value for f in facts], expected_negative="abstain")
+    key_ = engine.answer_key(wrong=sorted({r.value for r in readings}),
+                             expected_negative="abstain")
     rec = engine.record(stay, question_id=key, vertical=VERTICAL, shape="never-known",
-                        memory_type=MEMORY_TYPE, question=QUESTION.format(
-                            noun=near.sibling, purpose=near.purpose),
+                        memory_type=MEMORY_TYPE,
+                        question=QUESTION.format(noun=near.sibling, purpose=near.purpose),
                         answer=answer, gold=[], block={"answer_key": key_})
     return rec, [f"{seen[0].value}, and that is still current.", "You got rid of it in the end."]
 
@@ -469,10 +933,28 @@ def _never_record(stay: engine.Haystack, facts: Sequence[Fact], near: Entry, key
 # Build
 
 
-def _spread(count: int) -> list[int]:
-    """``count`` gaps spread evenly over 4..15 (§2.5 "evenly spread")."""
-    low, high = GAP_RANGE
-    return [low + i * (high - low + 1) // count for i in range(count)]
+def _layout(rng: random.Random) -> dict[str, tuple[int, list[Entry]]]:
+    """Per haystack its size and its subjects (one per lifecycle), drawn for the whole corpus at
+    once: subjects are dealt to the haystacks least-used first (a paired haystack counts twice, as
+    it is read by two questions), so no subject crowds the corpus and question words stay rare,
+    half services and half items, so no haystack needs more people than the pool can give."""
+    keys = ([(f"pair/{i:02d}", 2, 2) for i in range(N_PAIRS)]
+            + [(f"solo/{i:02d}", 2, 1) for i in range(N_PAIRS, N_INVALIDATED)]
+            + [(f"never-known/{i:02d}", 0, 1) for i in range(N_NEVER)])
+    used: Counter[Entry] = Counter()
+    count_of = Counter(e.category for e in ENTRIES)
+    out: dict[str, tuple[int, list[Entry]]] = {}
+    for key, extra, readers in keys:
+        n = rng.randint(*H_RANGE) + extra
+        want = (n + 1) // 2
+        services = rng.choice([want * 2 // 5, (want * 2 + 4) // 5])
+        chosen = []
+        for category, count in (("service", services), ("item", want - services)):
+            deck = rng.sample([e for e in ENTRIES if e.category == category], count_of[category])
+            chosen += sorted(deck, key=lambda e: used[e])[:count]
+        used.update({e: readers for e in chosen})
+        out[key] = (n, chosen)
+    return out
 
 
 def _rates(competition_by_shape: Mapping[str, float]) -> dict[str, float]:
@@ -480,7 +962,9 @@ def _rates(competition_by_shape: Mapping[str, float]) -> dict[str, float]:
     for shape, rate in rates.items():
         if not 0.0 <= rate <= 1.0:
             raise GenerationError(f"competition for {shape} must lie in [0, 1], got {rate}")
-    return {**rates, "never-known": sum(rates.values()) / len(rates)}
+    solo = N_INVALIDATED - N_PAIRS
+    return {**rates, "never-known": (N_PAIRS * rates["still-valid"] + solo * rates["invalidated"])
+            / N_INVALIDATED}
 
 
 def build(seed: int, competition_by_shape: Mapping[str, float], *,
@@ -491,42 +975,31 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     other shapes are built (the layout is drawn whole, ids are assigned over every shape)."""
     rates = _rates(competition_by_shape)
     tally = engine.Tally()
-    layout = derive_rng(seed, VERTICAL, "layout")
-    gaps_t, gaps_c = _spread(N_INVALIDATED), _spread(N_PAIRS)
-    layout.shuffle(gaps_t)
-    layout.shuffle(gaps_c)
-    entries = layout.sample(FACTS, 2 * N_INVALIDATED)
-    near_misses = layout.sample(FACTS, N_NEVER)
+    sizes = _layout(derive_rng(seed, VERTICAL, "layout"))
     out: list[tuple[dict[str, Any], list[str]]] = []
     for index in range(N_INVALIDATED if {"invalidated", "still-valid"} & set(shapes) else 0):
-        treated, twin = entries[2 * index:2 * index + 2]
         paired = index < N_PAIRS
         key = f"pair/{index:02d}" if paired else f"solo/{index:02d}"
-        gap_twin = (gaps_c[index] if paired
-                    else derive_rng(seed, VERTICAL, key, "gap").randint(*GAP_RANGE))
-        facts, rng = _plan(seed, key, (treated, twin), ("invalidation", "reaffirmation"),
-                           (gaps_t[index], gap_twin), 2)
-        stay = _render(seed, key, facts, (treated, twin),
-                       rates["still-valid" if paired else "invalidated"], rng, tally)
-        arms = [("invalidated", facts[0], f"invalidated/{index:02d}")]
+        plan = _plan(seed, key, *sizes[key], rates["still-valid" if paired else "invalidated"])
+        stay = _render(seed, plan, tally)
+        treated = _asked(plan, "invalidation", (), f"invalidated/{index:02d}", seed)
+        arms = [("invalidated", treated, f"invalidated/{index:02d}")]
         if paired:
-            arms.append(("still-valid", facts[1], f"still-valid/{index:02d}"))
-        for shape, fact, qid in arms:
+            twin = _asked(plan, "reaffirmation", (treated,), f"still-valid/{index:02d}", seed)
+            arms.append(("still-valid", twin, f"still-valid/{index:02d}"))
+        for shape, entry, qid in arms:
             if shape in shapes:
-                pair = index + 1 if paired else None
-                rec, wrong = _gold_record(stay, facts, fact, shape, qid, pair)
-                out.append((rec, wrong))
+                out.append(_gold_record(stay, entry, shape, qid, index + 1 if paired else None))
     for index in range(N_NEVER if "never-known" in shapes else 0):
         key = f"never-known/{index:02d}"
-        near = near_misses[index]
-        rng = derive_rng(seed, VERTICAL, key, "choose")
-        other = rng.choice([e for e in FACTS if e is not near])
-        follows = rng.sample(["invalidation", "reaffirmation"], 2)
-        facts, rng = _plan(seed, key, (near, other), follows,
-                           (rng.randint(*GAP_RANGE), rng.randint(*GAP_RANGE)), 0)
-        stay = _render(seed, key, facts, (near,), rates["never-known"], rng, tally)
-        rec, wrong = _never_record(stay, facts, near, key)
-        out.append((rec, wrong))
+        n, entries = sizes[key]
+        nears = [e for e in entries if e.sibling]
+        if not nears:
+            raise GenerationError(f"{key}: no lifecycle whose subject has a never-known sibling")
+        near = derive_rng(seed, VERTICAL, key, "asked").choice(nears)
+        plan = _plan(seed, key, n, entries, rates["never-known"])
+        stay = _render(seed, plan, tally)
+        out.append(_never_record(stay, near, key))
     records = [rec for rec, _ in out]
     for rec, wrong in out:
         engine.judge_gold(rec, wrong_answers=wrong)
@@ -535,12 +1008,10 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
             r["question"], drop=CURRENCY_WORDS) for r in records})
     everything = [f"{s}/{i:02d}" for s, n in zip(SHAPES, (N_INVALIDATED, N_PAIRS, N_NEVER))
                   for i in range(n)]
-    stubs = [{"question_id": q} for q in everything if q not in {r["question_id"] for r in records}]
-    engine.assign_ids(records + stubs, seed=seed, vertical=VERTICAL, abbrev=ABBREV)
-    records.sort(key=lambda r: r["question_id"])
+    engine.assign_ids(records, seed=seed, vertical=VERTICAL, abbrev=ABBREV, universe=everything)
     return engine.Built(engine.finish(records), tally)
 
 
-__all__ = ["ABBREV", "CALIBRATED_SHAPES", "CURRENCY_CLAUSE", "FACTS",
-           "GENERATOR", "GENERATOR_VERSION", "NEAR_SYNONYMS", "PARITY", "RECORDED_COMPETITION",
-           "REVISION", "SAY", "SEED", "SHAPES", "VERTICAL", "build", "read"]
+__all__ = ["ABBREV", "CALIBRATED_SHAPES", "CURRENCY_CLAUSE", "ENTRIES", "FRAMES", "GENERATOR",
+           "GENERATOR_VERSION", "NEAR_SYNONYMS", "RECORDED_COMPETITION", "REVISION", "SEED",
+           "SHAPES", "VERTICAL", "Reading", "build", "read"]

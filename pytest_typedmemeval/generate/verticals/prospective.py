@@ -1,10 +1,10 @@
-"""TypedMemEval-Prospective revision 2 (VERTICALS.md §2.1, Appendices A, C) over :mod:`..engine`.
+"""TypedMemEval-Prospective revision 3 (VERTICALS.md §2.1, Appendices A, C, D) over the shared engine.
 
 Whether a system anchors remembered items in time. No session prints a date: statements carry
 *relative* spans ("in nine weeks", "for the next sixty days") and the asking moment is only
 ``question_date``. Shapes and keys (every value read back from the rendered text, V5):
 
-- ``due-later`` (8 pairs), "I have set a reminder to call Balcor Dunfal about the boiler at the
+- ``due-later`` (8 pairs), "I have set a reminder to call Harriet Colby about the boiler at the
   cottage in nine weeks.": before arm ``not_yet`` with ``must_name`` = ``premature`` = the callee
   (a bare "Not yet." is ``missed``); after arm ``accepted`` = ``must_name`` = the callee.
 - ``expiring-validity`` (6 pairs), cover from X valid for N days: before ``not_yet`` / after
@@ -12,38 +12,97 @@ Whether a system anchors remembered items in time. No session prints a date: sta
 - ``not-yet-true`` (5 pairs), "I am planning to book X for ... in ten weeks"; the record only holds
   the plan. Before ``not_yet``, ``must_name`` = ``premature`` = X. After: the day set has passed
   and nothing recorded says whether it happened (the question asks about the record); key
-  ``abstain`` with ``must_name`` X and the haystack's other values ``wrong`` (no pseudo-value).
+  ``abstain`` with ``must_name`` X and the haystack's other values ``wrong``.
 - ``as-of`` / ``current`` / ``prospective`` (4 each, unpaired, authored here): "X looks after it
   for now, and Y takes over in eight weeks", asked about an instant relative to the asking moment;
   gold X or Y, two of each per shape; the other name is ``stale`` or ``premature``.
 
-Every session carries one statement (reminder, validity, plan or schedule: five constructions per
-kind, short and long, each naming subject, value and span in one sentence) about its own subject,
-plus the engine's one topical mention. Gold and filler share the constructions; filler subjects
-and values come from disjoint banks. The memory dial is *competing items* (§2.1): ``c`` in
-{3, 6, 10, 15} filler statements of the gold's kind with other pivots, every level in every shape;
-other filler kinds are allotted corpus-wide so a kind's presence pools to AUC ~ 0.5 (V7). The
-calibration dial is *topical competition*: the share of sessions whose mention names the asked
-subject (a filler reminder beside "the boiler at the cottage" then matches the question as gold
-does). Sessions are about a day apart, spans 49-91 days, so pivots lie weeks after the last
-session; arms are asked 3-8 days either side of the pivot, computed from the *final* timestamps.
+**Revision 3 (Appendix D).** A haystack is planned gold-blind; which statement answers is read off
+last, and only the answer key knows it:
+
+1. *Subjects from one list.* A haystack draws one subject per session ("the {noun} at the
+   {place}"; one list of nouns, one of places; a noun or place drawn twice gives another instance
+   of a thing, or another thing at the same place, by itself). The asked subject is chosen after
+   the draw, uniformly among those whose words the fewest other haystacks ask about, so every
+   asked subject's words are filler elsewhere.
+2. *Clusters that cover the haystack.* Besides the asked subject, ``K - 1`` other drawn subjects,
+   the **decoys**, get exactly its treatment: an own statement and as many competitors.
+   ``K = max(2, round(n / (count + 1)))`` (:func:`clusters_for`), and the clusters pick their
+   host sessions in rounds, each taking a session with the fewest clustered mentions so far, so
+   about every session holds one mention of a clustered subject. A haystack recurs around K
+   subjects and recurrence is spread over all its sessions, so the within-haystack recurrence the
+   adversary gate reads (since the Episodic v3 red team) says neither which subject is asked nor
+   where gold is. (With one decoy only, the two own sessions were the only ones sure to hold a
+   recurring subject in a valued sentence: the learned adversary's AUC on expiring-validity was
+   0.81.)
+3. *Values from one pool.* Every person a haystack names comes from one :func:`..values.draw`
+   call, dealt to its statements in a shuffled order: the gold value is whichever name lands on
+   the gold statement. People only (callee, cover provider, booking, carer); a trade name would
+   misfit most subjects.
+4. *One make-up for every session*: one **own** statement (the user's reminder, cover, plan or
+   hand-over, of the haystack's kind, about the session's subject, with its span) and one or two
+   **competitors** with values (two in a drawn half of the sessions, or in all of them when the
+   clusters need the room). A competitor is about the asked subject, a decoy, or a subject of
+   another session, and its form is dealt evenly from :data:`FORMS`, every one made from the own
+   frames and carrying the question's words: ``cancelled`` (the own statement word for word, then
+   undone: "Scratch that: I have since cancelled that reminder"; dealt twice, so a sentence like
+   gold's own is as common among competitors as among own statements), ``declined`` ("I nearly
+   set a reminder to call ..."), ``earlier`` (a reminder already dealt with, a cover already run
+   out, a former carer; plans have none, a past booking would answer "have I booked anyone"),
+   ``holder`` (the own frame for a persona relation's own thing at another instance of the place:
+   "My sister has cover from X for the boiler at her cottage") and ``suggestion`` (an assistant
+   suggestion the user declines). Every validity competitor carries the own frame's "valid for
+   the next {span}", so the sentence holding a clustered subject reads alike whichever form it has.
+   *Competitors word the subject as the question does* (since the phrase reader of the adversary
+   gate: "a sentence with the question's phrases" covered as-of gold 1.00): every competitor's
+   sentence holds the subject's phrase ("the boiler at the cottage"; a holder's "the boiler at
+   her cottage") and the question's own verb phrase at least as closely as the own frames (one
+   bank for gold and every other subject): a hand-over competitor says "was looking after",
+   "the one looking after", "who looks after" or "looks after" (as-of, prospective and current
+   ask "was looking after", "will be looking after", "who looks after"; four of the five own
+   frames say "looks after", one "is looking after"), a reminder one "a reminder about {subject}"
+   (due-later asks "my reminder about"; every own frame says "to call", as every competitor
+   does), a validity one "{subject}, and it ... valid" (expiring-validity asks "{subject}, and is
+   it still valid"; no own frame has it), a plan competitor "booked ... for {subject} yet" (a
+   suggestion "if you have not booked anyone for {subject} yet", a declined "I have not booked X
+   for {subject} yet", a holder's "has not booked anyone for the boiler at her cottage yet";
+   not-yet-true asks "have I booked anyone for {subject} yet"; no own frame has it).
+   ``cancelled`` copies an own statement, so it ties gold. The lowest level is 6 (was 4: with 4
+   competitors at most five sessions held the subject, so any reader of it had gold in its top
+   five). The search keeps the phrase reader at or under the ceiling.
+5. *The dial* (``RECORDED_COMPETITION``, per shape, in [0, 1]) is the **competitor share**: each
+   clustered subject gets ``1 + floor(d (level - 1) + u)`` competitors. The level is the
+   difficulty band (6 / 8 / 10 / 12, bands 1-4, every level in every shape), so the dial is
+   competitors x a fixed, close mix of forms. Slots, forms and every per-slot draw are fixed
+   first: the dial only moves slots between the clusters and single subjects (and sets how many
+   clusters there are).
+6. *Positions*: uniform draws, spread within each shape (no two of its haystacks put gold at the
+   same index from the start, from the end, or in the same tenth); the decoys' own sessions are
+   uniform among the rest (those whose words no haystack asks about first). A rendering in which
+   some session's turn order is unique in its haystack is redrawn, whichever session it is (V7's
+   role-sequence rule). Sessions are about a
+   day apart and spans 49-91 days, so pivots lie weeks after the last session; arms are asked 3-8
+   days either side of the pivot, computed from the *final* timestamps. One persona per haystack
+   (:func:`..conversation.render_haystack`).
 
 Validity rules (:class:`GenerationError`): pivot >= 3 weeks after the last session and strictly
-between the arms, >= 2 days from either;
-before-arm golds say not yet outright; no not-yet-true gold claims the plan went ahead; due-later
-holds >= 3 distractor reminders; competitors' pivots differ from gold's; V4 at calendar level, no
-digits or dashes; values only inside statements naming their subject; the text reads back as
-planned; pair haystacks identical with flipped gold; every dial level in every shape; subject words
-in < 10% of sessions; the judge grades each gold correct and each clock-blind answer not correct.
+between the arms, >= 2 days from either; before-arm golds say not yet outright; no not-yet-true
+gold claims the plan went ahead; due-later holds >= 3 distractor reminders; no other span-bearing
+statement shares the gold's pivot; V4 at calendar level, no digits or dashes; names only inside
+statements; the text reads back as planned, with exactly one own statement about the asked subject
+and the planned number of competitors, none of which answers; pair haystacks identical with
+flipped gold; every level in every shape; subject words in < 10% of sessions; the judge grades each
+gold correct and each clock-blind answer, and the gold answer with any competitor's value, not
+correct.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -52,75 +111,68 @@ from ...corpus.models import parse_corpus_date
 from ...gates.structure import v4_findings
 from ...judge.reading import JUDGE_CUE_PATTERNS
 from ...retrieval.tokenizer import raw_tokens
-from .. import engine, talk
+from .. import calibration, conversation, engine, episodes_bank
+from .. import values as value_pool
 from ..primitives import GenerationError, assert_disjoint, content_words, derive_rng
 
 VERTICAL, ABBREV, MEMORY_TYPE = "prospective", "pro", "prospective"
 GENERATOR = "pytest_typedmemeval.generate.verticals.prospective"
-GENERATOR_VERSION, REVISION, SEED = "2", 2, 20260511
+GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260511
 SHAPES = ("as-of", "current", "prospective", "due-later", "expiring-validity", "not-yet-true")
 CALIBRATED_SHAPES = SHAPES
-RECORDED_COMPETITION: dict[str, float] = {  # from --search (record: prospective.calibration.json)
-    "as-of": 0.375, "current": 0.400390625, "prospective": 0.3125, "due-later": 0.53125, "expiring-validity": 0.75, "not-yet-true": 0.375}
-DIFFICULTY_NOTE = ("declared, not validated: the band is the competing-items dial (same-kind filler "
-                   "statements with other pivots: 3 / 6 / 10 / 15 -> bands 1-4); the displacement "
-                   "from statement to pivot (49-91 days) is a time a lexical retriever cannot see")
+RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial (calibration.json)
+    "as-of": 0.875, "current": 0.875, "prospective": 0.875, "due-later": 0.5,
+    "expiring-validity": 1.0, "not-yet-true": 0.5625}
+DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
+                   "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
+                   "displacement from statement to pivot (49-91 days) is a time a lexical retriever "
+                   "cannot see")
 
 UNPAIRED = {"as-of": 4, "current": 4, "prospective": 4}
 PAIRS = {"due-later": 8, "expiring-validity": 6, "not-yet-true": 5}
-H_RANGE = (13, 20)
-"""§2.1: H is 12-20; 13 keeps the V7 distribution rule's chance rate a little lower at G = 1."""
-COMPETING_LEVELS = (3, 6, 10, 15)
-"""§2.1 Dials, in every shape; 0 is left out (a lone gold of its kind is separated by its own kind
-frame), so due-later always holds >= MIN_DISTRACTOR_REMINDERS."""
+H_RANGE = {"reminder": (12, 17), "validity": (12, 17), "plan": (12, 17), "schedule": (12, 12)}
+"""§2.1: H is 12-20; a hand-over names two people, so its haystacks stay small enough for one
+draw of the people pool (no first name or surname twice)."""
+LEVELS = (6, 8, 10, 12)
+"""Competitor capacity of each cluster per haystack (§2.1 "competing reminders", every level in
+every shape; Appendix D: they carry values); the dial decides how much of it is used."""
 MIN_DISTRACTOR_REMINDERS = 3
 ARM_MARGIN_MINUTES = (3 * 1440, 8 * 1440)
 MIN_PIVOT_DAYS = 2
-"""An asked instant, or a competitor's pivot, lies at least this far from the gold pivot."""
+"""An asked instant, or another statement's pivot, lies at least this far from the gold pivot."""
 MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
-"""The gold pivot lies at least this long after the last session (spans 49-91 days, H <= 20)."""
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
 KINDS = ("reminder", "validity", "plan", "schedule")
-VALUES_PER_KIND = {"reminder": 1, "validity": 1, "plan": 1, "schedule": 2}
+STANCE = {"own": "arranged", "declined": "declined", "earlier": "state", "holder": "other",
+          "suggestion": "assistant-offer-declined", "cancelled": "declined"}
+"""The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`); own plans "intends"."""
+
+NOUNS = tuple("""boiler|burglar alarm|roof|chimney|gutters|fridge|generator|fence|heat pump|wiring|
+shutters|drains|skylight|dishwasher|radiators|cooker|extractor fan|security gate|water softener|
+septic tank|solar panels|immersion heater|sprinklers|lift|photocopier|awning|wood burner|intercom|
+doorbell|window frames|thermostat|smoke detectors|patio doors|pressure washer|chest freezer|
+tumble dryer|washing machine|loft insulation|damp course|ice maker|fuse box|letterbox|hot tub|
+porch lamp|ceiling fans|microwave|stopcock|cistern|downpipes|weathervane|underfloor heating|
+carpets|blinds|keypad|dehumidifier|air conditioner|towel rails|floodlights|stairlift|
+conservatory|decking|lanterns|chiller|shed|carport|garage door|electric meter|satellite dish|
+sash cords|paving""".replace("\n", "").split("|"))
+PLACES = tuple("""cottage bakery surgery chapel pottery warehouse chalet gym farmhouse barn lodge
+bungalow cafe office depot campsite annexe marina pub villa nursery vineyard theatre boutique
+clinic hotel canteen factory abbey hostel workshop kiosk pavilion guesthouse stables cabin gallery
+mill boathouse salon library studio pharmacy brewery distillery dairy creamery bistro tearoom
+bookshop florist rectory vicarage priory orangery granary smithy forge tannery laundrette kennels
+cattery boatyard gatehouse lighthouse windmill museum playhouse inn tavern chandlery""".split())
+"""One list of things and one of places; a subject is "the {noun} at the {place}"."""
+
+Subject = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Entry:
-    """A subject, a thing at a place; its phrase is what statements and mentions say."""
-
-    noun: str
-    place: str
-    subject = property(lambda self: f"the {self.noun} at the {self.place}")
-    words = property(lambda self: frozenset(raw_tokens(f"{self.noun} {self.place}")))
+def phrase(subject: Subject) -> str:
+    return f"the {subject[0]} at the {subject[1]}"
 
 
-def _entries(text: str) -> tuple[Entry, ...]:
-    return tuple(Entry(*pair.split("@")) for pair in text.split(", "))
-
-
-FACTS = _entries(
-    "boiler@cottage, burglar alarm@bakery, lift@surgery, roof@chapel, kiln@pottery, "
-    "scaffolding@warehouse, hot tub@chalet, sprinklers@gym, septic tank@farmhouse, solar panels@barn, "
-    "chimney@lodge, gutters@bungalow, fridge@cafe, photocopier@office, forklift@depot, "
-    "generator@campsite, fence@paddock, heat pump@annexe, immersion heater@flat, boat trailer@marina, "
-    "wiring@pub, pool filter@villa, climbing frame@nursery, lawn tractor@vineyard, "
-    "stage lights@theatre, shutters@boutique, aquarium@clinic, ice machine@hotel, "
-    "polytunnel@smallholding, drains@garage, skylight@loft, dishwasher@canteen, "
-    "conveyor belt@factory, bell@abbey")
-"""Subjects questions ask about: each haystack draws one, none twice."""
-PARITY = _entries(
-    "chairlift@resort, escalator@mall, freezer@deli, sauna@spa, jukebox@diner, turnstile@stadium, "
-    "till@bookshop, kettle@hostel, hoist@workshop, awning@kiosk, radiator@bedsit, "
-    "shower block@pavilion, cooker@guesthouse, lockers@leisure centre, telescope@observatory, "
-    "organ@cathedral, ticket barrier@station, furnace@foundry, crane@dockyard, "
-    "scoreboard@bowling green, waterwheel@mill, mangle@launderette, pizza oven@trattoria, "
-    "baler@stables, bunk beds@cabin, extractor fan@takeaway, security gate@car park, "
-    "spotlights@gallery, printing press@newsagent, treadmill@fitness studio, loom@weaving shed, "
-    "dumbwaiter@restaurant")
-"""Filler subjects: the same kind of thing, about which no question asks."""
-
-CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
+OWN: dict[str, tuple[str, ...]] = {
     "reminder": (
         "I have set a reminder to call {value} about {subject} in {span}.",
         "My phone will remind me to call {value} about {subject} in {span}.",
@@ -128,34 +180,141 @@ CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
         "for it.",
         "Things are hectic, so I put in a reminder to call {value} about {subject} in {span} "
         "rather than trust my memory.",
-        "I should call {value} about {subject} in {span}, so I wrote myself a reminder.",
-    ),
+        "I ought to call {value} about {subject} in {span}, so I wrote myself a reminder."),
     "validity": (
         "The cover for {subject} from {value} is valid for the next {span}.",
         "I have cover from {value} for {subject}, valid for the next {span}.",
-        "After a lot of back and forth, {value} sorted out cover for {subject}, and it is valid "
+        "After a lot of back and forth, {value} sorted out cover for {subject} that is valid "
         "for the next {span}.",
-        "{value} is providing cover for {subject}, and that cover stays valid for the next {span}.",
-        "Cover for {subject} comes from {value} and is valid for the next {span}.",
-    ),
+        "{value} is providing cover for {subject} that stays valid for the next {span}.",
+        "Cover for {subject} comes from {value} and is valid for the next {span}."),
     "plan": (
         "I am planning to book {value} for {subject} in {span}.",
         "The plan is to book {value} for {subject} in {span}.",
         "In {span} I mean to book {value} for {subject}, once things calm down a little.",
         "I have been putting it off, but I intend to book {value} for {subject} in {span}.",
-        "I would like to book {value} for {subject} in {span}, if the budget allows.",
-    ),
+        "I would like to book {value} for {subject} in {span}, if the budget allows."),
     "schedule": (
         "{value} is looking after {subject} for now, and {value2} takes over in {span}.",
         "For now {value} looks after {subject}, but {value2} takes over in {span}.",
-        "{value2} takes over {subject} in {span}, and until then {value} looks after it.",
+        "Until {value2} takes over in {span}, {value} looks after {subject}.",
         "Right now {value} looks after {subject}. In {span} {value2} takes over from them, which "
         "should make things a bit easier.",
-        "At the moment {value} looks after {subject}, and in {span} {value2} takes over.",
-    ),
+        "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
 }
-"""Statement constructions, one bank for gold and filler; each names subject and value(s) in one
-sentence, the value as the object (the callee, the cover, the booking, the carer)."""
+"""The user's own statements, one bank for gold and every other subject's own statement."""
+
+COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
+    "declined": {
+        "reminder": (
+            "I nearly set a reminder about {subject}, to call {value} in {span}. In the end I "
+            "decided against calling them.",
+            "I almost put in a reminder about {subject} to call {value} in {span}. Then I chose "
+            "someone else.",
+            "I was going to set a reminder about {subject} to call {value}, but a friend warned "
+            "me off them."),
+        "validity": (
+            "{value} offered me cover for {subject}, and it would still be valid for the next "
+            "{span}, but I turned it down.",
+            "I nearly took cover from {value} for {subject}, and it would be valid for the next "
+            "{span}. The terms were poor, so I said no.",
+            "I was going to get cover from {value} for {subject}, and it would be valid for the "
+            "next {span}, but the quote was far too high."),
+        "plan": (
+            "I have not booked {value} for {subject} yet, and in the end I decided against "
+            "them.",
+            "I nearly planned to book {value} for {subject}. Their quote was far too high, so I "
+            "dropped the idea.",
+            "I was going to book {value} for {subject} in {span}, but a friend warned me off them."),
+        "schedule": (
+            "The idea was that {value} looks after {subject} for now and takes over in {span}, "
+            "but it fell through.",
+            "{value} offered to be the one looking after {subject} for now and to take over in "
+            "{span}. I said no.",
+            "{value} asked to be the one who looks after {subject} for now, but I said no."),
+    },
+    "earlier": {
+        "reminder": (
+            "I had a reminder about {subject} to call {value}. It went off weeks ago and that "
+            "call is done.",
+            "A past reminder about {subject} to call {value} went off a while back, so that one "
+            "is finished."),
+        "validity": (
+            "I had old cover from {value} for {subject}, and it was valid for the next {span} "
+            "from the day I signed. It has already run out.",
+            "I took out a previous cover from {value} for {subject}, and it was valid for the "
+            "next {span}, but it ran out a while ago."),
+        "schedule": (
+            "{value} was looking after {subject} years ago, and nobody takes over from them now.",
+            "Years back, {value} was looking after {subject}, but that is long over now."),
+    },
+    "holder": {
+        "reminder": (
+            "My {rel} has set a reminder about the {noun} at {poss} {hplace} to call {value} in "
+            "{span}.",
+            "My {rel} has a reminder about the {noun} at {poss} {hplace}, due in {span}, to call "
+            "{value}."),
+        "validity": (
+            "My {rel} has cover from {value} for the {noun} at {poss} {hplace}, and it is valid "
+            "for the next {span}.",
+            "My {rel} got cover from {value} for the {noun} at {poss} {hplace}, and it is still "
+            "valid for the next {span}."),
+        "plan": (
+            "My {rel} has not booked anyone for the {noun} at {poss} {hplace} yet, but means to "
+            "book {value} in {span}.",
+            "My {rel} means to book {value} for the {noun} at {poss} {hplace} in {span}."),
+        "schedule": (
+            "My {rel} has {value} looking after the {noun} at {poss} {hplace} for now, and "
+            "someone else takes over in {span}.",
+            "For now {value} looks after the {noun} at {poss} {hplace} for my {rel}, and takes "
+            "over for good in {span}."),
+    },
+    "suggestion": {
+        "reminder": ("You could set a reminder about {subject} to call {value}.",
+                     "One option is a reminder about {subject} to call {value}."),
+        "validity": ("You could get cover from {value} for {subject}, and it would be valid for "
+                     "the next {span} from the day you sign.",
+                     "{value} does cover for {subject}, and it would be valid for the next {span} "
+                     "from the day you sign up."),
+        "plan": ("If you have not booked anyone for {subject} yet, you could book {value}.",
+                 "If nobody is booked for {subject} yet, one option is to book {value}."),
+        "schedule": ("{value} could be the one who looks after {subject} for now and takes over "
+                     "in {span}.",
+                     "You could have {value} looking after {subject} for now, and take over "
+                     "later."),
+    },
+}
+CANCELLED = {
+    "reminder": ("Scratch that: I have since cancelled that reminder.",
+                 "I cancelled it the next day, as someone else is dealing with it."),
+    "validity": ("Scratch that: I have since cancelled that cover.",
+                 "I cancelled it the next day, as the terms were poor."),
+    "plan": ("Scratch that: I have since dropped that plan.",
+             "I dropped the idea the next day, as the quote was far too high."),
+    "schedule": ("Scratch that: the whole arrangement has since fallen through.",
+                 "The next day the whole arrangement fell through."),
+}
+"""A later state: the own statement word for word, then a sentence undoing it."""
+COMPETITORS["cancelled"] = {kind: tuple(f"{own} {end}" for own in OWN[kind] for end in CANCELLED[kind])
+                            for kind in KINDS}
+"""Competitor constructions by form and kind, all from the own frames and carrying the question's
+own words: the own statement undone (cancelled), under a modality (declined), at an earlier state,
+for another holder's own thing, or suggested by the assistant."""
+REQUESTS = {
+    "reminder": ("Do you know anyone I could call about {subject}?",
+                 "Who would be good to call about {subject}?"),
+    "validity": ("Who might do cover for {subject}?",
+                 "Do you know anyone who does cover for {subject}?"),
+    "plan": ("Who could I book for {subject}?", "Do you know anyone I could book for {subject}?"),
+    "schedule": ("Who could look after {subject}?",
+                 "Do you know anyone who could look after {subject}?"),
+}
+"""The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
+FORMS = {kind: tuple(form for form in ("cancelled", "declined", "cancelled", "earlier", "suggestion",
+                                        "holder") if kind in COMPETITORS[form]) for kind in KINDS}
+"""The competitor forms each kind deals evenly over a haystack's competitor slots; ``cancelled`` (the
+own sentence word for word, then undone) twice, so a sentence like gold's own is no rarer among
+competitors than the own sentences are among sessions."""
 
 SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
          "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
@@ -203,77 +362,171 @@ TIME_BLIND = {
 """Per question, answers a clock-blind or careless system gives; none may grade correct. ``{other}``
 is another value of the haystack (for seeds, the other name of the hand-over)."""
 
-_SYLLABLES = ("bal", "cor", "dun", "fal", "gor", "hel", "jas", "kel", "lum", "nor", "pel", "ros",
-              "tav", "vin", "wil", "yar", "zel", "ost")
-_NAMES = sorted({(a + b).capitalize() for a in _SYLLABLES for b in _SYLLABLES if a != b})
-GOLD_NAMES, PARITY_NAMES = tuple(_NAMES[0::2]), tuple(_NAMES[1::2])
-"""Invented names from syllables in no question; tracked and filler items draw disjoint pools."""
-_VALUE = r"[A-Z][a-z]+ [A-Z][a-z]+"
+_SUBJECT_WORDS = frozenset(w for text in (*NOUNS, *PLACES) for w in raw_tokens(text))
+_TEMPLATES = [t for ts in OWN.values() for t in ts] + [
+    t for forms in COMPETITORS.values() for ts in forms.values() for t in ts] + [
+    t for ts in REQUESTS.values() for t in ts]
+FRAME_WORDS = content_words(re.sub(r"\{\w+\}", " ", t) for t in _TEMPLATES)
+BANNED = conversation.banned_words((*NOUNS, *PLACES, "reminder remind cover valid book booked "
+                                    "booking call looks looking after judge judges judged"))
+"""Words small talk must not use: the subjects and the words the questions ask with."""
 
-FACT_WORDS = frozenset(w for e in FACTS for w in e.words)
-PARITY_WORDS = frozenset(w for e in PARITY for w in e.words)
-NAME_WORDS = frozenset(w.lower() for w in _NAMES)
-FRAME_WORDS = content_words(re.sub(r"\{\w+\}", " ", t) for ts in CONSTRUCTIONS.values() for t in ts)
-SCAFFOLD = engine.Scaffold.without(FACT_WORDS | PARITY_WORDS | NAME_WORDS)
+
+def _fill(template: str, *, subject: Subject, values: Sequence[str], span: str | None,
+          holder: Mapping[str, str] | None = None) -> str:
+    slots = {"subject": phrase(subject), "noun": subject[0], "hplace": subject[1], "value": values[0],
+             "value2": values[-1], "span": span or "", **(holder or {})}
+    return template.format(**slots)
+
+
+_NAME = r"[A-Z][a-z]+ [A-Z][a-z]+"
+_RELS = "|".join(sorted({re.escape(r.noun) for r in episodes_bank.RELATIONS.values()}, key=len,
+                        reverse=True))
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    nouns = "|".join(sorted(map(re.escape, NOUNS), key=len, reverse=True))
+    places = "|".join(sorted(PLACES, key=len, reverse=True))
+    spans = "|".join(sorted(SPANS, key=len, reverse=True))
+    groups = {"subject": f"the (?P<noun>{nouns}) at the (?P<place>{places})", "value2": _NAME,
+              "value": _NAME, "span": spans, "rel": _RELS, "poss": "his|her", "noun": f"(?P<hnoun>{nouns})",
+              "hplace": f"(?P<hplace>{places})"}
+    pattern = re.escape(template)
+    for name, group in groups.items():
+        named = group if name in ("subject", "noun", "hplace") else f"(?P<{name}>{group})"
+        pattern = pattern.replace(re.escape("{" + name + "}"), named)
+    return re.compile(pattern)
+
+
+def _forms() -> list[tuple[str, str, re.Pattern[str]]]:
+    """Every construction's pattern, longest template first: a cancelled statement holds an own
+    one word for word, so it must be read (and consumed) before the own patterns run."""
+    found = [(kind, "own", t) for kind, ts in OWN.items() for t in ts]
+    found += [(kind, form, t) for form, kinds in COMPETITORS.items() for kind, ts in kinds.items()
+              for t in ts]
+    return [(kind, form, _pattern(t)) for kind, form, t in sorted(found, key=lambda f: -len(f[2]))]
+
+
+_PATTERNS = _forms()
+
+
+class Reading(NamedTuple):
+    """One statement read from the text: its session, kind, form, subject (``place`` is ``None``
+    for a holder's own thing, ``rel`` the holder), values and span in days (0: none)."""
+
+    session: int
+    kind: str
+    form: str
+    noun: str
+    place: str | None
+    rel: str | None
+    values: tuple[str, ...]
+    days: int
+
+
+def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
+    """Every statement in the rendered sessions (texts only, never the plan); a name outside a
+    statement, or one that is not a person from the pool, is fatal."""
+    found: list[Reading] = []
+    for index, turns in enumerate(texts):
+        for text in turns:
+            rest = text
+            for kind, form, pattern in _PATTERNS:
+                while m := pattern.search(rest):
+                    groups = m.groupdict()
+                    names = tuple(v for v in (groups.get("value"), groups.get("value2")) if v)
+                    if any(value_pool.value_type(v) != "person" for v in names):
+                        raise GenerationError(f"session {index}: {names} is not a person: {text!r}")
+                    found.append(Reading(index, kind, form, groups.get("noun") or groups["hnoun"],
+                                         groups.get("place"), groups.get("rel"), names,
+                                         SPANS.get(groups.get("span") or "", 0)))
+                    rest = rest[:m.start()] + "\x00" + rest[m.end():]
+            if stray := re.search(_NAME, rest):
+                raise GenerationError(f"session {index}: {stray.group(0)!r} stated outside a "
+                                      f"statement: {text!r}")
+    return sorted(found)
 
 
 def _assert_banks() -> None:
     """Import-time assertions (GENERATION.md "Checks that belong in every generator")."""
-    assert_disjoint("fact bank", FACT_WORDS, "parity bank", PARITY_WORDS)
-    other = (FRAME_WORDS | content_words(QUESTIONS.values()) | content_words(ANSWERS.values())
-             | content_words(SPANS) | content_words(OFFSETS))
-    assert_disjoint("subjects", FACT_WORDS | PARITY_WORDS, "frames", other | SCAFFOLD.words())
-    assert_disjoint("names", NAME_WORDS, "every bank", other | FACT_WORDS | PARITY_WORDS
-                    | talk.scaffold_words())
-    owners = Counter(w for e in FACTS + PARITY for w in e.words)
-    assert not [w for w, n in owners.items() if n > 1], "entries share words"
-    for entry in FACTS + PARITY:
-        assert not any(re.search(cue, entry.subject) for cue in JUDGE_CUE_PATTERNS), entry
-    for kind, templates in CONSTRUCTIONS.items():
-        for template in templates:
-            text = _fill(template, "the boiler at the cottage", ("Balcor Dunfal", "Helnor Pelros"),
-                         "nine weeks")
-            hits = [(k, m) for k, _, p in _PATTERNS for m in p.finditer(text)]
-            assert len(hits) == 1 and hits[0][0] == kind and hits[0][1].group(0) == text, text
-            assert text[0].isupper() and text[-1] == "." and "  " not in text, text
-            assert not v4_findings(text, "calendar") and not re.search(r"[\d\u2013\u2014]", text), text
-    for text in (*QUESTIONS.values(), *ANSWERS.values(), *SPANS, *OFFSETS):
+    noun_words = [w for n in NOUNS for w in raw_tokens(n)]
+    assert len(noun_words) == len(set(noun_words)) and len(PLACES) == len(set(PLACES)), "bank repeats"
+    assert_disjoint("subjects", _SUBJECT_WORDS, "frames", FRAME_WORDS | content_words(
+        QUESTIONS.values()) | content_words(ANSWERS.values()) | content_words(SPANS)
+        | content_words(OFFSETS))
+    assert_disjoint("subjects", _SUBJECT_WORDS, "names", value_pool.pool_words())
+    for text in (*NOUNS, *PLACES):
+        assert not any(re.search(cue, text) for cue in JUDGE_CUE_PATTERNS), text
+    holder = {"rel": "sister", "poss": "her"}
+    for template in _TEMPLATES:
+        if template in (t for ts in REQUESTS.values() for t in ts):
+            continue
+        text = _fill(template, subject=("heat pump", "cottage"),
+                     values=("Harriet Colby", "Tomas Rendle"), span="nine weeks", holder=holder)
+        read = read_statements([[text]])
+        assert len(read) == 1 and _pattern(template).fullmatch(text), (text, read)
+        assert text[0].isupper() and text[-1] == "." and "  " not in text, text
+        assert not v4_findings(text, "calendar") and not re.search(r"[\d\u2013\u2014]", text), text
+    for text in (*(t for ts in REQUESTS.values() for t in ts), *QUESTIONS.values(), *ANSWERS.values(), *SPANS, *OFFSETS):
         assert not v4_findings(text, "calendar") and not re.search(r"[\d\u2013\u2014]", text), text
     before = [text for (_, arm), text in ANSWERS.items() if arm == "before"]
     assert all(re.search(r"\bnot (?:\w+ )?yet\b", text) for text in before), before
 
 
-def _fill(template: str, subject: str, values: Sequence[str], span: str) -> str:
-    return template.format(subject=subject, value=values[0], value2=values[-1], span=span)
-
-
-def _pattern(template: str) -> re.Pattern[str]:
-    subjects = "|".join(re.escape(e.subject) for e in sorted(FACTS + PARITY, key=lambda e: -len(e.subject)))
-    spans = "|".join(sorted(SPANS, key=len, reverse=True))
-    pattern = re.escape(template)
-    for name, group in (("subject", subjects), ("value2", _VALUE), ("value", _VALUE), ("span", spans)):
-        pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>{group})")
-    return re.compile(pattern)
-
-
-_PATTERNS = tuple((kind, i, _pattern(t)) for kind, ts in CONSTRUCTIONS.items() for i, t in enumerate(ts))
 _assert_banks()
 
 
+# --- layout: the corpus-wide design ----------------------------------------------------------
+
+
 class Spec(NamedTuple):
-    """One haystack's design, decided globally so dial levels, positions and kinds balance. ``side``
-    (seed shapes): 0 when the name looking after it for now is the gold, 1 for the successor."""
+    """One haystack's design, decided globally so levels, positions and asked subjects balance.
+    ``side`` (seed shapes): 0 when the name looking after it for now is the gold, 1 for the
+    successor. ``decoys`` orders the other sessions (subjects no haystack asks about first, each
+    group shuffled): the first ones carry the own statements of the other clustered subjects."""
 
     key: str
     shape: str
-    entry: Entry
-    competing: int
+    level: int
     h: int
     gold: int
-    filler_kinds: tuple[str, ...]
+    decoys: tuple[int, ...]
     side: int
     offset: str
     pair: int | None
+    subjects: tuple[Subject, ...]
+    """One per session, in session order: ``subjects[gold]`` is the asked one."""
+
+    @property
+    def asked(self) -> Subject:
+        return self.subjects[self.gold]
+
+
+def _draw_subjects(rng: Any, n: int) -> list[Subject]:
+    """``n`` distinct subjects; a few nouns and places come twice (another instance of a thing,
+    another thing at a place), drawn gold-blind."""
+    nouns = rng.sample(NOUNS, n - rng.randint(1, 2))
+    places = rng.sample(PLACES, n - rng.randint(1, 2))
+    nouns += rng.sample(nouns, n - len(nouns))
+    places += rng.sample(places, n - len(places))
+    while True:
+        rng.shuffle(places)
+        pairs = list(zip(nouns, places))
+        if len(set(pairs)) == n:
+            return pairs
+
+
+def _positions(rng: Any, sizes: Sequence[int]) -> list[int]:
+    """Gold indices for one shape's haystacks of ``sizes`` sessions: uniform draws, redrawn until no
+    two share an index from the start, an index from the end or a tenth of the haystack (a shape's
+    gold positions spread like a Latin design, so no position is any likelier than another)."""
+    for _ in range(100_000):
+        golds = [rng.randrange(n) for n in sizes]
+        tenths = [int(10 * g / n) for g, n in zip(golds, sizes)]
+        ends = [n - 1 - g for g, n in zip(golds, sizes)]
+        if all(len(set(xs)) == len(xs) for xs in (golds, ends, tenths)):
+            return golds
+    raise GenerationError(f"no spread of gold positions over haystacks of {list(sizes)} sessions")
 
 
 @lru_cache(maxsize=4)
@@ -281,77 +534,177 @@ def _layout(seed: int) -> tuple[Spec, ...]:
     rng = derive_rng(seed, VERTICAL, "layout")
     keys = [(f"{shape}-{i + 1:02d}", shape) for shapes in (UNPAIRED, PAIRS)
             for shape, n in shapes.items() for i in range(n)]
-    entries = rng.sample(FACTS, len(keys))
-    competing, sides, offsets = [0] * len(keys), [0] * len(keys), [""] * len(keys)
+    levels, sides, offsets = [0] * len(keys), [0] * len(keys), [""] * len(keys)
     for shape in SHAPES:
         members = [i for i, (_, s) in enumerate(keys) if s == shape]
-        levels = [COMPETING_LEVELS[j % len(COMPETING_LEVELS)] for j in range(len(members))]
+        dealt = [LEVELS[j % len(LEVELS)] for j in range(len(members))]
         halves = [j % 2 for j in range(len(members))]
-        rng.shuffle(levels)
+        rng.shuffle(dealt)
         rng.shuffle(halves)
-        for index, level, side in zip(members, levels, halves):
-            competing[index], sides[index] = level, side
+        for index, level, side in zip(members, dealt, halves):
+            levels[index], sides[index] = level, side
             offsets[index] = rng.choice(sorted(OFFSETS)) if shape in ("as-of", "prospective") else ""
-    hs = [rng.randint(max(H_RANGE[0], c), H_RANGE[1]) for c in competing]
-    strata = rng.sample(range(len(keys)), len(keys))  # stratified relative gold positions
-    golds = [min(h, int((s + rng.random()) / len(keys) * (h + 1))) for s, h in zip(strata, hs)]
-    kinds = _allocate_kinds([s for _, s in keys], competing, hs, rng)
+    hs = [rng.randint(max(H_RANGE[KIND_OF_SHAPE[shape]][0], level),
+                      H_RANGE[KIND_OF_SHAPE[shape]][1]) for level, (_, shape) in zip(levels, keys)]
+    golds = [0] * len(keys)
+    for shape in SHAPES:
+        members = [i for i, (_, s) in enumerate(keys) if s == shape]
+        for i, gold in zip(members, _positions(rng, [hs[i] + 1 for i in members])):
+            golds[i] = gold
     numbers = iter(rng.sample(range(1, sum(PAIRS.values()) + 1), sum(PAIRS.values())))
-    return tuple(Spec(key, shape, entries[i], competing[i], hs[i], golds[i],
-                      (KIND_OF_SHAPE[shape],) * competing[i] + tuple(kinds[i]), sides[i], offsets[i],
-                      next(numbers) if shape in PAIRS else None)
-                 for i, (key, shape) in enumerate(keys))
+    asked_count: Counter[str] = Counter()
+    drawn = []
+    for i, (key, shape) in enumerate(keys):
+        draw = derive_rng(seed, VERTICAL, key, "subjects")
+        subjects = _draw_subjects(draw, hs[i] + 1)
+        # Roles after the draw: the asked subject is any drawn one whose noun and place the
+        # fewest haystacks ask about already (so no word is asked twice while another is unasked).
+        least = min(asked_count[s[0]] + asked_count[s[1]] for s in subjects)
+        open_ = [s for s in subjects if asked_count[s[0]] + asked_count[s[1]] == least]
+        asked = open_[draw.randrange(len(open_))]
+        asked_count.update(asked)
+        drawn.append((draw, subjects, asked))
+    specs = []
+    for i, ((key, shape), (draw, subjects, asked)) in enumerate(zip(keys, drawn)):
+        rest = [s for s in subjects if s != asked]
+        draw.shuffle(rest)
+        rest.insert(golds[i], asked)
+        # The decoys (the other clustered subjects): any other drawn ones, those whose words no
+        # haystack asks about first (a cluster's words recur: keep question words rare).
+        others = [j for j in range(len(rest)) if j != golds[i]]
+        quiet = [j for j in others if not asked_count[rest[j][0]] and not asked_count[rest[j][1]]]
+        loud = [j for j in others if j not in quiet]
+        draw.shuffle(quiet)
+        draw.shuffle(loud)
+        specs.append(Spec(key, shape, levels[i], hs[i], golds[i], tuple(quiet + loud), sides[i],
+                          offsets[i], next(numbers) if shape in PAIRS else None, tuple(rest)))
+    return tuple(specs)
 
 
-def _allocate_kinds(shapes: Sequence[str], competing: Sequence[int], hs: Sequence[int],
-                    rng: Any) -> list[list[str]]:
-    """Other-kind filler per haystack so each kind's presence balances in the pooled V7 AUC: the
-    slots of kind k handed to other-kind haystacks (weighted by questions per haystack) match the
-    other-kind slots facing gold of kind k. Greedy: each slot takes the kind with most demand left."""
-    weight = [2 if shape in PAIRS else 1 for shape in shapes]
-    demand: Counter[str] = Counter()
-    for shape, c, h, w in zip(shapes, competing, hs, weight):
-        demand[KIND_OF_SHAPE[shape]] += w * (h - c)
-    out: list[list[str]] = [[] for _ in shapes]
-    for index in rng.sample(range(len(shapes)), len(shapes)):
-        own = KIND_OF_SHAPE[shapes[index]]
-        for _ in range(hs[index] - competing[index]):
-            kind = max((k for k in KINDS if k != own), key=lambda k: (demand[k], rng.random()))
-            demand[kind] -= weight[index]
-            out[index].append(kind)
-    return out
+# --- one haystack ------------------------------------------------------------------------------
 
 
-Item = NamedTuple("Item", [("entry", Entry), ("kind", str), ("values", tuple[str, ...]),
-                           ("span", str)])
+@dataclasses.dataclass
+class Said:
+    """One planned statement (own or competitor), before its text exists."""
+
+    session: int
+    form: str
+    subject: Subject
+    holder: Any = None
+    values: tuple[str, ...] = ()
+    span: str | None = None
+    template: str = ""
+
+    def reading(self, kind: str) -> Reading:
+        rel = self.holder.noun if self.holder is not None else None
+        place = None if self.form == "holder" else self.subject[1]
+        return Reading(self.session, kind, self.form, self.subject[0], place, rel, self.values,
+                       SPANS[self.span] if self.span else 0)
 
 
-def _plan(seed: int, spec: Spec) -> tuple[engine.HaystackDraft, list[Item], list[datetime]]:
+def clusters_for(n: int, count: int) -> int:
+    """How many subjects of an ``n``-session haystack are clustered (own statement plus ``count``
+    competitors each): enough that the clusters cover about every session once, at least two. With
+    only the asked subject and one decoy clustered, the two own sessions were the only ones sure
+    to hold a recurring subject in a valued sentence, and a question-blind classifier reading
+    within-haystack recurrence ranked gold in the top two (learned AUC 0.81 on expiring-validity):
+    with every session holding about one clustered mention, recurrence no longer points at the
+    own statements."""
+    return max(2, round(n / (count + 1)))
+
+
+def _cluster_sessions(rng: Any, n: int, level: int, owns: Sequence[int], count: int,
+                      capacity: list[int]) -> list[list[int]]:
+    """For each clustered subject (own statement in session ``owns[x]``), the ``count`` sessions
+    whose competitor slots talk about it. The clusters pick in rounds, one session each per round,
+    in a drawn turn order (no role gets first pick); each picks, from its own drawn order of the
+    other sessions with a free slot, one holding the fewest clustered mentions so far (an own
+    statement of a cluster counts as one), so every session ends with about one."""
+    orders = [rng.sample([i for i in range(n) if i != own], n - 1) for own in owns]
+    turn = rng.sample(range(len(owns)), len(owns))
+    load = [1 if i in owns else 0 for i in range(n)]
+    chosen: list[list[int]] = [[] for _ in owns]
+    for _ in range(count):
+        for x in turn:
+            free = [i for i in orders[x] if capacity[i] and i not in chosen[x]]
+            if not free:
+                raise GenerationError(f"no room for {count} competitors of level {level} in {n} "
+                                      f"sessions ({len(owns)} clusters)")
+            host = min(free, key=load.__getitem__)  # the first in the drawn order among ties
+            capacity[host] -= 1
+            load[host] += 1
+            chosen[x].append(host)
+    return chosen
+
+
+def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said],
+                                                        list[datetime], tuple[Subject, ...]]:
     """The haystack's statements, times and asking moment(s) (pair arms either side of the pivot;
-    seed instants on the planned side of the hand-over, asked ``offset`` after or before)."""
+    seed instants on the planned side of the hand-over, asked ``offset`` after or before).
+
+    :func:`clusters_for` subjects are clustered, the asked one and the decoys, each with its own
+    statement and the same number of competitors (``share`` of the level, the dial); every other
+    competitor slot is about a subject of another session. Slots, forms and every per-slot draw are fixed before the
+    dial is read, so the dial only moves slots between clusters and single subjects."""
+    if not 0.0 <= share <= 1.0:
+        raise GenerationError(f"the competitor share must lie in [0, 1], got {share}")
     rng = derive_rng(seed, VERTICAL, spec.key, "plan")
-    n = spec.h + 1
+    n, kind = spec.h + 1, KIND_OF_SHAPE[spec.shape]
     times, _ = engine.daily_times(rng, n, gap_days=(1, 1))
-    kind = KIND_OF_SHAPE[spec.shape]
-    pool = {name: [w for w in names] for name, names in (("gold", GOLD_NAMES), ("parity", PARITY_NAMES))}
-    for names in pool.values():
-        rng.shuffle(names)
-    fillers = iter(zip(rng.sample(PARITY, spec.h), rng.sample(spec.filler_kinds, spec.h)))
-    items: list[Item] = []
-    for position in range(n):
-        entry, k = (spec.entry, kind) if position == spec.gold else next(fillers)
-        names = pool["gold" if position == spec.gold else "parity"]
-        values = tuple(f"{names.pop()} {names.pop()}" for _ in range(VALUES_PER_KIND[k]))
-        items.append(Item(entry, k, values, rng.choice(sorted(SPANS))))
-    pivot = times[spec.gold] + timedelta(days=SPANS[items[spec.gold].span])
-    for position, item in enumerate(items):  # competitors: another pivot than the gold's
-        if item.kind == kind and position != spec.gold:
-            spans = [s for s in sorted(SPANS) if abs(times[position] + timedelta(days=SPANS[s])
-                                                     - pivot) >= timedelta(days=MIN_PIVOT_DAYS)]
-            items[position] = item._replace(span=rng.choice(spans))
-    sessions = [engine.SessionDraft(item.entry.subject, [engine.Piece(_fill(
-        rng.choice(CONSTRUCTIONS[item.kind]), item.entry.subject, item.values, item.span))])
-        for item in items]
+    persona = conversation.draw_persona(rng)
+    doubles = set(rng.sample(range(n), n if 2 * spec.level > n else (n + 1) // 2))
+    slots = [(i, j) for i in range(n) for j in range(2 if i in doubles else 1)]
+    forms = dict(zip(slots, engine.deal(rng, FORMS[kind], len(slots))))
+    count = min(spec.level, 1 + math.floor(share * (spec.level - 1) + rng.random()))
+    capacity = [2 if i in doubles else 1 for i in range(n)]
+    owns = (spec.gold, *spec.decoys[:clusters_for(n, count) - 1])
+    clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n, spec.level,
+                                 owns, count, capacity)
+    templates = iter(engine.deal(rng, OWN[kind], n))
+    own = [Said(i, "own", spec.subjects[i], template=next(templates)) for i in range(n)]
+    targets: dict[int, list[Subject]] = {i: [] for i in range(n)}
+    for x, hosts in enumerate(clusters):
+        for i in hosts:
+            targets[i].append(spec.subjects[owns[x]])
+    clustered = {spec.subjects[o] for o in owns}
+    draws = {slot: derive_rng(seed, VERTICAL, spec.key, "slot", *slot) for slot in slots}
+    rival: list[Said] = []
+    for i, j in slots:
+        stream = draws[(i, j)]
+        single = stream.choice([s for s in spec.subjects if s not in clustered
+                                and s != spec.subjects[i]])
+        said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else single)
+        bank = COMPETITORS[said.form][kind]
+        said.template = bank[int(stream.random() * len(bank))]
+        relation = stream.randrange(len(persona.relations))
+        if said.form == "holder":
+            said.holder = persona.holder(relation)
+        rival.append(said)
+    every = own + rival
+    wanted = [(s, j) for s in every for j in range(len(re.findall(r"\{value2?\}", s.template)))]
+    names = value_pool.draw(rng, "person", len(wanted))  # one pool, drawn before any role is read
+    rng.shuffle(wanted)
+    dealt: dict[int, list[str]] = {}
+    for (said, _), name in zip(wanted, names):
+        dealt.setdefault(id(said), []).append(name)
+    for said in own:
+        said.span = rng.choice(sorted(SPANS))
+    for said, slot in zip(rival, slots):
+        span = draws[slot].choice(sorted(SPANS))
+        said.span = span if "{span}" in said.template else None
+    gold = own[spec.gold]
+    assert gold.span is not None
+    pivot = times[spec.gold] + timedelta(days=SPANS[gold.span])
+    near = timedelta(days=MIN_PIVOT_DAYS)
+    for said in every:  # no other statement's pivot within MIN_PIVOT_DAYS of the gold's
+        said.values = tuple(dealt[id(said)])
+        start = times[said.session]
+        if said.span and said is not gold and abs(start + timedelta(days=SPANS[said.span]) - pivot) < near:
+            said.span = rng.choice([s for s in sorted(SPANS)
+                                    if abs(start + timedelta(days=SPANS[s]) - pivot) >= near])
+    sessions = [[_statement(draws[(i, 0)], said, kind) for said in every if said.session == i]
+                for i in range(n)]
     margin = [timedelta(minutes=rng.randint(*ARM_MARGIN_MINUTES)) for _ in range(2)]
     if spec.pair is not None:
         asked = [pivot - margin[0], pivot + margin[1]]
@@ -359,49 +712,72 @@ def _plan(seed: int, spec: Spec) -> tuple[engine.HaystackDraft, list[Item], list
         instant = pivot - margin[0] if spec.side == 0 else pivot + margin[0]
         shift = timedelta(days=OFFSETS.get(spec.offset, 0))
         asked = [instant + shift if spec.shape == "as-of" else instant - shift]
-    topics = {item.entry.subject: item.entry.subject for item in items}
-    draft = engine.HaystackDraft(spec.key, sessions, topics, (spec.entry.subject,), times, asked[-1])
-    return draft, items, asked
+    plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED)
+    return plan, every, asked, tuple(spec.subjects[o] for o in owns)
 
 
-Reading = NamedTuple("Reading", [("session", int), ("kind", str), ("subject", str),
-                                 ("values", tuple[str, ...]), ("days", int)])
+def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
+    """The :class:`..conversation.Statement` of a planned statement: its text, the topic replies
+    name (a holder's own thing is "her boiler", introduced by the statement itself) and stance."""
+    holder = {"rel": said.holder.noun, "poss": said.holder.poss} if said.holder else None
+    text = _fill(said.template, subject=said.subject, values=said.values, span=said.span,
+                 holder=holder)
+    request = rng.choice(REQUESTS[kind]).format(subject=phrase(said.subject))
+    if holder is not None:
+        return conversation.Statement(text, f"{holder['poss']} {said.subject[0]}", "other",
+                                      holder=f"your {holder['rel']}")
+    stance = "intends" if said.form == "own" and kind == "plan" else STANCE[said.form]
+    if said.form == "suggestion":
+        return conversation.Statement(text, phrase(said.subject), stance,  # type: ignore[arg-type]
+                                      role="assistant", request=request)
+    return conversation.Statement(text, phrase(said.subject), stance)  # type: ignore[arg-type]
 
 
-def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
-    """Every statement in the rendered sessions (texts only, never the plan); a value-shaped name
-    outside a statement that names its subject is fatal."""
-    found: list[Reading] = []
-    for index, turns in enumerate(texts):
-        for text in turns:
-            rest = text
-            for kind, _, pattern in _PATTERNS:
-                for m in pattern.finditer(text):
-                    values = (m["value"], m["value2"]) if "value2" in m.groupdict() else (m["value"],)
-                    found.append(Reading(index, kind, m["subject"], values, SPANS[m["span"]]))
-                    rest = rest.replace(m.group(0), " ")
-            if stray := re.search(_VALUE, rest):
-                raise GenerationError(f"session {index}: {stray.group(0)!r} stated outside a "
-                                      f"statement that names its subject: {text!r}")
-    return found
+# --- reading gold back -------------------------------------------------------------------------
 
 
-Gold = NamedTuple("Gold", [("answer", str), ("value", str), ("other", str), ("others", tuple[str, ...]),
-                           ("session", int), ("competitors", int), ("later", bool)])
-"""A question's gold, recomputed from a record's text and final timestamps."""
+class Gold(NamedTuple):
+    """A question's gold, recomputed from a record's text and final timestamps."""
+
+    answer: str
+    value: str
+    other: str
+    others: tuple[str, ...]
+    earlier: tuple[str, ...]
+    competitors: tuple[str, ...]
+    session: int
+    rivals: int
+    distractors: int
+    later: bool
 
 
-def recompute_gold(record: Mapping[str, Any], entry: Entry, offset: str = "") -> Gold:
-    """Gold of ``record`` from its own bytes: the statement about ``entry`` read from the text, the
-    pivot from its formatted session timestamp plus the span, the instant from ``question_date``."""
+def asked_subject(record: Mapping[str, Any]) -> Subject:
+    """The subject a record's question asks about, read from the question text."""
+    m = _pattern("{subject}").search(record["question"])
+    if m is None:
+        raise GenerationError(f"{record['question_id']}: the question names no subject")
+    return m["noun"], m["place"]
+
+
+def recompute_gold(record: Mapping[str, Any], subject: Subject | None = None,
+                   offset: str = "") -> Gold:
+    """Gold of ``record`` from its own bytes: the own statement about the asked subject read from the
+    text, the pivot from its formatted session timestamp plus the span, the instant from
+    ``question_date``; every competitor of the subject read back and checked not to answer."""
     qid, block = record["question_id"], record["typedmemeval"]
     shape, arm = block["shape"], block.get("arm")
+    noun, place = subject or asked_subject(record)
+    offset = offset or next((o for o in OFFSETS if re.search(rf"\b{o}\b", record["question"])), "")
     readings = read_statements([[t["content"] for t in s] for s in record["haystack_sessions"]])
-    mine = [r for r in readings if r.subject == entry.subject]
+    mine = [r for r in readings if r.form == "own" and (r.noun, r.place) == (noun, place)]
     if len(mine) != 1 or mine[0].kind != KIND_OF_SHAPE[shape]:
-        raise GenerationError(f"{qid}: {entry.subject} read back as {mine}, one "
+        raise GenerationError(f"{qid}: {phrase((noun, place))} read back as {mine}, one own "
                               f"{KIND_OF_SHAPE[shape]} statement expected")
     gold = mine[0]
+    rivals = [r for r in readings if r.form != "own" and r.noun == noun
+              and r.place in (place, None)]
+    if any(r.kind != gold.kind for r in readings):
+        raise GenerationError(f"{qid}: a statement of another kind than {gold.kind}")
     dates = [parse_corpus_date(text) for text in record["haystack_dates"]]
     pivot = dates[gold.session] + timedelta(days=gold.days)
     if pivot - dates[-1] < MIN_PIVOT_AFTER_LAST:
@@ -415,52 +791,89 @@ def recompute_gold(record: Mapping[str, Any], entry: Entry, offset: str = "") ->
     if (arm == "before" and later) or (arm == "after" and not later):
         raise GenerationError(f"{qid}: the pivot does not fall strictly between the arms ({arm} arm "
                               f"asks {'after' if later else 'before'} it)")
+    if any(r.days and r is not gold and abs(dates[r.session] + timedelta(days=r.days) - pivot)
+           < timedelta(days=MIN_PIVOT_DAYS) for r in readings):
+        raise GenerationError(f"{qid}: another statement shares the gold's pivot")
     value = gold.values[1 if later and gold.kind == "schedule" else 0]
     other = gold.values[0 if later else 1] if gold.kind == "schedule" else ""
-    competitors = [r for r in readings if r.kind == gold.kind and r is not gold]
-    if any(abs(dates[r.session] + timedelta(days=r.days) - pivot) < timedelta(days=MIN_PIVOT_DAYS)
-           for r in competitors):
-        raise GenerationError(f"{qid}: a competing item shares the gold's pivot")
-    others = tuple(sorted({v for r in readings for v in r.values} - {value}))
-    answer = ANSWERS[(shape, arm)].format(value=value, subject=entry.subject)
-    return Gold(answer, value, other, others, gold.session, len(competitors), later)
+    competitors = tuple(v for r in rivals for v in r.values)
+    if value in competitors or other in competitors:
+        raise GenerationError(f"{qid}: a competitor names the gold value {value!r}")
+    earlier = tuple(v for r in rivals if r.form == "earlier" for v in r.values)
+    others = tuple(sorted({v for r in readings for v in r.values} - {value, other}))
+    answer = ANSWERS[(shape, arm)].format(value=value, subject=phrase((noun, place)))
+    distractors = sum(1 for r in readings if r.form == "own" and r is not gold)
+    return Gold(answer, value, other, others, earlier, competitors, gold.session, len(rivals),
+                distractors, later)
 
 
 def _answer_key(shape: str, arm: str | None, gold: Gold) -> dict[str, Any]:
-    wrong = [v for v in gold.others if v != gold.other]
+    """Competitor values are ``wrong``; an earlier state's are ``stale`` wherever the judge reads
+    stale as not-gold (a ``no_longer`` key counts stale as the gold itself, so there they stay
+    ``wrong``)."""
+    no_longer = shape == "expiring-validity" and arm == "after"
+    stale = [] if no_longer else list(gold.earlier)
+    wrong = [v for v in gold.others if v not in stale]
     if shape in UNPAIRED:
-        side = {"stale": [gold.other]} if gold.later else {"premature": [gold.other]}
+        side = {"stale": [gold.other, *stale]} if gold.later else {"premature": [gold.other],
+                                                                   "stale": stale}
         return engine.answer_key(accepted=[gold.value], wrong=wrong, **side)
-    named = {"must_name": [gold.value], "wrong": wrong}
+    named = {"must_name": [gold.value], "wrong": wrong, "stale": stale}
     if arm == "before":
         premature = [] if shape == "expiring-validity" else [gold.value]
         return engine.answer_key(expected_negative="not_yet", premature=premature, **named)
     if shape == "due-later":
         return engine.answer_key(accepted=[gold.value], **named)
     if shape == "expiring-validity":
-        return engine.answer_key(expected_negative="no_longer", stale=[gold.value], **named)
+        return engine.answer_key(expected_negative="no_longer", **{**named, "stale": [gold.value]})
     # not-yet-true after: the record cannot say whether the plan went ahead; the gold names it.
     return engine.answer_key(expected_negative="abstain", **named)
 
 
-def _records(seed: int, spec: Spec, rate: float, tally: engine.Tally) -> list[dict[str, Any]]:
-    draft, items, asked = _plan(seed, spec)
-    stay = engine.render(seed, VERTICAL, draft, rate, SCAFFOLD, tally)
-    engine.check_haystack(stay)
+RENDER_ATTEMPTS = 200
+
+
+def _render(seed: int, plan: conversation.HaystackPlan, tally: engine.Tally) -> engine.Haystack:
+    """The haystack rendered so that every session's turn order is shared by another session of
+    it (V7's role-sequence rule compares gold's with its distractors'): a rendering where some
+    session's length is unique is redrawn under the next key, whichever session that is, so the
+    redraw knows nothing of gold. Only the kept rendering is tallied."""
+    for attempt in range(RENDER_ATTEMPTS):
+        key = plan.key if attempt == 0 else f"{plan.key}~{attempt}"
+        draft = engine.Tally()
+        stay = conversation.render_haystack(seed, VERTICAL, dataclasses.replace(plan, key=key), draft)
+        lengths = Counter(len(session) for session in stay.sessions)
+        if min(lengths.values()) >= 2:
+            engine.check_haystack(stay)
+            tally.add(draft.counts())
+            return stay
+    raise GenerationError(f"{plan.key}: no rendering in {RENDER_ATTEMPTS} where every turn order "
+                          "occurs twice")
+
+
+def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> list[dict[str, Any]]:
+    plan, planned, asked, clustered = _plan(seed, spec, share)
+    stay = _render(seed, plan, tally)
     texts = stay.texts()
+    kind = KIND_OF_SHAPE[spec.shape]
     readings = read_statements(texts)
-    planned = [Reading(i, it.kind, it.entry.subject, it.values, SPANS[it.span]) for i, it in enumerate(items)]
-    if readings != planned:
-        raise GenerationError(f"{spec.key}: the text reads back as {readings}, planned {planned}")
-    question = QUESTIONS[spec.shape].format(subject=spec.entry.subject, offset=spec.offset)
+    if readings != sorted(said.reading(kind) for said in planned):
+        raise GenerationError(f"{spec.key}: the text does not read back as planned")
+    question = QUESTIONS[spec.shape].format(subject=phrase(spec.asked), offset=spec.offset)
     for text in (question, *(t for turns in texts for t in turns)):  # V4 at calendar level
         if findings := v4_findings(text, "calendar"):
             raise GenerationError(f"{spec.key}: V4 {findings[0]} in {text!r}")
+    rivals = sum(1 for s in planned if s.form != "own" and s.subject[0] == spec.asked[0]
+                 and (s.subject == spec.asked or s.form == "holder"))
+    count, *decoyed = (sum(1 for s in planned if s.form != "own" and s.subject == subject)
+                       for subject in clustered)
+    if clustered[0] != spec.asked or not decoyed or set(decoyed) != {count} or count > spec.level:
+        raise GenerationError(f"{spec.key}: {count} competitors of the asked subject, {decoyed} of "
+                              f"the decoys (level {spec.level}): the clusters must match")
     block: dict[str, Any] = {
-        "gold_components": [{"kind": KIND_OF_SHAPE[spec.shape], "session_index": spec.gold,
-                             "memory_type": MEMORY_TYPE}],
-        "dial": {"name": "competing_items", "value": spec.competing},
-        "difficulty": COMPETING_LEVELS.index(spec.competing) + 1}
+        "gold_components": [{"kind": kind, "session_index": spec.gold, "memory_type": MEMORY_TYPE}],
+        "dial": {"name": "valued_competitors", "value": count},
+        "difficulty": LEVELS.index(spec.level) + 1}
     arms = ("before", "after") if spec.pair is not None else (None,)
     out = []
     for arm, moment in zip(arms, asked):
@@ -469,10 +882,10 @@ def _records(seed: int, spec: Spec, rate: float, tally: engine.Tally) -> list[di
                                question_id=f"{spec.key}/{arm}", vertical=VERTICAL, shape=spec.shape,
                                memory_type=MEMORY_TYPE, question=question, answer="",
                                gold=[(spec.gold, 0)], block={**block, **extra})
-        gold = recompute_gold(record, spec.entry, spec.offset)
+        gold = recompute_gold(record, spec.asked, spec.offset)
         record["answer"] = gold.answer
         record["typedmemeval"]["answer_key"] = _answer_key(spec.shape, arm, gold)
-        _check_record(record, gold, spec)
+        _check_record(record, gold, spec, rivals)
         out.append(record)
     if len(out) == 2 and (out[0]["haystack_sessions"] != out[1]["haystack_sessions"]
                           or out[0]["answer"] == out[1]["answer"]):
@@ -480,14 +893,18 @@ def _records(seed: int, spec: Spec, rate: float, tally: engine.Tally) -> list[di
     return out
 
 
-def _check_record(record: dict[str, Any], gold: Gold, spec: Spec) -> None:
+def _check_record(record: dict[str, Any], gold: Gold, spec: Spec, rivals: int) -> None:
+    """The rules read back per record; ``rivals`` is the plan's count of competitor statements
+    about the asked subject (its cluster, plus another holder's own one of the same noun that a
+    statement about another subject happened to draw)."""
     qid, arm = record["question_id"], record["typedmemeval"].get("arm")
     marked = [i for i, s in enumerate(record["haystack_sessions"]) if any(t["has_answer"] for t in s)]
     if marked != [gold.session]:
         raise GenerationError(f"{qid}: has_answer marks {marked}, the statement is in {gold.session}")
-    if gold.competitors != spec.competing or (spec.shape == "due-later"
-                                              and gold.competitors < MIN_DISTRACTOR_REMINDERS):
-        raise GenerationError(f"{qid}: {gold.competitors} competing items, planned {spec.competing}")
+    if gold.rivals != rivals or (spec.shape == "due-later"
+                                 and gold.distractors < MIN_DISTRACTOR_REMINDERS):
+        raise GenerationError(f"{qid}: {gold.rivals} competitors ({gold.distractors} distractor "
+                              f"reminders), planned {rivals}")
     if spec.shape in UNPAIRED and gold.later != bool(spec.side):
         raise GenerationError(f"{qid}: the asked instant is on the other side of the hand-over")
     if arm == "before" and not re.search(r"\bnot (?:\w+ )?yet\b", record["answer"]):
@@ -496,7 +913,9 @@ def _check_record(record: dict[str, Any], gold: Gold, spec: Spec) -> None:
         raise GenerationError(f"{qid}: the gold claims the plan went ahead")
     other = gold.other or next(iter(gold.others), "Nobody Known")
     blind = [text.format(value=gold.value, other=other) for text in TIME_BLIND[(spec.shape, arm)]]
-    engine.judge_gold(record, wrong_answers=blind)
+    rival_answers = [ANSWERS[(spec.shape, arm)].format(value=v, subject=phrase(spec.asked))
+                     for v in gold.competitors]
+    engine.judge_gold(record, wrong_answers=blind + rival_answers)
 
 
 @lru_cache(maxsize=4)
@@ -515,17 +934,16 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     if unknown := sorted(set(shapes) - set(SHAPES)):
         raise GenerationError(f"unknown shapes {unknown}")
     specs = _layout(seed)
-    for shape in SHAPES:  # the competing dial takes every level in every shape (§2.1)
-        if {s.competing for s in specs if s.shape == shape} != set(COMPETING_LEVELS):
-            raise GenerationError(f"{shape}: the competing-items dial misses a level")
+    for shape in SHAPES:  # the competitor count takes every level in every shape (§2.1)
+        if {s.level for s in specs if s.shape == shape} != set(LEVELS):
+            raise GenerationError(f"{shape}: the competitor levels miss a level")
     tally = engine.Tally()
     records: list[dict[str, Any]] = []
     subject_words: dict[str, frozenset[str]] = {}
     for spec in specs:
         if spec.shape in shapes:
-            rate = float(competition_by_shape[spec.shape])  # the engine refuses one outside [0, 1]
-            for record in _records(seed, spec, rate, tally):
-                subject_words[record["question_id"]] = spec.entry.words
+            for record in _records(seed, spec, float(competition_by_shape[spec.shape]), tally):
+                subject_words[record["question_id"]] = frozenset(raw_tokens(" ".join(spec.asked)))
                 records.append(record)
     if set(shapes) == set(SHAPES):
         engine.check_rarity(records, subject_words)
@@ -536,6 +954,97 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     return engine.Built(engine.finish(records), tally)
 
 
-__all__ = ["ABBREV", "CALIBRATED_SHAPES", "FACTS", "GENERATOR",
-           "GENERATOR_VERSION", "PARITY", "RECORDED_COMPETITION", "REVISION", "SEED", "SHAPES",
-           "VERTICAL", "build", "read_statements", "recompute_gold"]
+READER_BOUND, LEARNED_TRIES = 0.60, 12
+"""The subject-and-value reader's bound (GATES.md §7), kept at every searched point; how many rounds
+of the corpus-wide adversary check the search may take before it gives up."""
+
+
+def search_dial(seed: int = SEED) -> dict[str, Any]:
+    """The authoring search. Per shape, building only that shape (a shape reads only its own dial):
+    :func:`..calibration.search_shape` (sweep, then bisect), every point measured by the reference
+    BM25, the whole Appendix D panel (lexical members and, with the ``[dense]`` extra, the dense
+    and hybrid arms) and the subject-and-value reader. A shape's candidates are its points with the
+    reference and the panel at or under the ceiling and the reader at or under its bound, nearest
+    the target first. Then the whole corpus, built from each shape's first candidate, goes through
+    the adversary gate (its learned adversary trains across shapes, so it cannot be searched per
+    shape); a shape it refuses moves to its next candidate, and every such step is recorded, so
+    the record shows how much of the choice the adversaries made."""
+    from ...corpus.models import QuestionRecord
+    from ...gates import adversaries
+    from ...retrieval import panel
+    from ..primitives import dump_json
+    from ..sidecar import corpus_from_text
+
+    dense = panel.dense_retriever()
+    reader: dict[tuple[str, float], float] = {}
+    phrase: dict[tuple[str, float], float] = {}
+    searches: dict[str, calibration.ShapeSearch] = {}
+    for shape in CALIBRATED_SHAPES:
+        def evaluate(dial: float, shape: str = shape) -> tuple[float, float]:
+            records = [QuestionRecord.model_validate(r)
+                       for r in build(seed, {shape: dial}, shapes=(shape,)).records]
+            means = [panel.mean_by_shape(records, panel.coverage_by_question(records, member))
+                     for member in panel.WHOLE_LEXICAL_PANEL]
+            if dense is not None:
+                rankings = panel.question_rankings(records, dense)
+                means += [panel.mean_by_shape(records, panel.coverage_from_rankings(records, rankings)),
+                          panel.mean_by_shape(records, panel.hybrid_coverage(
+                              records, panel.HybridRRF(dense), rankings))]
+            stays = adversaries._haystacks(records)
+            reader[(shape, dial)] = sum(adversaries._gold_at_1(adversaries.reader_scores(h), h.gold)
+                                        for h in stays) / len(stays)
+            phrase[(shape, dial)] = sum(adversaries._coverage(adversaries._ranking(
+                adversaries.phrase_scores(h)), h.gold) for h in stays) / len(stays)
+            reference = calibration.shape_coverage(records, shape)
+            assert reference is not None
+            return reference, max(m for mean in means if (m := mean.get(shape)) is not None)
+
+        searches[shape] = calibration.search_shape(evaluate, shape)
+    ceiling = calibration.SATURATION_CEILING
+    def nearest(search: calibration.ShapeSearch) -> list[float]:
+        """The shape's allowed points, nearest the target first (ties: the smaller dial)."""
+        coverage = dict(search.points)
+        allowed = [dial for dial, cov in search.points if cov <= ceiling
+                   and search.panel_max[dial] <= ceiling and reader[(search.shape, dial)] <= READER_BOUND
+                   and phrase[(search.shape, dial)] <= adversaries.PHRASE_CEILING]
+        return sorted(allowed, key=lambda d: (round(abs(coverage[d] - calibration.TARGET), 9), d))
+
+    candidates = {shape: nearest(search) or [search.dial] for shape, search in searches.items()}
+    chosen = {shape: 0 for shape in CALIBRATED_SHAPES}
+    steps: list[dict[str, Any]] = []
+    for _ in range(LEARNED_TRIES):
+        dial = {shape: candidates[shape][min(k, len(candidates[shape]) - 1)]
+                for shape, k in chosen.items()}
+        corpus = corpus_from_text(dump_json(build(seed, dial).records),
+                                  f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
+        refused = sorted({r.shape for r in adversaries.check(corpus).refusals if r.shape})
+        steps.append({"dial": dial, "refused_by_adversaries": refused})
+        movable = [s for s in refused if chosen[s] + 1 < len(candidates[s])]
+        if not movable:
+            break
+        for shape in movable:
+            chosen[shape] += 1
+    # All refused: keep the first (nearest the target) rather than wherever the walk stopped.
+    final = steps[-1] if not steps[-1]["refused_by_adversaries"] else steps[0]
+    for shape, search in searches.items():
+        search.dial = final["dial"][shape]
+        search.coverage = dict(search.points)[search.dial]
+    result = calibration.CalibrationResult({s: v.dial for s, v in searches.items()}, searches, 0.0)
+    record = result.record()
+    record["dial"] = ("competitor share: each clustered subject (the asked one and the decoys) gets "
+                      "1 + floor(d x (level - 1) + u) competitors, forms dealt from FORMS; panel_max "
+                      "is the maximum over the whole Appendix D panel")
+    record["panel"] = [m.name for m in panel.WHOLE_LEXICAL_PANEL] + (
+        [panel.DENSE_NAME, panel.HYBRID_NAME] if dense is not None else ["dense not searched"])
+    record["reader_gold_at_1"] = {s: [[d, round(reader[(s, d)], 6)] for d, _ in v.points]
+                                  for s, v in searches.items()}
+    record["phrase_reader_coverage_at_5"] = {s: [[d, round(phrase[(s, d)], 6)] for d, _ in v.points]
+                                             for s, v in searches.items()}
+    record["candidates"] = candidates
+    record["adversary_steps"] = steps
+    return record
+
+
+__all__ = ["ABBREV", "CALIBRATED_SHAPES", "GENERATOR", "GENERATOR_VERSION", "NOUNS", "PLACES",
+           "RECORDED_COMPETITION", "REVISION", "SEED", "SHAPES", "VERTICAL", "asked_subject",
+           "build", "read_statements", "recompute_gold", "search_dial"]

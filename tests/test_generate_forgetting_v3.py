@@ -1,0 +1,413 @@
+"""The revision-3 Forgetting generator (pytest_typedmemeval.generate.verticals.forgetting).
+
+Each test names the failure it guards against (VERTICALS.md Appendix D): a value pool split by role,
+competition without values, fixed gold positions, gold that the text does not say, a judge that
+accepts a wrong answer, and every validity rule refusing an injected defect."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import statistics
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
+from pytest_typedmemeval.corpus.naturalness import measure as naturalness
+from pytest_typedmemeval.generate import conversation, engine, values
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
+from pytest_typedmemeval.generate.verticals import forgetting as fg
+from pytest_typedmemeval.judge.mechanical import judge_answer
+from pytest_typedmemeval.judge.outcomes import Outcome
+
+DIAL = fg.RECORDED_COMPETITION
+QUESTION = re.compile(r"Which (.+) do I have for the (.+?)\? ")
+
+
+@pytest.fixture(scope="module")
+def built() -> engine.Built:
+    return fg.build(fg.SEED, DIAL)
+
+
+@pytest.fixture(scope="module")
+def corpus(built: engine.Built) -> list[dict[str, Any]]:
+    return built.records
+
+
+def _by_shape(records: list[dict[str, Any]], shape: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["question_type"] == shape]
+
+
+def _gold(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["question_type"] != "never-known"]
+
+
+def _turns(record: dict[str, Any]) -> list[str]:
+    return [t["content"] for s in record["haystack_sessions"] for t in s]
+
+
+def _grade(record: dict[str, Any], answer: str) -> Outcome:
+    return judge_answer(answer, AnswerKey.model_validate(record["typedmemeval"]["answer_key"])).outcome
+
+
+def _stay(record: dict[str, Any]) -> engine.Haystack:
+    """A record's haystack as the reader sees it (the text only)."""
+    sessions = [[engine.Turn(t["role"], t["content"]) for t in s] for s in record["haystack_sessions"]]
+    return engine.Haystack(record["question_id"], list(record["haystack_session_ids"]), [], None,
+                           sessions, [[] for _ in sessions], [None] * len(sessions))  # type: ignore[arg-type]
+
+
+def _asked(record: dict[str, Any]) -> fg.Entry:
+    match = QUESTION.match(record["question"])
+    assert match is not None
+    return next(e for e in fg.ENTRIES if (e.noun, e.target) == (match[1], match[2]))
+
+
+# --------------------------------------------------------------------------------------------
+# Shape, ids, determinism
+
+
+def test_build_is_byte_deterministic_and_shapes_do_not_depend_on_each_other(corpus) -> None:
+    assert dump_json(fg.build(fg.SEED, DIAL).records) == dump_json(corpus)
+    alone = fg.build(fg.SEED, DIAL, shapes=("never-known",)).records
+    assert dump_json(alone) == dump_json(_by_shape(corpus, "never-known"))
+
+
+def test_counts_opaque_ids_and_schema(corpus) -> None:
+    assert [len(_by_shape(corpus, s)) for s in fg.SHAPES] == [20, 15, 15]
+    assert [r["question_id"] for r in corpus] == [f"tme-for-{i:03d}" for i in range(1, 51)]
+    never = sorted(int(r["question_id"][-3:]) for r in _by_shape(corpus, "never-known"))
+    assert never != list(range(never[0], never[0] + 15)), "never-known ids form a block"
+    for record in corpus:
+        QuestionRecord.model_validate(record)
+        assert fg.CURRENCY_CLAUSE in record["question"]
+        n = len(record["haystack_sessions"]) - len(record["answer_session_ids"])
+        assert 15 <= n <= 25
+
+
+def test_pairs_share_one_haystack_and_flip_gold(corpus) -> None:
+    pairs: dict[str, list[dict[str, Any]]] = {}
+    for record in corpus:
+        if "pair_id" in record["typedmemeval"]:
+            pairs.setdefault(record["typedmemeval"]["pair_id"], []).append(record)
+    assert len(pairs) == 15
+    for arms in pairs.values():
+        treatment, control = sorted(arms, key=lambda r: r["typedmemeval"]["arm"], reverse=True)
+        assert (treatment["question_type"], control["question_type"]) == ("invalidated", "still-valid")
+        assert _turns(treatment) == _turns(control)
+        assert treatment["haystack_dates"] == control["haystack_dates"]
+        assert not set(treatment["answer_session_ids"]) & set(control["answer_session_ids"])
+
+
+# --------------------------------------------------------------------------------------------
+# V5: gold is what the text says; competitors are read back and none answers
+
+
+def test_gold_is_what_the_flagged_turns_say(corpus) -> None:
+    """Statement then follow-up, 4-15 sessions apart, both naming the value; the invalidation's
+    event is the one the gold answer quotes."""
+    for record in _gold(corpus):
+        flagged = [(i, t["content"]) for i, s in enumerate(record["haystack_sessions"])
+                   for t in s if t["has_answer"]]
+        assert [record["haystack_session_ids"][i] for i, _ in flagged] == record["answer_session_ids"]
+        (first, stated), (second, follow) = flagged
+        assert 4 <= second - first <= 15
+        asked = _asked(record)
+        value = record["answer"].split(",")[0]
+        assert f"{asked.noun} for the {asked.target}" in stated and value in stated
+        assert asked.thing in follow and value in follow
+        if record["question_type"] == "invalidated":
+            event = record["answer"].split(": you ")[1].rstrip(".")
+            assert f"I {event}" in follow
+        readings = [r for r in fg.read(_stay(record)) if r.entry is asked and r.own_current]
+        assert [(r.session, r.value) for r in readings] == [(first, value), (second, value)]
+
+
+def test_competitors_carry_values_are_read_back_and_never_answer(corpus) -> None:
+    kinds: Counter[str] = Counter()
+    for record in _gold(corpus):
+        asked = _asked(record)
+        key = record["typedmemeval"]["answer_key"]
+        gold = key.get("must_name", key.get("accepted"))[0]
+        rivals = [r for r in fg.read(_stay(record)) if r.entry is asked and not r.own_current]
+        assert rivals, f"{record['question_id']}: no valued competitor of the asked subject"
+        for rival in rivals:
+            kinds[rival.kind] += 1
+            assert rival.value != gold and rival.value in key["wrong"]
+            assert rival.holder is not None or rival.kind == "declined" or rival.target != asked.target
+            assert _grade(record, f"{rival.value}, and that is still current.") is not Outcome.CORRECT
+        gold_sessions = {i for i, s in enumerate(record["haystack_sessions"])
+                         if any(t["has_answer"] for t in s)}
+        assert not gold_sessions & {r.session for r in rivals}
+    assert set(kinds) == {"holder", "holder-follow", "declined", "instance"}, kinds
+    assert sum(kinds.values()) / len(_gold(corpus)) >= 3
+
+
+def test_every_session_holds_one_own_event_and_one_to_four_competitors(corpus) -> None:
+    """Gold sessions look like every other session: one own lifecycle event, 1-4 competitors,
+    every lifecycle 4-15 sessions apart (so the gap does not mark the asked one either)."""
+    for record in corpus:
+        readings = fg.read(_stay(record))
+        per_session = Counter(r.session for r in readings)
+        own = [r for r in readings if r.own_current]
+        assert set(per_session.values()) <= {2, 3, 4, 5}, record["question_id"]
+        assert sorted(Counter(r.session for r in own).values()) == [1] * len(
+            record["haystack_sessions"])
+        for entry in {r.entry for r in own}:
+            sessions = [r.session for r in own if r.entry is entry]
+            assert len(sessions) == 1 or 4 <= sessions[1] - sessions[0] <= 15
+
+
+def test_every_subject_is_discussed_alike_so_the_asked_one_does_not_recur_more(corpus) -> None:
+    """Each competitor goes to the least-discussed subject, so no subject of a haystack recurs
+    more than the others (the recurrence tell that beat episodic v3), the asked one included."""
+    level = []
+    for record in corpus:
+        count = Counter(r.entry for r in fg.read(_stay(record)))
+        assert max(count.values()) - min(count.values()) <= 2, record["question_id"]
+        if record["question_type"] != "never-known":
+            asked = count[_asked(record)]
+            level.append(sum(1 for c in count.values() if c >= asked) / len(count))
+    assert statistics.mean(level) >= 0.5, "the asked subject tops its haystack's mentions"
+
+
+def test_never_known_noun_occurs_nowhere_and_the_valued_near_miss_is_read_back(corpus) -> None:
+    """§2.5 rule 7, kept at revision 3: the asked noun is in no session of its haystack, not even as
+    a substring; the near-miss (a plainly different thing for the same purpose) is the user's own,
+    with its value, so abstaining needs telling the two apart. (Red team 3 read "abstain when the
+    noun never occurs" as a win; it is the construct: the commitment arms V10/V11 measure it.)"""
+    siblings = {e.sibling: e for e in fg.ENTRIES if e.sibling}
+    for record in _by_shape(corpus, "never-known"):
+        match = QUESTION.match(record["question"])
+        assert match is not None
+        near = siblings[match[1]]
+        text = "\n".join(t["content"] for s in record["haystack_sessions"] for t in s).lower()
+        assert near.sibling not in text and near.sibling.split()[-1] not in text
+        seen = [r for r in fg.read(_stay(record)) if r.entry is near and r.own_current]
+        assert seen and seen[0].kind == "statement" and seen[0].value
+        assert _grade(record, f"{seen[0].value}, and that is still current.") is not Outcome.CORRECT
+        assert frozenset({near.noun, near.sibling}) not in fg.NEAR_SYNONYMS
+        assert record["typedmemeval"]["answer_key"]["expected_negative"] == "abstain"
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def test_phrase_match_does_not_saturate(corpus) -> None:
+    """The red team's second reader: sessions with a user sentence holding the asked noun and
+    "for the <purpose>", in session order, first five. It covered gold 1.00 / 1.00 when only the
+    user's own statements and declined options carried the phrase; competitors of every holder
+    now carry it too."""
+    for shape in ("invalidated", "still-valid"):
+        cover = []
+        for record in _by_shape(corpus, shape):
+            noun, target = QUESTION.match(record["question"]).groups()  # type: ignore[union-attr]
+            hits = [i for i, s in enumerate(record["haystack_sessions"])
+                    if any(noun in x.lower() and f"for the {target}" in x.lower()
+                           for t in s if t["role"] == "user" for x in _SENTENCE.split(t["content"]))]
+            gold = {i for i, s in enumerate(record["haystack_sessions"])
+                    if any(t["has_answer"] for t in s)}
+            assert len(hits) >= 4, record["question_id"]
+            cover.append(len(gold & set(hits[:5])) / len(gold))
+        assert statistics.mean(cover) <= 0.90, (shape, statistics.mean(cover))
+
+
+# --------------------------------------------------------------------------------------------
+# One pool, roles after the draw; positions drawn
+
+
+def test_one_pool_values_do_not_depend_on_their_role(corpus) -> None:
+    """Gold values and competitor values share one pool per type: the same forms, the same word
+    stock, the same length, and every value's type is the type its subject asks for."""
+    gold: list[str] = []
+    rivals: list[str] = []
+    for record in _gold(corpus):
+        asked = _asked(record)
+        for reading in fg.read(_stay(record)):
+            assert values.value_type(reading.value) == reading.entry.value_type
+            if reading.entry is asked:
+                (gold if reading.own_current else rivals).append(reading.value)
+    for kind in ("person", "brand"):
+        g = [v for v in gold if values.value_type(v) == kind]
+        r = [v for v in rivals if values.value_type(v) == kind]
+        assert g and r
+        words_g = {w for v in g for w in v.split()}
+        words_r = {w for v in r for w in v.split()}
+        assert len(words_g & words_r) >= 0.3 * len(words_g), kind
+        assert abs(statistics.mean(map(len, g)) - statistics.mean(map(len, r))) < 1.5, kind
+    share = [sum(values.value_type(v) == "person" for v in vs) / len(vs) for vs in (gold, rivals)]
+    assert abs(share[0] - share[1]) < 0.25, share
+
+
+def test_gold_positions_are_drawn_not_fixed(corpus) -> None:
+    records = _gold(corpus)
+    starts, ends, relative = set(), set(), []
+    for record in records:
+        n = len(record["haystack_sessions"])
+        gold = [record["haystack_session_ids"].index(s) for s in record["answer_session_ids"]]
+        starts.add(gold[0])
+        ends.add(n - 1 - gold[1])
+        relative += [g / (n - 1) for g in gold]
+    assert len(starts) >= 8 and len(ends) >= 8
+    assert sum(r < 0.5 for r in relative) / len(relative) == pytest.approx(0.5, abs=0.2)
+    firsts = sum(0 in [r["haystack_session_ids"].index(s) for s in r["answer_session_ids"]]
+                 for r in records)
+    assert firsts <= len(records) / 3
+
+
+def test_every_role_sequence_occurs_three_times_per_haystack(corpus) -> None:
+    for record in corpus:
+        counts = Counter(tuple(t["role"] for t in s) for s in record["haystack_sessions"])
+        assert min(counts.values()) >= fg.ROLE_SEQUENCE_COPIES, record["question_id"]
+
+
+def test_conversation_meets_the_naturalness_bounds(corpus) -> None:
+    measured = naturalness(corpus)
+    assert measured.adjacent_shared_content_word.share >= 0.50
+    assert measured.distinct_sentences.share >= 0.50
+    assert measured.assistant_questions_answered.share >= 0.80
+
+
+def test_answer_keys_grade_gold_correct_and_typical_wrong_answers_not(corpus) -> None:
+    for record in corpus:
+        assert _grade(record, record["answer"]) is Outcome.CORRECT, record["question_id"]
+        key = record["typedmemeval"]["answer_key"]
+        other = key["wrong"][0]
+        if record["question_type"] == "invalidated":
+            value = key["must_name"][0]
+            wrong = [f"{value}, and that is still current.", f"You have {value}.",
+                     f"{other}, but that no longer holds: you dropped them."]
+        elif record["question_type"] == "still-valid":
+            value = key["accepted"][0]
+            wrong = [f"{value}, but you stopped using them.", f"{other}, and that is still current."]
+        else:
+            wrong = [f"{other}, and that is still current.", "You sold it."]
+        for answer in wrong:
+            assert _grade(record, answer) is not Outcome.CORRECT, (record["question_id"], answer)
+
+
+def test_recorded_dial_is_the_search_record(corpus) -> None:
+    from pytest_typedmemeval.generate import registry
+    from pytest_typedmemeval.generate.calibration import shape_coverage
+
+    record = registry.calibration_record(fg)
+    assert record is not None
+    records = [QuestionRecord.model_validate(r) for r in corpus]
+    for shape in fg.CALIBRATED_SHAPES:
+        searched = record["by_shape"][shape]
+        assert searched["dial"] == DIAL[shape]
+        assert round(shape_coverage(records, shape), 6) == searched["coverage"]
+    solo = fg.N_INVALIDATED - fg.N_PAIRS
+    assert DIAL["never-known"] == (fg.N_PAIRS * DIAL["still-valid"] + solo * DIAL["invalidated"]) \
+        / fg.N_INVALIDATED
+
+
+# --------------------------------------------------------------------------------------------
+# Negative controls: one injected defect per validity rule, each refused by GenerationError.
+
+
+def test_near_synonym_near_miss_is_refused_at_import(monkeypatch) -> None:
+    monkeypatch.setattr(fg, "NEAR_SYNONYMS", fg.NEAR_SYNONYMS | {frozenset({"plumber", "electrician"})})
+    with pytest.raises(AssertionError, match="near-synonym"):
+        fg._assert_banks()
+
+
+def _patch_text(monkeypatch, kind: str, change) -> None:
+    text = fg._text
+
+    def patched(rng, said, persona):
+        out = text(rng, said, persona)
+        return change(out, said) if said.kind == kind else out
+
+    monkeypatch.setattr(fg, "_text", patched)
+
+
+def test_reaffirmation_with_another_value_is_refused(monkeypatch) -> None:
+    _patch_text(monkeypatch, "reaffirmation",
+                lambda text, said: text.replace(fg._shown(said.entry, said.value),
+                                                fg._shown(said.entry, "Zentra" if said.entry.category
+                                                          == "item" else "Harriet Colby")))
+    with pytest.raises(GenerationError, match="reads back otherwise"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_competitor_that_reads_as_the_users_own_fact_is_refused(monkeypatch) -> None:
+    """A holder's statement stripped of its intro would be the user's own current fact."""
+    def own(text: str, said: fg.Said) -> str:
+        text = re.sub(r"\b(She|He|she|he)\b", "I", text.split(". ", 1)[1])
+        text = re.sub(r"\b(her|his)\b", "my", re.sub(r"\b(Her|His)\b", "My", text))
+        return re.sub(r"\bhim\b", "me", text)
+
+    _patch_text(monkeypatch, "holder", own)
+    with pytest.raises(GenerationError, match="reads back otherwise"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_holder_whose_pronoun_disagrees_with_the_intro_is_refused(monkeypatch) -> None:
+    swap = {"She": "He", "He": "She"}
+    _patch_text(monkeypatch, "holder", lambda text, said: re.sub(
+        r"(?<=\. )(She|He)\b", lambda m: swap[m[1]], text, count=1))
+    with pytest.raises(GenerationError, match="does not say whose"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_value_outside_a_statement_is_refused(monkeypatch) -> None:
+    render = conversation.render_haystack
+
+    def leaky(*args: Any, **kwargs: Any) -> engine.Haystack:
+        stay = render(*args, **kwargs)
+        stay.sessions[0][1].text += " Harriet Colby sounds good."
+        return stay
+
+    monkeypatch.setattr(conversation, "render_haystack", leaky)
+    with pytest.raises(GenerationError, match="outside a statement"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_digits_in_a_statement_are_refused(monkeypatch) -> None:
+    _patch_text(monkeypatch, "statement", lambda text, said: text[:-1] + " 2.")
+    with pytest.raises(GenerationError, match="digits or dashes"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_a_never_known_noun_in_the_haystack_is_refused(monkeypatch) -> None:
+    """The absence check is exhaustive and by substring: one planted mention aborts generation."""
+    never = fg._never_record
+
+    def planted(stay, near, key):
+        stay.sessions[0][0].text += f" I keep meaning to find {near.sibling} one day."
+        return never(stay, near, key)
+
+    monkeypatch.setattr(fg, "_never_record", planted)
+    with pytest.raises(GenerationError, match="never-known noun"):
+        fg.build(fg.SEED, DIAL, shapes=("never-known",))
+
+
+def test_components_outside_the_gap_range_are_refused(monkeypatch) -> None:
+    def close(n: int, rng: Any) -> list[tuple[int, ...]]:
+        pairs: list[tuple[int, ...]] = [(n - 1,)] if n % 2 else []
+        return pairs + [(b + i, b + i + 2) for b in range(0, n - n % 2, 4) for i in (0, 1)
+                        if b + i + 2 < n - n % 2]
+
+    monkeypatch.setattr(fg, "_matching", close)
+    with pytest.raises(GenerationError, match="sessions apart"):
+        fg.build(fg.SEED, DIAL, shapes=("invalidated",))
+
+
+def test_gold_the_judge_would_not_accept_is_refused(monkeypatch) -> None:
+    monkeypatch.setitem(fg.ANSWERS, "reaffirmation", "{value}, but you let it go.")
+    with pytest.raises(GenerationError, match="grades the gold answer"):
+        fg.build(fg.SEED, DIAL, shapes=("still-valid",))
+
+
+def test_common_question_words_are_refused(monkeypatch) -> None:
+    monkeypatch.setattr(engine, "question_terms", lambda question, drop=(): ["i"])
+    with pytest.raises(GenerationError, match="question word 'i'"):
+        fg.build(fg.SEED, DIAL)
+
+
+def test_dial_outside_the_unit_interval_is_refused() -> None:
+    with pytest.raises(GenerationError, match="must lie in"):
+        fg.build(fg.SEED, {**DIAL, "invalidated": 1.5}, shapes=("invalidated",))
