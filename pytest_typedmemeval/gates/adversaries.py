@@ -999,28 +999,20 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                     f"gold in {g1:.3f} of questions (random {random_g1:.3f}): competitors must "
                     "carry values too, not content-free mentions")))
             fact = {q: fact_only_coverage(haystacks[q]) for q in ranked}
-            cov = _mean(list(fact.values()))
-            assert cov is not None and random_k is not None
-            row["fact_only_bm25"] = {"status": "measured", "questions": len(ranked),
-                                     "coverage_at_5": cov, "random_coverage_at_5": random_k,
-                                     "bound": FACT_ONLY_CEILING}
-            if cov > FACT_ONLY_CEILING:
-                findings.append(Finding("fact_only_bm25", shape, cov, FACT_ONLY_CEILING, (
-                    f"BM25 with every value-less sentence deleted covers {cov:.3f} of gold in the "
-                    f"top {K} (ceiling {FACT_ONLY_CEILING}; random {random_k:.3f}): the difficulty "
-                    "comes from content-free text")))
+            row["fact_only_bm25"], found = _ceiling_row(
+                "fact_only_bm25", shape, fact, random_k, FACT_ONLY_CEILING,
+                "BM25 with every value-less sentence deleted covers {cov:.3f} of gold in the top "
+                "{k} (ceiling {bound}; random {random:.3f}): the difficulty comes from content-free "
+                "text")
+            findings += found
             phrase = {q: _coverage(_ranking(phrase_scores(haystacks[q])), haystacks[q].gold)
                       for q in ranked}
-            cov = _mean(list(phrase.values()))
-            assert cov is not None
-            row["phrase_reader"] = {"status": "measured", "questions": len(ranked),
-                                    "coverage_at_5": cov, "random_coverage_at_5": random_k,
-                                    "bound": PHRASE_CEILING}
-            if cov > PHRASE_CEILING:
-                findings.append(Finding("phrase_reader", shape, cov, PHRASE_CEILING, (
-                    f"ranking sessions by the question's phrases in one sentence covers {cov:.3f} "
-                    f"of gold in the top {K} (ceiling {PHRASE_CEILING}; random {random_k:.3f}): "
-                    "too few competitors carry the subject's own phrase")))
+            row["phrase_reader"], found = _ceiling_row(
+                "phrase_reader", shape, phrase, random_k, PHRASE_CEILING,
+                "ranking sessions by the question's phrases in one sentence covers {cov:.3f} of "
+                "gold in the top {k} (ceiling {bound}; random {random:.3f}): too few competitors "
+                "carry the subject's own phrase")
+            findings += found
             for q in ranked:
                 entry = per_question[haystacks[q].question_id]
                 order = _ranking(readers[q])
@@ -1045,6 +1037,19 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
                                 "learned_split": learned_info, "per_question": per_question}
     return measured, findings
+
+
+def _ceiling_row(rule: str, shape: str, coverage: Mapping[int, float], random_k: float | None,
+                 bound: float, detail: str) -> tuple[dict[str, Any], list[Finding]]:
+    """A difficulty bound on a reader's mean coverage@K (no chance test: the figure is the
+    corpus's difficulty for that reader, as calibration's ceiling is)."""
+    cov = _mean(list(coverage.values()))
+    assert cov is not None and random_k is not None
+    row = {"status": "measured", "questions": len(coverage), "coverage_at_5": cov,
+           "random_coverage_at_5": random_k, "bound": bound}
+    found = [Finding(rule, shape, cov, bound, detail.format(cov=cov, k=K, bound=bound,
+                                                           random=random_k))] if cov > bound else []
+    return row, found
 
 
 NULL_DRAWS = 2000
