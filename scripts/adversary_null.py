@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_typedmemeval.corpus import load_corpus
@@ -37,7 +38,7 @@ def relabelled(corpus, seed: int):
             continue
         picked = rng.sample(list(record.haystack_session_ids), gold)
         records.append(record.model_copy(update={"answer_session_ids": tuple(picked)}))
-    return corpus.__class__(**{**corpus.__dict__, "records": tuple(records)})
+    return replace(corpus, records=tuple(records))
 
 
 def main() -> None:

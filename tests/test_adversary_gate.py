@@ -155,21 +155,23 @@ def test_recurrence_is_per_slot_not_per_session_text() -> None:
     assert slots.recurrence[4][index] == 0.0
 
 
-def _null_trial(rng, sizes, paired: bool) -> tuple[list, float]:
+def _null_trial(rng, sizes) -> tuple[list, float]:
     """Haystacks of the given (gold, n) with random scores: the questions and their mean AUC."""
     questions, aucs = [], []
     for index, (g, n) in enumerate(sizes):
         keys = tuple(f"h{index}-s{i}" for i in range(n))
         scores = [rng.random() for _ in range(n)]
         gold = frozenset(rng.sample(range(n), g))
-        arms = 2 if paired else 1
-        for _ in range(arms):
-            questions.append((keys, gold))
-            aucs.append(adversaries._auc(scores, gold))
+        questions.append((keys, gold))
+        aucs.append(adversaries._auc(scores, gold))
     return questions, sum(aucs) / len(aucs)
 
 
-def test_null_p_values_are_calibrated_for_rankings_with_no_signal() -> None:
+def _auc_p(questions, auc: float, key: str) -> float:
+    return adversaries.p_value(adversaries.null_draws(questions, key=key)["auc"], auc)
+
+
+def test_null_draws_give_calibrated_p_values_for_rankings_with_no_signal() -> None:
     """Random scores: p < 0.05 about 5 % of the time, p < 0.5 about half (AUC, 300 trials)."""
     import random
 
@@ -177,9 +179,8 @@ def test_null_p_values_are_calibrated_for_rankings_with_no_signal() -> None:
     sizes = [(1, 15), (2, 20), (1, 13), (3, 25), (1, 18), (2, 16)]
     ps = []
     for trial in range(300):
-        questions, auc = _null_trial(rng, sizes, paired=False)
-        ps.append(adversaries.null_p_values(questions, gold_at_1=1.0, auc=auc, coverage=1.0,
-                                            key=f"t{trial}")["auc"])
+        questions, auc = _null_trial(rng, sizes)
+        ps.append(_auc_p(questions, auc, f"t{trial}"))
     assert 0.01 <= sum(p < 0.05 for p in ps) / len(ps) <= 0.10
     assert 0.40 <= sum(p < 0.5 for p in ps) / len(ps) <= 0.60
 
@@ -189,14 +190,14 @@ def test_pair_arms_sharing_a_haystack_and_gold_are_one_observation() -> None:
     doubled list equals the single list's (counted twice they would look twice as certain)."""
     import random
 
-    questions, auc = _null_trial(random.Random(3), [(1, 15)] * 6, paired=False)
+    questions, _ = _null_trial(random.Random(3), [(1, 15)] * 6)
     doubled = [q for q in questions for _ in range(2)]
-    once = adversaries.null_p_values(questions, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
-    twice = adversaries.null_p_values(doubled, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
-    assert once == twice
+    once = adversaries.null_draws(questions, key="k")
+    twice = adversaries.null_draws(doubled, key="k")
+    for figure in ("gold_at_1", "auc", "coverage_at_5"):
+        assert adversaries.p_value(once[figure], 0.8) == adversaries.p_value(twice[figure], 0.8)
     independent = [((f"x{i}",) + q[0][1:], q[1]) for i, q in enumerate(doubled)]
-    apart = adversaries.null_p_values(independent, gold_at_1=1.0, auc=0.8, coverage=1.0, key="k")
-    assert apart["auc"] < once["auc"]
+    assert _auc_p(independent, 0.8, "k") < _auc_p(questions, 0.8, "k")
 
 
 def test_a_chance_hit_on_a_small_shape_is_not_a_refusal_but_a_thin_tell_is_refused_pooled() -> None:

@@ -99,7 +99,7 @@ Readings chosen where GATES.md §7 leaves room:
   four questions: one chance hit is gold@1 0.25, above max(2 x random, 0.15), and Prospective v3
   (three shapes of four) was refused by 53 of 60 random relabellings of its own gold. So each rule
   judged against a no-signal ranking (:data:`CHANCE_RULES`: learned gold@1, learned AUC, position
-  prior) refuses only when its figure is above the bound *and* :func:`null_p_values` (the same
+  prior) refuses only when its figure is above the bound *and* :func:`null_draws` (the same
   figure under uniformly random rankings of the same haystacks — one ranking per haystack, so the
   two arms of a pair are not counted as two observations — :data:`NULL_DRAWS` draws, seeded)
   puts it beyond chance at :data:`LEARNED_ALPHA` = 0.01, Bonferroni-divided over the rows tested
@@ -842,18 +842,18 @@ def haystack_diff(haystacks: Sequence[_Haystack]) -> tuple[dict[int, bool], dict
 # --- adversaries 4 and 5: the readers -------------------------------------------------------------
 
 
+def _best_sentence(haystack: _Haystack, score: Callable[[str, bool], float]) -> list[float]:
+    """Per session: the highest ``score(sentence, holds_value)`` over its sentences (0 if none)."""
+    return [max((score(sentence, holds_value) for text in texts
+                 for sentence, _, holds_value in sentence_values(text)), default=0.0)
+            for texts in haystack.texts]
+
+
 def reader_scores(haystack: _Haystack) -> list[float]:
     """Per session: the most distinct question content words in one of its value-holding sentences."""
     words = set(tokenize(haystack.question))
-    out = []
-    for texts in haystack.texts:
-        best = 0
-        for text in texts:
-            for sentence, _, holds_value in sentence_values(text):
-                if holds_value:
-                    best = max(best, len(words.intersection(tokenize(sentence))))
-        out.append(float(best))
-    return out
+    return _best_sentence(haystack, lambda sentence, holds_value: float(
+        len(words.intersection(tokenize(sentence)))) if holds_value else 0.0)
 
 
 def _phrases(text: str) -> set[tuple[str, str]]:
@@ -870,15 +870,9 @@ def phrase_scores(haystack: _Haystack) -> list[float]:
     <place>'"): it needs no value, no corpus knowledge and no training."""
     phrases = _phrases(haystack.question)
     words = set(tokenize(haystack.question))
-    out = []
-    for texts in haystack.texts:
-        best = 0.0
-        for text in texts:
-            for sentence, _, _ in sentence_values(text):
-                best = max(best, PHRASE_WEIGHT * len(phrases & _phrases(sentence))
-                           + len(words.intersection(tokenize(sentence))))
-        out.append(best)
-    return out
+    return _best_sentence(haystack, lambda sentence, _: (
+        PHRASE_WEIGHT * len(phrases & _phrases(sentence))
+        + len(words.intersection(tokenize(sentence)))))
 
 
 def fact_only_coverage(haystack: _Haystack) -> float:
@@ -931,8 +925,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
 
         tested = [q for q in ranked if q in learned]
         if tested:
-            row["learned"] = _learned_figures(tested, learned, haystacks, shape)
-            findings.extend(_learned_findings(row["learned"], shape, "the shape's", alpha))
+            row["learned"] = _learned_figures(tested, learned, haystacks, shape, alpha)
+            findings.extend(_learned_findings(row["learned"], shape, "the shape's"))
             for q in tested:
                 order = _ranking(learned[q])
                 per_question[haystacks[q].question_id]["learned_gold_rank"] = 1 + min(
@@ -950,13 +944,12 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             rnd = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in tested])
             assert cov is not None and rnd is not None
             bound = rnd + POSITION_MARGIN
-            p_value = null_p_values([(haystacks[q].keys, haystacks[q].gold) for q in tested],
-                                    gold_at_1=1.0, auc=1.0, coverage=cov,
-                                    key=f"position\x1f{shape}")["coverage_at_5"]
+            chance = p_value(null_draws([(haystacks[q].keys, haystacks[q].gold) for q in tested],
+                                        key=f"position\x1f{shape}")["coverage_at_5"], cov)
             row["position_prior"] = {"status": "measured", "questions": len(tested),
                                      "coverage_at_5": cov, "random_coverage_at_5": rnd,
-                                     "bound": bound, "p_value": p_value, "alpha": alpha}
-            if cov > bound and p_value < alpha:
+                                     "bound": bound, "p_value": chance, "alpha": alpha}
+            if cov > bound and chance < alpha:
                 findings.append(Finding("position_prior", shape, cov, bound, (
                     f"ranking sessions by where the other half's gold sits puts {cov:.3f} of gold in "
                     f"the top {K} (random {rnd:.3f}, bound random + {POSITION_MARGIN}): gold "
@@ -1029,8 +1022,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     pooled: dict[str, Any] = {"shapes": sorted({haystacks[q].shape for q in pooled_questions}),
                               "excluded_shapes": sorted(exclude_from_pool)}
     if len({haystacks[q].shape for q in pooled_questions}) > 1:
-        pooled["learned"] = _learned_figures(pooled_questions, learned, haystacks, POOLED)
-        findings.extend(_learned_findings(pooled["learned"], POOLED, "all measured", alpha))
+        pooled["learned"] = _learned_figures(pooled_questions, learned, haystacks, POOLED, alpha)
+        findings.extend(_learned_findings(pooled["learned"], POOLED, "all measured"))
     else:
         pooled["learned"] = {"status": "not_applicable",
                              "reason": "fewer than two measured shapes: the per-shape row is it"}
@@ -1057,12 +1050,12 @@ NULL_DRAWS = 2000
 NULL_CONSTANT = "typedmemeval-adversaries-null-v1"
 
 
-def null_p_values(questions: Sequence[tuple[tuple[str, ...], frozenset[int]]], *,
-                  gold_at_1: float, auc: float, coverage: float, key: str) -> dict[str, float]:
-    """One-sided p-values of three figures under a ranking that knows nothing: every *haystack*
-    (its session keys) is re-ranked uniformly at random :data:`NULL_DRAWS` times, each question's
-    figure read off its haystack's ranking with its own gold, and the mean over the questions
-    recomputed; p = (1 + draws at or above the observed) / (1 + draws).
+def null_draws(questions: Sequence[tuple[tuple[str, ...], frozenset[int]]], *, key: str
+               ) -> dict[str, Any]:
+    """The mean gold@1, AUC and coverage@K of these questions under :data:`NULL_DRAWS` rankings
+    that know nothing (one array per figure): every *haystack* (its session keys) is re-ranked
+    uniformly at random, and each question's figure read off its haystack's ranking with its own
+    gold.
 
     One ranking per haystack, not per question: a question-blind ranker gives the two arms of a
     pair (one haystack, two questions) the same ranking, so they are one observation when their
@@ -1089,35 +1082,37 @@ def null_p_values(questions: Sequence[tuple[tuple[str, ...], frozenset[int]]], *
         below = (n - 1 - ranks).sum(axis=1) - g * (g - 1) / 2
         au += below / (g * (n - g))
     m = len(questions)
-    eps = 1e-9
-    return {name: float((1 + int(((draws / m) >= observed - eps).sum())) / (1 + NULL_DRAWS))
-            for name, draws, observed in (("gold_at_1", g1, gold_at_1), ("auc", au, auc),
-                                          ("coverage_at_5", cov, coverage))}
+    return {"gold_at_1": g1 / m, "auc": au / m, "coverage_at_5": cov / m}
+
+
+def p_value(draws: Any, observed: float) -> float:
+    """One-sided: (1 + draws at or above ``observed``) / (1 + draws)."""
+    return float((1 + int((draws >= observed - 1e-9).sum())) / (1 + len(draws)))
 
 
 def _learned_figures(tested: Sequence[int], learned: Mapping[int, Sequence[float]],
-                     haystacks: Sequence[_Haystack], key: str) -> dict[str, Any]:
+                     haystacks: Sequence[_Haystack], key: str, alpha: float) -> dict[str, Any]:
     """The learned adversary's figures over some questions: gold@1 and mean AUC beside their random
-    expectation, their bounds and their chance under no signal (:func:`null_p_values`)."""
+    expectation, their bounds, their chance under no signal (:func:`null_draws`) and the ``alpha``
+    it is judged at."""
     g1 = _mean([1.0 if _gold_at_1(learned[q], haystacks[q].gold) else 0.0 for q in tested])
     auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
     rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
-    chance = null_p_values([(haystacks[q].keys, haystacks[q].gold) for q in tested],
-                           gold_at_1=g1, auc=auc, coverage=0.0, key=f"learned\x1f{key}")
+    draws = null_draws([(haystacks[q].keys, haystacks[q].gold) for q in tested],
+                       key=f"learned\x1f{key}")
     return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
             "random_gold_at_1": rnd,
             "gold_at_1_bound": max(LEARNED_RANDOM_FACTOR * rnd, LEARNED_GOLD_AT_1_FLOOR),
-            "gold_at_1_p_value": chance["gold_at_1"],
+            "gold_at_1_p_value": p_value(draws["gold_at_1"], g1),
             "auc": auc, "random_auc": 0.5, "auc_bound": LEARNED_AUC_REFUSE,
-            "auc_p_value": chance["auc"]}
+            "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
 
 
-def _learned_findings(row: dict[str, Any], shape: str, scope: str, alpha: float
-                      ) -> list[Finding]:
+def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Finding]:
     """A learned figure refuses when it is above its bound *and* no-signal chance explains it less
-    often than ``alpha`` (:data:`LEARNED_ALPHA` over the rows tested; module docstring)."""
-    row["alpha"] = alpha
+    often than the row's ``alpha`` (:data:`LEARNED_ALPHA` over the rows tested; module docstring)."""
+    alpha = row["alpha"]
     out = []
     g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
                          row["gold_at_1_p_value"])
