@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
@@ -298,13 +297,28 @@ def test_exemptions_by_argument_and_by_declaration_are_reported_not_refused() ->
     assert by_argument.status == "passed"
     assert by_argument.measured["exemptions_applied"]["lookup"]["reason"] == "because"
     assert by_argument.measured["by_shape"]["lookup"]["exempt"] == "because"
-    declared = SimpleNamespace(adversary_exemptions=(Declared(name="lookup", reason="declared"),))
-    by_declaration = check(corpus, declared=declared)  # type: ignore[arg-type]
+    rules = [r.rule for r in check(corpus, declared=NONE).refusals if r.shape == "lookup"]
+    declared = VerticalDeclarations(adversary_exemptions=tuple(
+        Declared(name=rule, reason="declared", shapes=("lookup",)) for rule in sorted(set(rules))))
+    by_declaration = check(corpus, declared=declared)
     assert by_declaration.status == "passed"
-    assert set(by_declaration.measured["exemptions_applied"]["lookup"]["rules"]) >= {
-        "learned_gold_at_1", "learned_auc"}
+    assert set(by_declaration.measured["exemptions_applied"]["lookup"]["rules"]) == set(rules)
+    assert set(by_declaration.measured["by_shape"]["lookup"]["exempt"]) == set(rules)
     stale = check(build_simulated_corpus(41), declared=NONE, exempt={"lookup": "x", "gone": "y"})
     assert stale.status == "passed" and stale.measured["stale_exemptions"] == ["gone", "lookup"]
+
+
+def test_a_declared_exemption_covers_its_one_rule_and_names_a_real_rule() -> None:
+    corpus = build_simulated_corpus(40, SimulationSpec(pools="split"))
+    one = VerticalDeclarations(adversary_exemptions=(
+        Declared(name="learned_auc", reason="one rule", shapes=("lookup",)),))
+    result = check(corpus, declared=one)
+    assert result.status == "refused"
+    assert "learned_gold_at_1" in {r.rule for r in result.refusals if r.shape == "lookup"}
+    assert "learned_auc" not in {r.rule for r in result.refusals if r.shape == "lookup"}
+    with pytest.raises(ValueError, match="names no rule"):
+        check(corpus, declared=VerticalDeclarations(adversary_exemptions=(
+            Declared(name="lookup", reason="a shape, not a rule"),)))
 
 
 def test_the_phrase_reader_weighs_a_shared_phrase_over_shared_words() -> None:

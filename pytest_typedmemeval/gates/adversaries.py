@@ -71,11 +71,13 @@ names no revision is *skipped*, never passed: the skip reason says the revision 
 and ``measured`` still carries every figure and the findings that would refuse it
 (``would_refuse``), so the README can publish how the corpus fares.
 
-**Exemptions.** A shape exempt by name (with its reason) is measured and reported, not refused.
-Exemptions come from ``declared.adversary_exemptions`` when :class:`.declarations.
-VerticalDeclarations` has that field (``Declared`` items; ``name`` or ``shapes`` name the shape),
-and from the ``exempt`` argument (shape -> reason), which exists because the declarations module is
-not this gate's to extend; a declared exemption that no longer fires is listed as stale.
+**Exemptions.** An exempt finding is measured and reported, not refused. A declared exemption
+(``declared.adversary_exemptions``, :class:`.declarations.Declared` items) names **one rule**
+(``name``) on its ``shapes``, with its reason: the shape's other rules still bind (participant-
+attribution's question quotes its gold remark, so the phrase reader finds it by construction; the
+question-blind learned adversary must still be at chance there). The ``exempt`` argument
+(shape -> reason) exempts every rule of a shape (self-tests, one-off measurements). A shape exempt
+from a learned rule leaves the pooled row. An exemption that no longer fires is listed as stale.
 
 Thresholds, the split constant and the classifier's settings are code constants; nothing is read
 from the sidecar. Deterministic: no wall clock, no global random state, a pure function of bytes.
@@ -133,7 +135,7 @@ from ..retrieval.bm25 import K_REF, rank_sessions, session_document
 from ..retrieval.tokenizer import STOPWORDS, raw_tokens, tokenize
 from ..retrieval.values import has_value, keep_value_sentences, sentences, value_like_tokens
 from .calibration import SATURATION_CEILING, corpus_revision
-from .declarations import VerticalDeclarations, declarations_for
+from .declarations import Declared, VerticalDeclarations, declarations_for
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 
 if TYPE_CHECKING:
@@ -1133,14 +1135,31 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
     return out
 
 
-def _exemptions(declared: VerticalDeclarations, exempt: Mapping[str, str] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in getattr(declared, "adversary_exemptions", ()) or ():
-        for shape in item.shapes or (item.name,):
-            out[shape] = item.reason
+LEARNED_RULES = ("learned_gold_at_1", "learned_auc")
+"""The learned adversary's rules: a shape exempt from either leaves the pooled row."""
+ANY_RULE = "*"
+"""An exemption of every rule of a shape (the ``exempt`` argument's)."""
+
+
+def _exemptions(declared: VerticalDeclarations, exempt: Mapping[str, str] | None
+                ) -> dict[str, dict[str, str]]:
+    """shape -> {rule (or :data:`ANY_RULE`) -> reason}: declared ones name one rule each."""
+    out: dict[str, dict[str, str]] = {}
+    for item in declared.adversary_exemptions:
+        if item.name not in RULES:
+            raise ValueError(f"adversary exemption names no rule: {item.name!r} "
+                             f"(rules: {', '.join(RULES)})")
+        for shape in item.shapes:
+            out.setdefault(shape, {})[item.name] = item.reason
     for shape, reason in (exempt or {}).items():
-        out[str(shape)] = str(reason)
+        out.setdefault(str(shape), {})[ANY_RULE] = str(reason)
     return out
+
+
+def _exempt_reason(exemptions: Mapping[str, Mapping[str, str]], shape: str, rule: str
+                   ) -> str | None:
+    rules = exemptions.get(shape, {})
+    return rules.get(rule) or rules.get(ANY_RULE)
 
 
 def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -1178,7 +1197,9 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
     revision = corpus_revision(corpus.corpus_id)
     fixture = bool(getattr(corpus, "is_fixture", False))
     enforced = revision is not None and revision >= FROM_REVISION and not fixture
-    measured, findings = measure(corpus.records, exclude_from_pool=frozenset(exemptions))
+    learned_exempt = frozenset(shape for shape in exemptions if any(
+        _exempt_reason(exemptions, shape, rule) for rule in LEARNED_RULES))
+    measured, findings = measure(corpus.records, exclude_from_pool=learned_exempt)
     by_shape = measured["by_shape"]
 
     refusals: list[Refusal] = []
@@ -1186,17 +1207,20 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
     order = {rule: index for index, rule in enumerate(RULES)}
     findings.sort(key=lambda f: (order[f.rule], f.shape))
     for finding in findings:
-        if finding.shape in exemptions:
-            entry = applied.setdefault(finding.shape, {"reason": exemptions[finding.shape],
-                                                       "rules": []})
+        reason = _exempt_reason(exemptions, finding.shape, finding.rule)
+        if reason is not None:
+            entry = applied.setdefault(finding.shape, {"reason": reason, "rules": []})
             entry["rules"].append(finding.rule)
             continue
         refusals.append(Refusal(finding.rule, finding.shape, round(finding.value, 6),
                                 f"{finding.detail} [bound {finding.bound:.3f}]", vertical,
                                 finding.shape))
-    stale = sorted(shape for shape in exemptions if shape not in applied)
+    stale = sorted(shape for shape, rules in exemptions.items() if shape not in applied or any(
+        rule != ANY_RULE and rule not in applied[shape]["rules"] for rule in rules))
     for shape, row in by_shape.items():
-        row["exempt"] = exemptions.get(shape)
+        rules = exemptions.get(shape)
+        row["exempt"] = None if not rules else (rules[ANY_RULE] if ANY_RULE in rules else
+                                                {rule: why for rule, why in sorted(rules.items())})
     notes: list[str] = [
         "every ranking breaks ties by session order; questions without gold, or all gold, are "
         "excluded and counted per shape",
@@ -1211,7 +1235,8 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
         notes.append(f"{shape}: exempt from {', '.join(entry['rules'])} ({entry['reason']})")
     not_measured = sorted(
         f"{shape}/{name}" for shape, row in by_shape.items() for name in ADVERSARIES
-        if row.get(name, {}).get("status") == "not_measured" and shape not in exemptions)
+        if row.get(name, {}).get("status") == "not_measured"
+        and ANY_RULE not in exemptions.get(shape, {}))
 
     measured.update({
         "vertical": vertical, "revision": revision, "enforced": enforced,
@@ -1779,6 +1804,11 @@ def self_test() -> list[SelfTestCase]:
                               check(split, declared=none, exempt={
                                   "lookup": "self-test: an exemption is reported with its reason"}),
                               "lookup"))
+    one_rule = VerticalDeclarations(adversary_exemptions=(Declared(
+        "phrase_reader", "self-test: a one-rule exemption", shapes=("lookup",)),))
+    cases.append(defect_case("value pool split on a shape exempt from the phrase reader only: "
+                             "the learned rules still refuse it",
+                             check(split, declared=one_rule), "learned_gold_at_1"))
     cases.append(_skip_case("a revision-2 corpus with the split is skipped with its figures, "
                             "never passed",
                             check(replace(split, corpus_id="selftest-adversaries-v2"),

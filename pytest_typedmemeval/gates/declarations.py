@@ -31,6 +31,9 @@ class VerticalDeclarations:
     """Calibration: shapes allowed above the 0.90 saturation ceiling; ``name`` is the shape."""
     probe_exemptions: tuple[Declared, ...] = ()
     """Probes: e.g. ``ScoredOnTheReader`` for a shape held to V8 - chance >= 0.30 instead."""
+    adversary_exemptions: tuple[Declared, ...] = ()
+    """Adversaries (GATES.md §7): ``name`` is the one rule exempted (e.g. ``phrase_reader``) on
+    ``shapes``; the shape's other rules still bind, and the figure is still reported."""
 
 
 _ATTRIBUTION_SATURATES = (
@@ -54,6 +57,15 @@ DECLARATIONS: dict[str, VerticalDeclarations] = {
             Declared(name="ScoredOnTheReader", reason=_ATTRIBUTION_SATURATES + " Released from the "
                      "headroom floor and held instead to V8 - chance >= 0.30 (chance 1/3: me, you, "
                      "both of us).", shapes=("participant-attribution",), chance_options=3),
+        ),
+        adversary_exemptions=(
+            Declared(name="phrase_reader", reason=(
+                "the question quotes the gold remark (venue and claim), so the one sentence "
+                "holding both is the gold remark itself, said twice; a competitor holding both "
+                "phrases would be the gold remark. The shape asks who said it: every remark is "
+                "said twice by speakers drawn one by one, so finding the remark does not answer. "
+                "The question-blind adversaries still bind on the shape."),
+                shapes=("participant-attribution",)),
         ),
     ),
 }

@@ -152,6 +152,48 @@ def deal(rng: random.Random, bank: Sequence[str], n: int) -> list[str]:
     return out[:n]
 
 
+def clusters_for(n: int, count: int) -> int:
+    """How many subjects of an ``n``-session haystack are *clustered* (an own statement plus
+    ``count`` competitors each, the asked subject and its decoys alike): enough that the clusters
+    cover about every session once, at least two.
+
+    Why: a question-blind reader of within-haystack recurrence finds the one subject a haystack
+    keeps coming back to. With the asked subject the only cluster (Episodic v3's first build:
+    learned AUC 0.90) or one decoy beside it (Prospective's: 0.81), gold sat in the top few; with
+    every session holding about one clustered mention, recurrence points at no subject."""
+    return max(2, round(n / (count + 1)))
+
+
+def cluster_hosts(rng: random.Random, n: int, owns: Sequence[int], count: int,
+                  capacity: list[int], *, what: str = "",
+                  barred: Sequence[frozenset[int]] | None = None) -> list[list[int]]:
+    """For each clustered subject (own statement in session ``owns[x]``), the ``count`` sessions
+    whose competitor slots talk about it; ``capacity[i]`` (free slots of session ``i``) is spent.
+
+    The clusters pick in rounds, one session each per round, in a drawn turn order (no cluster,
+    so not the asked one, gets first pick); each picks, from its own drawn order of the other
+    sessions with a free slot, one holding the fewest clustered mentions so far (an own statement
+    of a cluster counts as one), so every session ends with about one. ``barred[x]``: further
+    sessions cluster ``x`` may not pick (a list's own items)."""
+    orders = [rng.sample([i for i in range(n) if i != own], n - 1) for own in owns]
+    if barred is not None:
+        orders = [[i for i in order if i not in bar] for order, bar in zip(orders, barred)]
+    turn = rng.sample(range(len(owns)), len(owns))
+    load = [1 if i in owns else 0 for i in range(n)]
+    chosen: list[list[int]] = [[] for _ in owns]
+    for _ in range(count):
+        for x in turn:
+            free = [i for i in orders[x] if capacity[i] and i not in chosen[x]]
+            if not free:
+                raise GenerationError(f"no room for {count} competitors{what} in {n} "
+                                      f"sessions ({len(owns)} clusters)")
+            host = min(free, key=load.__getitem__)  # the first in the drawn order among ties
+            capacity[host] -= 1
+            load[host] += 1
+            chosen[x].append(host)
+    return chosen
+
+
 @dataclass
 class Scaffold:
     """The shared banks with a vertical's reserved words removed (lines naming a fact word would

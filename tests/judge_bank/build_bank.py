@@ -1011,7 +1011,8 @@ def key_values(key: Mapping[str, Any]) -> list[str]:
 
 # --- question parts ------------------------------------------------------------------------------
 QUESTION_FORMS: dict[str, str] = {
-    "assistant-stated": r"Which (?P<thing>.+) did you recommend for the (?P<occasion>.+)\?",
+    "assistant-stated": r"Which (?P<thing>.+) did you recommend for the (?P<occasion>.+) that I did not "
+                        r"turn down\?",
     "distance": r"Which (?P<thing>.+?) have I (?P<verb>.+)\?",
     "as-of": r"Who was looking after the (?P<thing>.+) at the (?P<place>.+) (?P<when>\w+ (?:days|weeks) ago)\?",
     "current": r"Who looks after the (?P<thing>.+) at the (?P<place>.+) now\?",
@@ -1028,7 +1029,7 @@ QUESTION_FORMS: dict[str, str] = {
     "sums": r"How much did I spend at (?P<store>\w+(?: \w+)?) altogether\?",
     "deltas": r"How much more did I spend at (?P<store>\w+(?: \w+)?) than at (?P<other>\w+(?: \w+)?)\?",
     "durations": r"How many days(?: in total)? (?P<be>were|was) (?P<items>.+) (?P<state>away for repair|out on loan)\?",
-    "list-order": r"In what order did I add things to the (?P<list>.+) for the (?P<occasion>.+)\?",
+    "list-order": r"In what order did I add names to the (?P<list>.+) for the (?P<occasion>.+)\?",
 }
 """How each shipped question is worded, so an answer can restate it as chat models do ("You spent
 $1,944.19 at Cordar altogether."). A question that matches no form is an error, never skipped."""

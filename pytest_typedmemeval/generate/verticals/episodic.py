@@ -1,73 +1,109 @@
-"""TypedMemEval-Episodic v2 (VERTICALS.md §2.2, Appendix C), declared over :mod:`..engine`.
+"""TypedMemEval-Episodic v3 (VERTICALS.md §2.2, Appendix D), declared over the shared engine.
 
-Memory of the conversation as an event: who said a thing, and in which order things came up. Every
-session carries one statement of its shape's kind from one construction bank, whatever its gold
-status, and the engine's topical mention; gold is read back from the rendered text (V5).
+Memory of the conversation as an event: who said a thing, and in which order things came up. v3
+replaces v2's split value pools (gold and filler names from two halves of one syllable list) and
+its content-free "asides" (the only source of difficulty) with **one pool per type**
+(:mod:`..values`; a haystack draws every value first, then deals them to statements) and
+**competitors that carry values**, rendered by the same frames as gold through the conversation
+renderer (:mod:`..conversation`, one persona per haystack).
 
-- ``assistant-stated`` (20): "Which campsite did you recommend for the lake trip?". Each statement
-  is an assistant recommendation of an invented value for one subject; gold is the asked subject's
-  (G = 1). Lexical screen (hard error): no word of an assistant-stated gold in any user turn of the
-  corpus (value pools are disjoint from everything a user turn can say).
-- ``list-order`` (15): "In what order did I add things to the playlist for the motorway drive?".
-  Each statement is a user turn adding one item to one list; the asked list has 4..7 items, one per
-  session at random positions, so order is random and recoverable only from session order (no
-  ordinals, no story); filler lists (1..7 items) alike. Each value occurs in exactly one session.
+**Clusters, and sessions alike.** Every subject that competes is *clustered*, and a session's
+make-up never says whether it is gold (the first v3 build clustered competitors around the asked
+subject only, and gold was the centre of the haystack's recurrence: a question-blind classifier
+reading within-haystack recurrence found it at AUC 0.90; :func:`..engine.clusters_for`).
+
+- ``assistant-stated`` (20): "Which tent did you recommend for the festival weekend that I did not
+  turn down?" (G = 1). Every session holds one taken-up recommendation and one side statement, and
+  exactly one of the two is about a clustered subject (:func:`_plan_recommendations`): K clusters
+  (the asked subject and K - 1 decoys of other nouns) each have an own session (its taken-up
+  recommendation beside a side statement about a single subject) and c host sessions (a side
+  statement about it beside a taken-up recommendation of a single subject); singles, the clustered
+  nouns' other purposes first (the other-instance competitor), are named once each. Side kinds
+  come from :data:`KIND_DECK`: ``declined`` (the same request and recommendation frames, then the
+  user turns it down; a declined suggestion *is* something "you recommended", so the question
+  excludes it in words and the key lists its value as ``wrong``), ``other`` (the same frames for a
+  persona relation's purpose: "for your sister's festival weekend") and ``own`` (the user's own
+  idea: the participant contrast). Value types fit the subject: a product is a brand, a tradesman
+  a shop of that trade, a place to stay a place.
+- ``list-order`` (15): "In what order did I add names to the guest list for the housewarming?"
+  Every session adds one person to one list and considers one person for another
+  (:func:`_plan_lists`); every list has a length drawn as the asked one's (4..7; a last list takes
+  the rest) and c ``considered`` side statements ("I thought about adding X to ..., but decided
+  against it"), the rest of the side statements drawn uniformly among the other lists.
 - ``participant-attribution`` (15): "Who said that the corner pharmacy only takes cards now: me or
-  you or both of us?". Each statement is one remark (venue + claim) in a role-neutral construction
-  (the same bytes in either role, no I/you), its speaker random except gold's, which the answer
-  fixes: 5 / 5 / 5, "both" = once by each (G = 2). Near-miss remarks (asked venue, other claim) and
-  same-claim remarks (other venue) by random speakers; the frame is drawn per question.
+  you or both of us?" One role-neutral remark (venue + claim) per session, on a regular grid
+  (:func:`_plan_attribution`): r venues x r claims, each venue with k claims and each claim with
+  k venues, each remark said twice by speakers drawn one by one; the gold remark is drawn from the
+  asked venue's k and its two speakers are the answer's (5 / 5 / 5, G = 2). Competitors: the asked
+  venue's other remarks (``near-miss``) and the gold claim at other venues (``same-claim``).
+  Remarks carry no value: this shape's "value" is the speaker.
 
-**Competition** (the dial): the engine's user mention names an asked subject on the dial's share of
-sessions, and assistant-stated and list-order also carry one assistant *aside* per session ("Take
-your time with the yoga mat for the stretching classes.") naming an asked subject on the same share
-(dithered, gold-blind, never the session's own subject; no value, no recommendation). With the
-mention alone the dense arm stayed near 1.0; the aside is competition it feels.
+**The dial** (:data:`RECORDED_COMPETITION`): c, the competitors per cluster, is the dial times the
+non-gold sessions, rounded at random per haystack; the number of clusters follows from it (so
+they cover the haystack). Closeness is fixed by the kind deck (per five competitors two declined
+and two other-holder recommendations, whose frames are gold's, and one user statement).
 
-**Hard errors:** gold recomputed from the text; the lexical screen; each value in exactly one
-session, stated with its subject in its turn, no stray value word; one asked-list item per session;
-remarks free of answer words; times strictly increasing, no digits or dashes; question subject words
-in < 10 % of sessions; the judge grades gold correct and typical wrong answers (another value, the
-reversed or sorted list, the other two options) not correct.
+**Rendering.** Statements become :class:`..conversation.Statement` episodes; assistant ones carry a
+reaction and close that name their purpose (a take-up, or passing it on to the holder), declines come
+from the bank. Sessions are rendered one by one (:func:`render`) so that a session whose length too
+few sessions share can be drawn again, blind to gold: every gold role sequence then occurs among
+its distractors.
+
+**Hard errors:** gold recomputed from the text (V5) and every planned competitor read back with its
+kind, none answering; each value in exactly one session, typed as its subject wants; the lexical
+screen (no assistant-stated gold, as a whole value, in any user turn of the corpus: a value that
+reached a user turn or a gold earlier in the shape is not drawn again, whatever role it would get);
+question subject words in < 10 % of sessions; times strictly increasing, no digits; the judge
+grades gold correct and every competitor value, wrong orders and the other options not correct.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ...retrieval.tokenizer import raw_tokens, tokenize
-from .. import engine
-from ..primitives import GenerationError, assert_disjoint, derive_rng
+from .. import conversation, engine
+from .. import episodes_bank as bank
+from .. import values
+from ..conversation import Statement
+from ..primitives import GenerationError, derive_rng
 
 VERTICAL = "episodic"
 ABBREV = "epi"
 GENERATOR = "pytest_typedmemeval.generate.verticals.episodic"
-GENERATOR_VERSION = "2"
-REVISION = 2
+GENERATOR_VERSION = "3"
+REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.224609375, "list-order": 0.04296875,
-                                          "participant-attribution": 0.5}
-"""The dial per shape from ``typedmemeval generate --vertical episodic --search`` (sweep, then
-bisection). participant-attribution is not searched (its gold holds every query word: Okapi
-coverage 1.0 at every rate, :data:`ATTRIBUTION_SWEEP`; declared exempt in gates/declarations.py):
-its 0.5 is a declared design rate, so its mentions still name the asked venue."""
-ATTRIBUTION_SWEEP = ((0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.75, 1.0), (1.0, 1.0))
-"""participant-attribution's Okapi coverage over the dial, measured through :func:`build`."""
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.4375, "list-order": 0.125,
+                                          "participant-attribution": 0.2}
+"""Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
+list-order's competitor share (competitors per cluster over the non-gold sessions).
+participant-attribution's is a declared design rate, not searched: it sets the remark grid's
+degree (:func:`attribution_degree`, 0.2 -> 3), and its question quotes the gold remark, so
+sentence-level BM25 finds it at every dial (:data:`ATTRIBUTION_SWEEP`)."""
+ATTRIBUTION_SWEEP = ((0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.75, 0.9333), (1.0, 0.8))
+"""participant-attribution's reference (Okapi) coverage over the dial, measured through
+:func:`build` (revision 3, before the remark grid; the grid keeps gold's sentence the one holding
+both quoted phrases, so the reason stands)."""
+ATTRIBUTION_PANEL_SWEEP = ((0.0, 1.0), (0.25, 1.0), (0.5, 1.0), (0.75, 1.0), (1.0, 1.0))
+"""The whole lexical panel's maximum over the same points: sentence-level BM25 finds the one
+sentence holding both the quoted venue and the quoted claim at every dial, so no dial brings the
+shape under the ceiling (the reason its calibration-ceiling exemption stands)."""
 DIFFICULTY_NOTE = ("declared, not validated: list-order bands are the list length (coverage falls "
                    "with it only because G > K_ref), assistant-stated and participant-attribution "
                    "bands are the distance from the last gold session to the question")
 
 N_BY_SHAPE = {"assistant-stated": 20, "list-order": 15, "participant-attribution": 15}
-H_RANGE, LIST_LENGTH, FILLER_LIST_LENGTH = (15, 25), (4, 7), (1, 7)
-NEAR_MISS, SAME_CLAIM = (1, 2), (1, 3)
-"""Attribution: remarks on the asked venue, other claim; remarks of the asked claim, other venue."""
-EXCHANGES = 3
+H_RANGE, LIST_LENGTH = (15, 25), (4, 7)
+KIND_DECK = {"assistant-stated": ("declined", "other", "declined", "other", "own")}
+"""Competitor kinds, dealt in order from a shuffled deck per haystack (closeness is fixed here)."""
 MEMORY_TYPE = "episodic"
 CHOICES = ("me", "you", "both of us")
 ANSWER_FOR = {"user": "me", "assistant": "you", "both": "both of us"}
@@ -76,104 +112,169 @@ ATTRIBUTION_INSTRUCTION = (
     "question words them: me (the person asking), you (the assistant), or both of us.")
 
 # --------------------------------------------------------------------------------------------
-# Banks (the v1 facts; each subject owns its words)
+# Banks: subjects come in families (one noun, several purposes); every word belongs to one family
+# noun or one purpose, so a subject's words say which subject it is and nothing else.
 
 
-def _rows(text: str) -> tuple[str, ...]:
-    return tuple("the " + item.strip() for item in text.split(";"))
+@dataclass(frozen=True)
+class Subject:
+    """A recommendation subject or a list: ``the {noun} for the {purpose}``."""
+
+    noun: str
+    indef: str
+    purpose: str
+    kind: values.ValueType
+    trade: str | None = None
+
+    def phrase(self, holder: str | None = None, *, speaker: str = "assistant") -> str:
+        """"the tent for the festival weekend" / "the tent for your sister's festival weekend"."""
+        if holder is None:
+            return f"the {self.noun} for the {self.purpose}"
+        owner = "your" if speaker == "assistant" else "my"
+        return f"the {self.noun} for {owner} {holder}'s {self.purpose}"
+
+    def purpose_phrase(self, holder: str | None = None) -> str:
+        return f"the {self.purpose}" if holder is None else f"my {holder}'s {self.purpose}"
 
 
-RECOMMEND_FACTS = _rows(
-    "campsite for the lake trip; restaurant for the anniversary dinner; paint colour for the "
-    "hallway; hiking boots for the alpine trek; houseplant for the shady bathroom; novel for the "
-    "transatlantic flight; board game for the cabin retreat; wine for the roast lamb; hotel for "
-    "the conference stay; running shoes for the half marathon; podcast for the morning commute; "
-    "pannier for the touring bike; cheese for the picnic hamper; perfume for the birthday gift; "
-    "herbal infusion for the sleepless nights; rucksack for the interrail summer; typeface for "
-    "the wedding invitations; mattress for the guest bedroom; kibble for the elderly terrier; "
-    "sunscreen for the beach holiday")
-RECOMMEND_PARITY = _rows(
-    "coffee grinder for the canteen; yoga mat for the stretching classes; bicycle helmet for the "
-    "school drop; notebook for the journalling habit; umbrella for the gusty city; desk lamp for "
-    "the study nook; frying pan for the induction hob; screen protector for the spare tablet; "
-    "bird feeder for the back fence; toothpaste for the sensitive gums; shampoo for the curly "
-    "hair; goggles for the lido; picture frame for the seaside snapshot; travel pillow for the "
-    "sleeper coach; watch strap for the vintage watch; cookbook for the vegetarian recipes; "
-    "jigsaw for the wet afternoons; kettle for the caravan; duvet for the draughty loft; "
-    "sketchbook for the art class; skipping rope for the boxing drills; lunchbox for the packed "
-    "lunches; thermos for the pier angling; doormat for the muddy porch; backgammon set for the "
-    "tavern rematches; shower curtain for the ensuite; tripod stand for the vlogging; massage oil "
-    "for the sore shoulders; ear plugs for the noisy neighbours; slippers for the tiled floors")
-LIST_FACTS = _rows(
-    "playlist for the motorway drive; longlist for the book club; invitees for the housewarming; "
-    "watchlist for the festival screenings; itinerary for the coastal tour; shortlist for the "
-    "baby names; roster for the football squad; seating plan for the gala; lineup for the talent "
-    "show; speaker schedule for the science expo; calling tree for the residents association; "
-    "guestbook for the retirement party; tasting menu for the harvest feast; mixtape for the spin "
-    "sessions; carpool rota for the piano lessons")
-LIST_PARITY = _rows(
-    "slideshow for the reunion; puzzle rounds for the trivia contest; raffle prizes for the "
-    "church fete; relay team for the sports day; jukebox requests for the engagement bash; photo "
-    "album for the graduation; programme for the recital; bracket for the darts league; sampler "
-    "for the whisky masterclass; vision collage for the gap year; cast sheet for the pantomime; "
-    "volunteer shifts for the food bank; route stops for the cycling sportive; backlog for the "
-    "app project; agenda for the committee meeting; dance partners for the ceilidh; specials "
-    "boards for the bistro launch; pitch map for the craft bazaar; adoption listings for the "
-    "animal shelter; exhibit labels for the gallery wing")
-VENUES = _rows(
-    "riverside market; corner pharmacy; village library; leisure complex; repair workshop; farm "
-    "shop; museum cafe; bowling alley; hardware store; post office; dry cleaner; climbing gym; "
-    "bus depot; community hall; ice rink")
-VENUE_PARITY = _rows(
-    "car wash; bakery; cinema; launderette; dental surgery; fuel forecourt; bookshop; tennis "
-    "pavilion; recycling yard; antiques auction; skate park; town pool; flower stall; noodle bar; "
-    "vet practice; tool exchange; pottery studio; railway halt; youth centre; fish counter; "
-    "stationer; scooter hire kiosk; plant nursery; charity bookstall")
-CLAIMS = tuple(claim.strip() for claim in (
+def _family(noun: str, indef: str, kind: str, purposes: str, trade: str | None = None
+            ) -> tuple[Subject, ...]:
+    return tuple(Subject(noun, indef, p.strip(), kind, trade)  # type: ignore[arg-type]
+                 for p in purposes.split(";"))
+
+
+RECOMMEND_SUBJECTS: tuple[Subject, ...] = (
+    *_family("hiking boots", "hiking boots", "brand", "alpine trek; moorland hike"),
+    *_family("tent", "a tent", "brand", "festival weekend; wild camping"),
+    *_family("running shoes", "running shoes", "brand", "half marathon; trail race"),
+    *_family("mattress", "a mattress", "brand", "spare bedroom; loft conversion"),
+    *_family("coffee machine", "a coffee machine", "brand", "office kitchen; narrowboat"),
+    *_family("rucksack", "a rucksack", "brand", "gap year; scout camp"),
+    *_family("sunscreen", "a sunscreen", "brand", "sailing course; ski week"),
+    *_family("headphones", "headphones", "brand", "morning commute; gym sessions"),
+    *_family("pram", "a pram", "brand", "newborn; city strolls"),
+    *_family("garage", "a garage", "shop", "car service; van repairs", "Motors"),
+    *_family("roofer", "a roofer", "shop", "leaky roof; chimney stack", "Roofing"),
+    *_family("joiner", "a joiner", "shop", "fitted wardrobe; alcove shelves", "Joinery"),
+    *_family("haulage firm", "a haulage firm", "shop", "relocation; granny annexe", "Removals"),
+    *_family("upholsterer", "an upholsterer", "shop", "old sofa; dining chairs", "Upholstery"),
+    *_family("electrician", "an electrician", "shop", "patio lighting; fuse box", "Electrics"),
+    *_family("plumber", "a plumber", "shop", "bathroom refit; dripping tap", "Plumbing"),
+    *_family("glazier", "a glazier", "shop", "cracked window; conservatory doors", "Glazing"),
+    *_family("locksmith", "a locksmith", "shop", "back door; bike shed", "Locksmiths"),
+    *_family("village", "a village", "place", "walking holiday; cycling break"),
+    *_family("campsite", "a campsite", "place", "lake trip; caravan tour"),
+    *_family("seaside resort", "a seaside resort", "place", "family reunion; honeymoon"),
+)
+LIST_SUBJECTS: tuple[Subject, ...] = (
+    *_family("guest list", "", "person", "housewarming; birthday meal; garden party"),
+    *_family("carpool rota", "", "person", "piano lessons; swimming gala"),
+    *_family("football squad", "", "person", "summer league; charity match"),
+    *_family("seating plan", "", "person", "wedding breakfast; awards night"),
+    *_family("babysitting circle", "", "person", "school holidays; anniversary evening"),
+    *_family("quiz team", "", "person", "harvest supper; church fete"),
+    *_family("volunteer roster", "", "person", "food bank; beach clean"),
+    *_family("choir lineup", "", "person", "carol concert; spring recital"),
+    *_family("cast sheet", "", "person", "pantomime; nativity play"),
+    *_family("book club", "", "person", "autumn season; reading retreat"),
+)
+VENUES: tuple[str, ...] = tuple("the " + v.strip() for v in (
+    "riverside market; corner pharmacy; parish library; leisure complex; repair workshop; farm "
+    "shop; museum cafe; bowling alley; dry cleaner; bus depot; community hall; ice rink; bakery; "
+    "cinema; launderette; dental surgery; fuel forecourt; bookshop; tennis pavilion; recycling "
+    "yard; antiques auction; skate park; flower stall; noodle bar; vet practice; tool exchange; "
+    "pottery studio; railway halt; youth centre; fish counter; stationer; plant nursery"
+).split(";"))
+CLAIMS: tuple[str, ...] = tuple(c.strip() for c in (
     "closes early in winter; opens late at weekends; shuts for an hour at lunch; gets crowded "
-    "after work; only takes cards now; is closed for repairs; changed its opening hours; has a new "
-    "manager; is being repainted; runs a quiz night; offers a student discount; put its prices up "
-    "again; has a long queue most mornings; moved to a bigger building; hired extra staff; stays "
-    "open until midnight; started a loyalty scheme; lost power during the storm; plans to close "
-    "permanently; got a glowing review; is looking for volunteers; has a broken lift").split(";"))
-"""Claims any (singular) venue can carry and either speaker can make: remark = venue + claim."""
+    "after work; only takes cards now; is closed for refurbishment; changed its opening hours; "
+    "has a new manager; is being repainted; offers a student discount; put its prices up; has a "
+    "long queue most mornings; moved to a bigger building; hired extra staff; stays open until "
+    "midnight; started a loyalty scheme; lost power during the storm; plans to close "
+    "permanently; got a glowing review; has a broken lift").split(";"))
 
+RECOMMEND = (
+    "For {subject}, I would recommend {value}.",
+    "On {subject}, my recommendation is {value}.",
+    "If you are weighing up {subject}, my pick would be {value}.",
+    "About {subject}, I would go with {value}.",
+    "For {subject}, I would suggest {value}.",
+    "My suggestion for {subject} is {value}.")
+"""The assistant's recommendation: gold, declined and other-holder alike (only the subject's holder
+and the user's reaction differ)."""
+REQUESTS = (
+    "Could you recommend {indef} for {purpose}?",
+    "I am looking for {indef} for {purpose}, any suggestions?",
+    "Any ideas for {indef} for {purpose}?",
+    "Can you help me choose {indef} for {purpose}?",
+    "Have you got a suggestion for {indef} for {purpose}?",
+    "What would you recommend in the way of {indef} for {purpose}?",
+    "Any thoughts on {indef} for {purpose}?",
+    "I need to find {indef} for {purpose}, where would you start?")
+OWN = (
+    "I am thinking of {value} for {subject}.",
+    "I have my eye on {value} for {subject}.",
+    "My own idea for {subject} is {value}.",
+    "I have been looking at {value} for {subject} myself.")
+ADD = (
+    "I added {value} to {subject}.",
+    "I put {value} on {subject}.",
+    "I have added {value} to {subject}, which is coming along nicely.",
+    "I popped {value} onto {subject}.")
+CONSIDERED = (
+    "I thought about adding {value} to {subject}, but decided against it.",
+    "I nearly put {value} on {subject}, but changed my mind.",
+    "I was going to add {value} to {subject}, but in the end I left the name off.",
+    "I considered {value} for {subject}, but I did not add the name in the end.")
+REMARK = (
+    "By the way, {subject} {claim}.",
+    "It turns out {subject} {claim}.",
+    "Quick note, {subject} {claim}.",
+    "Apparently {subject} {claim}.",
+    "Worth knowing, {subject} {claim}.")
+"""Role-neutral (no I/you): the same bytes in either speaker's turn."""
+REMARK_REQUESTS = (
+    "Anything happening around here lately?", "Have you heard any local news?",
+    "Is there anything I should know before I head out?", "What is the latest locally?",
+    "Any gossip from the neighbourhood?", "Heard anything useful lately?",
+    "Anything I ought to know about the local area?", "Any local updates for me?")
+TAKE_UP = (
+    "Lovely, that settles {topic}.", "Perfect, I will go with that for {topic}.",
+    "Great, that sorts out {topic} nicely.", "Thanks, I am happy with that for {topic}.",
+    "That sounds right for {topic}, thank you.", "Brilliant, I will take that up for {topic}.",
+    "Sounds good, I will use that for {topic}.", "Right, that is {topic} decided then.",
+    "Excellent, that works for {topic}.")
+"""The user taking a recommendation up (gold's reaction): it names the subject phrase as a decline
+does, never the value. (Red team 6: take-ups named only the purpose and every decline the whole
+phrase, so "a recommendation whose reply does not repeat its subject" was the taken-up one, 404 of
+404.)"""
+PASS_ON = (
+    "Thanks, I will pass that on to my {holder}.", "Lovely, my {holder} will be pleased with that.",
+    "Great, I will tell my {holder} about that.", "Thanks, my {holder} will want to hear that.")
+NOTED = (
+    "Thanks, good to know about {venue}.", "Ah, I will bear that in mind for {venue}.",
+    "Interesting, thanks for the tip about {venue}.", "Oh, handy to know about {venue}.",
+    "Right, I will remember that about {venue}.", "Useful, I go to {venue} quite often.")
+CLOSES = {
+    "taken": ("I hope that works out for {topic}.", "Good luck with {topic}.",
+              "Let me know how you get on with {topic}.", "Happy to help with {topic}.",
+              "That should suit {topic} well.", "Fingers crossed for {topic}."),
+    "other": ("I hope that helps your {holder} with {purpose}.", "Happy to help your {holder}.",
+              "Good luck to your {holder} with {purpose}.", "I hope it suits your {holder}."),
+    "remark": ("Worth keeping in mind for {venue}.", "Handy for a visit to {venue}.",
+               "Glad to pass it on about {venue}.", "Good to keep {venue} in mind.")}
+"""Assistant closes after the user's reaction, naming what the exchange was about."""
 CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
-    "recommend": (
-        "Before I forget, for {subject} I would recommend {value}.",
-        "Picking up {subject} again: I would recommend {value}.",
-        "On {subject}, my recommendation is {value}.",
-        "About {subject}, I would suggest {value}. People tend to be happy with it.",
-        "If you are weighing up {subject}, my pick would be {value}.",
-        "One more thought on {subject}: I would recommend {value}. It seems a sensible fit."),
-    "add": (
-        "I added {value} to {subject}.",
-        "I put {value} on {subject}.",
-        "Quick update on {subject}: I added {value} to it.",
-        "I have added {value} to {subject}, which is coming along nicely.",
-        "I popped {value} onto {subject}. It is taking shape."),
-    "remark": (
-        "By the way, {subject} {claim}.",
-        "It turns out {subject} {claim}.",
-        "Quick note: {subject} {claim}.",
-        "Apparently {subject} {claim}.",
-        "Worth knowing: {subject} {claim}. Handy to bear in mind."),
-    "aside": (
-        "Happy to help with {subject} whenever you like.",
-        "Good luck with {subject}, by the way.",
-        "Whenever you want to talk through {subject}, just shout.",
-        "Sorting out {subject} can take a while, so there is no rush.",
-        "Getting {subject} right is worth a little care.",
-        "Take your time with {subject}.",
-        "Feel free to ask me about {subject} any time.",
-        "Planning {subject} is part of the fun. There is no need to sort every detail at once."),
-}
-"""Shared by gold and filler (``{subject}`` carries its article). An ``aside`` is the competition
-statement: it names a subject and states nothing about it; no construction agrees with its subject
-in number (subjects are singular and plural)."""
+    "taken": RECOMMEND, "declined": RECOMMEND, "other": RECOMMEND, "own": OWN, "add": ADD,
+    "considered": CONSIDERED, "remark": REMARK}
+STANCE = {"taken": "arranged", "declined": "assistant-offer-declined", "other": "other",
+          "own": "intends", "add": "arranged", "considered": "declined", "remark": "state"}
+ROLE = {"taken": "assistant", "declined": "assistant", "other": "assistant", "own": "user",
+        "add": "user", "considered": "user"}
 
-QUESTIONS = {"assistant-stated": "Which {noun} did you recommend for the {purpose}?",
-             "list-order": "In what order did I add things to the {noun} for the {purpose}?"}
+QUESTIONS = {
+    "assistant-stated": "Which {noun} did you recommend for the {purpose} that I did not turn down?",
+    "list-order": "In what order did I add names to the {noun} for the {purpose}?"}
 ATTRIBUTION_FRAMES = (
     "Who said that {remark}: me or you or both of us?",
     "Which of us mentioned that {remark}? Was it me or you or both of us?",
@@ -183,279 +284,628 @@ ATTRIBUTION_FRAMES = (
     "Which of us remarked that {remark}: me or you or both of us?")
 """One frame per question, "me or you or both of us" without commas (closed choice, k = 3)."""
 
-_SYLLABLES = ("vel", "dask", "mor", "tiv", "quen", "lar", "brix", "sol", "nav", "keth", "ul",
-              "prem", "jast", "oro", "fen", "wyl", "cad", "ist")
-_WORDS = sorted({(a + b).capitalize() for a in _SYLLABLES for b in _SYLLABLES if a != b})
-POOLS = {"recommend-gold": _WORDS[0::4], "recommend": _WORDS[1::4],
-         "add-gold": _WORDS[2::4], "add": _WORDS[3::4]}
-"""Four disjoint value pools interleaved from one list (gold and filler look alike); the only
-values in user turns are list items, so no user turn can say an assistant-stated value."""
-VALUE_WORDS = frozenset(w.lower() for w in _WORDS)
-_CONNECTIVES = frozenset({"for", "the"})
+_CONNECTIVES = frozenset({"for", "the", "a", "an", "s"})
 
 
-def _words(phrases: Sequence[str], tokens: Any = raw_tokens) -> frozenset[str]:
-    return frozenset(w for p in phrases for w in tokens(p.replace("{", " {"))) - _CONNECTIVES
+def _words(phrase: str) -> frozenset[str]:
+    return frozenset(raw_tokens(phrase)) - _CONNECTIVES
 
 
-SUBJECTS = RECOMMEND_FACTS + RECOMMEND_PARITY + LIST_FACTS + LIST_PARITY + VENUES + VENUE_PARITY
-SUBJECT_WORDS = _words(SUBJECTS)
-CLAIM_WORDS = _words(CLAIMS, tokenize)
-FRAME_WORDS = _words([re.sub(r"\{\w+\}", " ", t) for ts in CONSTRUCTIONS.values() for t in ts],
-                     tokenize)
-SCAFFOLDS = {shape: engine.Scaffold.without(SUBJECT_WORDS | VALUE_WORDS | _words(frames, tokenize)
-                                            | extra) for shape, frames, extra in (
-    ("assistant-stated", [QUESTIONS["assistant-stated"]], frozenset()),
-    ("list-order", [QUESTIONS["list-order"]], frozenset()),
-    ("participant-attribution", ATTRIBUTION_FRAMES, CLAIM_WORDS))}
-"""Per shape, the shared banks without any subject or value word or the shape's question words
-(attribution: claim words too): small talk never speaks of what a question names."""
+def subject_words(subject: Subject | str) -> frozenset[str]:
+    """The words a subject (or venue) owns: its question's subject words."""
+    if isinstance(subject, str):
+        return _words(subject)
+    return _words(subject.noun) | _words(subject.purpose)
 
 
 def _assert_banks() -> None:
-    """Import-time: values, subjects and claims disjoint from each other and from every scaffold
-    line; each subject owns its words; remarks and claims carry no answer or person word."""
-    scaffold = frozenset().union(*(bank.words() for bank in SCAFFOLDS.values()))
-    assert_disjoint("values", VALUE_WORDS, "subjects, claims, frames, scaffold",
-                    SUBJECT_WORDS | CLAIM_WORDS | FRAME_WORDS | scaffold)
-    assert_disjoint("subjects", SUBJECT_WORDS, "claims, frames, scaffold",
-                    CLAIM_WORDS | FRAME_WORDS | scaffold)
-    assert_disjoint("claims", CLAIM_WORDS, "remark frames and attribution scaffold",
-                    _words(CONSTRUCTIONS["remark"], tokenize)
-                    | SCAFFOLDS["participant-attribution"].words())
-    owners = [w for s in SUBJECTS for w in set(raw_tokens(s)) - _CONNECTIVES]
-    assert len(owners) == len(set(owners)), "subjects share words"
-    neutral = _words([*CONSTRUCTIONS["remark"], *CLAIMS])
+    """Import-time: every noun, purpose, venue and claim owns its words; none is a value word or
+    a frame word; remarks and claims carry no person word; shop subjects name a real trade."""
+    owners: dict[str, set[str]] = {}
+    units = {s.noun for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS} | {
+        s.purpose for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS} | set(VENUES) | set(CLAIMS)
+    for unit in sorted(units):
+        for word in set(tokenize(unit)) - _CONNECTIVES:
+            owners.setdefault(word, set()).add(unit)
+    shared = {w: sorted(u) for w, u in owners.items() if len(u) > 1}
+    assert not shared, f"words owned by two subjects: {shared}"
+    replies = [t for rows in bank.STATEMENT_REPLIES.values() for r in rows
+               for t in (r.reply, r.answer, r.close) if t]
+    frames = frozenset().union(*(_words(re.sub(r"\{\w+\}", " ", t))
+                                 for t in (*RECOMMEND, *REQUESTS, *OWN, *ADD, *CONSIDERED, *REMARK,
+                                           *REMARK_REQUESTS, *QUESTIONS.values(),
+                                           *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
+                                           *bank.USER_DECLINES, *TAKE_UP, *PASS_ON, *NOTED,
+                                           *(c for cs in CLOSES.values() for c in cs))))
+    claim_words = frozenset().union(*(tokenize(c) for c in CLAIMS))
+    clash = (set(owners) - claim_words) & (frames | values.pool_words())
+    assert not clash, f"subject words used by frames, replies or values: {sorted(clash)}"
+    remark_frames = frozenset().union(*(tokenize(t) for t in (*REMARK, *REMARK_REQUESTS)))
+    assert not claim_words & remark_frames, sorted(claim_words & remark_frames)
+    neutral = frozenset().union(*(_words(t) for t in (*REMARK, *CLAIMS)))
     assert not neutral & {"i", "me", "my", "you", "your", "we", "us", "our", "both"}, neutral
-    assert all(s.count(" for the ") == 1 for s in SUBJECTS[:-len(VENUES + VENUE_PARITY)])
+    assert all(s.trade in values.TRADES for s in RECOMMEND_SUBJECTS if s.kind == "shop")
 
 
 _assert_banks()
 
 # --------------------------------------------------------------------------------------------
-# Planning
+# Planning: every value drawn first, then dealt; the asked subject drawn among the haystack's
 
 
 @dataclass(frozen=True)
-class Slot:
-    """One session's statement: kind, subject (with its article), value or claim, speaker."""
+class Planned:
+    """One statement before rendering: kind, subject (or venue), value or claim, holder, role."""
 
     kind: str
-    subject: str
+    subject: Any
     value: str | None = None
     claim: str | None = None
-    role: engine.Role = "user"
+    holder: str | None = None
+    role: str = "user"
 
 
-def _values(rng: Any, pool: str, count: int, taken: set[str]) -> list[str]:
-    out: list[str] = []
-    while len(out) < count:
-        first, last = rng.sample(POOLS[pool], 2)
-        if not {first, last} & taken:
-            taken |= {first, last}
-            out.append(f"{first} {last}")
+@dataclass
+class HaystackDraft:
+    key: str
+    sessions: list[list[Planned]]
+    asked: Any
+    claim: str | None
+    persona: conversation.Persona
+
+
+def _deal_values(rng: Any, wanted: Sequence[Subject], taken: set[str]) -> list[str]:
+    """One value per entry of ``wanted`` (a subject per statement). The values of each type (each
+    trade, for shops) are drawn in one call from its pool, then dealt in a random order, so which
+    statement, gold or not, gets which value is decided after the draw. ``taken`` values are never
+    drawn (a shop's only against its own trade: another trade's "Pellow Roofing" is another value);
+    a haystack's shops never share a stem."""
+    out: dict[int, str] = {}
+    here: set[str] = set()
+    for kind, trade in sorted({(s.kind, s.trade or "") for s in wanted}):
+        slots = [i for i, s in enumerate(wanted) if (s.kind, s.trade or "") == (kind, trade)]
+        avoid = {v for v in taken if not trade or v.endswith(" " + trade)} | here
+        drawn = values.draw(rng, kind, len(slots), taken=avoid)  # type: ignore[arg-type]
+        drawn = [f"{v.split()[0]} {trade}" if trade else v for v in drawn]
+        here |= set(drawn)
+        rng.shuffle(drawn)
+        out.update(zip(slots, drawn))
+    return [out[i] for i in range(len(wanted))]
+
+
+def _families(pool: Sequence[Subject]) -> dict[str, list[Subject]]:
+    """The pool's subjects by noun (a family: one noun, several purposes), in pool order."""
+    out: dict[str, list[Subject]] = {}
+    for subject in pool:
+        out.setdefault(subject.noun, []).append(subject)
     return out
 
 
-def _say(rng: Any, slot: Slot, deck: dict[str, list[str]]) -> engine.Piece:
-    """``slot`` in the next construction of its kind from a per-haystack shuffled deck (all are
-    used before any repeats; gold and filler draw from the same deck)."""
-    if not deck.get(slot.kind):
-        deck[slot.kind] = rng.sample(CONSTRUCTIONS[slot.kind], len(CONSTRUCTIONS[slot.kind]))
-    return engine.Piece(deck[slot.kind].pop().format(subject=slot.subject, value=slot.value,
-                                                     claim=slot.claim), slot.role)
-
-
-def draft(seed: int, key: str, slots: Sequence[Slot], asked: str, rate: float
-          ) -> engine.HaystackDraft:
-    """Sessions from slots: the statement, and (recommend/add) an aside naming a haystack subject,
-    the asked one on the dial share (the engine's mention planner: dithered, gold-blind, never the
-    session's own subject)."""
-    rng = derive_rng(seed, VERTICAL, key, "say")
-    topics = {s.subject: s.subject for s in slots}
-    blank = [engine.SessionDraft(s.subject, []) for s in slots]
-    asides = engine.plan_mentions(engine.HaystackDraft(key, blank, topics, (asked,), [], None),
-                                  rate, derive_rng(seed, VERTICAL, key, "asides"))
-    sessions, deck = [], {}
-    for slot, aside in zip(slots, asides):
-        pieces = [_say(rng, slot, deck)]
-        if slot.kind != "remark" and aside is not None:
-            pieces.append(_say(rng, Slot("aside", aside, role="assistant"), deck))
-        sessions.append(engine.SessionDraft(slot.subject, pieces))
-    times, asked_at = engine.daily_times(rng, len(slots))
-    return engine.HaystackDraft(key, sessions, topics, (asked,), times, asked_at, EXCHANGES)
-
-
-def plan(seed: int, shape: str, index: int, subject: str, extra: int | str
-         ) -> tuple[str, list[Slot], str | None]:
-    """The haystack's key, its slots (gold at random positions) and the claim a question quotes.
-    ``extra``: the list length (list-order) or who makes the gold remark (attribution)."""
+def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: float,
+         taken: set[str]) -> HaystackDraft:
+    """The haystack of question ``index``: sessions of planned statements, gold at random places.
+    ``extra``: the asked list's length (list-order) or who makes the gold remark (attribution);
+    ``taken``: values no draw may return (the lexical screen's forward exclusion)."""
+    if not 0.0 <= rate <= 1.0:
+        raise GenerationError(f"competition rate must lie in [0, 1], got {rate}")
     key = f"{shape}/{index:02d}"
     rng = derive_rng(seed, VERTICAL, key, "plan")
-    h, taken, claim = rng.randint(*H_RANGE), set(), None
+    persona = conversation.draw_persona(rng)
+    holders = [persona.holder(i).noun for i in range(len(persona.relations))]
+    h = rng.randint(*H_RANGE)
+    if shape == "participant-attribution":
+        return _plan_attribution(rng, key, asked, str(extra), h, rate, persona)
     if shape == "assistant-stated":
-        gold = [rng.randrange(h + 1)]
-        filler = [Slot("recommend", s, v, role="assistant") for s, v in zip(
-            rng.sample(RECOMMEND_PARITY, h), _values(rng, "recommend", h, taken))]
-        golds = [Slot("recommend", subject, v, role="assistant")
-                 for v in _values(rng, "recommend-gold", 1, taken)]
-    elif shape == "list-order":
-        gold = sorted(rng.sample(range(h + int(extra)), int(extra)))
-        lengths: list[int] = []
-        while sum(lengths) < h:
-            lengths.append(min(rng.randint(*FILLER_LIST_LENGTH), h - sum(lengths)))
-        lists = [s for s, k in zip(rng.sample(LIST_PARITY, len(lengths)), lengths)
-                 for _ in range(k)]
-        rng.shuffle(lists)
-        filler = [Slot("add", s, v) for s, v in zip(lists, _values(rng, "add", h, taken))]
-        golds = [Slot("add", subject, v) for v in _values(rng, "add-gold", int(extra), taken)]
-    else:
-        claim = rng.choice(CLAIMS)
-        speakers = {"user": ["user"], "assistant": ["assistant"],
-                    "both": rng.sample(list(engine.ROLES), 2)}[str(extra)]
-        gold = sorted(rng.sample(range(h + len(speakers)), len(speakers)))
-        others = [c for c in CLAIMS if c != claim]
-        near, same = rng.randint(*NEAR_MISS), rng.randint(*SAME_CLAIM)
-        venues = rng.sample(VENUE_PARITY, len(VENUE_PARITY))
-        parity = venues[same:same + max(1, (h - near - same + 1) // 2)]
-        pairs = [(subject, c) for c in rng.sample(others, near)]
-        pairs += [(v, claim) for v in venues[:same]]
-        pairs += rng.sample([(v, c) for v in parity for c in others], h - near - same)
-        golds = [Slot("remark", subject, claim=claim, role=r) for r in speakers]
-        filler = [Slot("remark", v, claim=c, role=rng.choice(engine.ROLES)) for v, c in pairs]
-        rng.shuffle(filler)
-    gold_iter, filler_iter = iter(golds), iter(filler)
-    slots = [next(gold_iter) if i in gold else next(filler_iter) for i in range(len(golds) + h)]
-    return key, slots, claim
+        return _plan_recommendations(rng, key, asked, h, rate, persona, holders, taken)
+    return _plan_lists(seed, rng, key, asked, int(extra), h, rate, persona, taken)
+
+
+def _plan_lists(seed: int, rng: Any, key: str, asked: Subject, length: int, h: int, rate: float,
+                persona: conversation.Persona, taken: set[str]) -> HaystackDraft:
+    """list-order: every session adds one person to one list, and every list is *clustered*.
+
+    The asked list has ``length`` items; the others (one sibling first) have lengths drawn as the
+    asked one's is, but for a last one that takes the rest of the haystack, so no list recurs more
+    for being asked (with filler lists of 1-7 items the asked one was among the longest, and a
+    classifier reading recurrence put gold first in half the questions). Every list gets ``c``
+    ``considered`` side statements (the dial times the non-gold sessions, rounded at random), in
+    sessions of other lists that pick in rounds, least-loaded first
+    (:func:`..engine.cluster_hosts`); a session no list picked considers another of the
+    haystack's lists, drawn uniformly, so every session holds two statements (a session length
+    shared by too few sessions would break V7's role-sequence rule) and extra mentions favour no
+    list."""
+    families = _families(LIST_SUBJECTS)
+    lengths = {asked: length}
+    # one sibling (the other-instance competitor; more would make the family's words common)
+    siblings = rng.sample([s for s in families[asked.noun] if s != asked], 1)
+    others = rng.sample([s for s in LIST_SUBJECTS if s != asked and s not in siblings],
+                        len(LIST_SUBJECTS) - 1 - len(siblings))
+    used = 0  # non-gold sessions: h of them
+    for subject in siblings + others:
+        if used >= h:
+            break
+        lengths[subject] = min(rng.randint(*LIST_LENGTH), h - used)
+        used += lengths[subject]
+    if used < h:
+        raise GenerationError(f"{key}: the list pool cannot fill {h} sessions")
+    lists = list(lengths)
+    mains = [s for s, k in lengths.items() for _ in range(k)]
+    rng.shuffle(mains)
+    n = len(mains)
+    # at most one side statement per session (a rare three-statement session would have a
+    # length too few sessions share, V7's role-sequence rule)
+    # (so the count is the largest up to the dial's that the rounds can seat: it reads the list
+    # lengths only, never which list is asked)
+    count = min(int(rate * (n - length) + rng.random()), n // len(lists))
+    barred = [frozenset(i for i, s in enumerate(mains) if s == subject) for subject in lists]
+    while True:
+        try:
+            hosts = engine.cluster_hosts(derive_rng(seed, VERTICAL, key, "clusters"), n,
+                                         [min(bar) for bar in barred], count, [1] * n,
+                                         barred=barred)
+            break
+        except GenerationError:
+            count -= 1
+    sides: list[list[Subject]] = [[] for _ in range(n)]
+    for subject, chosen in zip(lists, hosts):
+        for i in chosen:
+            sides[i].append(subject)
+    for i, row in enumerate(sides):
+        if not row:  # another list of the haystack, drawn alike for every list
+            row.append(rng.choice([s for s in lists if s != mains[i]]))
+    dealt = iter(_deal_values(rng, [*mains, *(s for row in sides for s in row)], taken))
+    sessions = [[Planned("add", s, next(dealt), role=ROLE["add"])] for s in mains]
+    for i, row in enumerate(sides):
+        for subject in row:
+            sessions[i].append(Planned("considered", subject, next(dealt),
+                                       role=ROLE["considered"]))
+        rng.shuffle(sessions[i])
+    return HaystackDraft(key, sessions, asked, None, persona)
+
+
+def attribution_degree(rate: float) -> int:
+    """participant-attribution's dial as a grid degree k: every venue of the haystack is paired
+    with k claims and every claim with k venues (rate 0.2 -> 3)."""
+    return 2 + round(5 * rate)
+
+
+def recommendation_geometry(h: int, rate: float, u: float) -> tuple[int, int]:
+    """assistant-stated's (clusters K, competitors c per cluster) for a drawn length ``h``: c is the
+    dial times ``h - 1`` (rounded at random by ``u``), K the number of clusters that fills a
+    haystack of K (c + 1) sessions, gold's and ``h`` others, nearest ``h`` within :data:`H_RANGE`
+    (c capped so one fits)."""
+    low, high = H_RANGE
+    c = min(high // 2 - 1, int(rate * (h - 1) + u))
+    nouns = len(_families(RECOMMEND_SUBJECTS))  # one noun per cluster; every session one single
+    fits = [k for k in range(2, nouns + 1) if low <= k * (c + 1) - 1 <= high
+            and k * (c + 1) <= len(RECOMMEND_SUBJECTS) - k]
+    return min(fits, key=lambda k: (abs(k * (c + 1) - 1 - h), k)), c
+
+
+def _plan_recommendations(rng: Any, key: str, asked: Subject, h: int, rate: float,
+                          persona: conversation.Persona, holders: Sequence[str],
+                          taken: set[str]) -> HaystackDraft:
+    """assistant-stated: every session holds one taken-up recommendation and one side statement,
+    and exactly one of the two is about a *clustered* subject.
+
+    K clustered subjects (the asked one and K - 1 decoys of other nouns) each have an own session
+    (its taken-up recommendation, beside a side statement about a single subject) and c host
+    sessions (a side statement about it, beside a taken-up recommendation of a single subject).
+    Single subjects (the clustered nouns' other purposes first: the other-instance competitor) are
+    named once each. So an own session and a host session hold the same kinds and the same
+    recurrence, one clustered and one single statement each, and nothing but the question says
+    which cluster is asked or which of its sessions is its own. (The first v3 build gave only the
+    asked subject competitors, then gave decoys theirs with own sessions free to host further
+    sides: in both, own sessions were the ones whose two statements both recurred, and a
+    question-blind classifier found gold at AUC 0.90, then 0.73.)"""
+    clusters, count = recommendation_geometry(h, rate, rng.random())
+    n = clusters * (count + 1)
+    families = _families(RECOMMEND_SUBJECTS)
+    nouns = rng.sample([noun for noun in families if noun != asked.noun], clusters - 1)
+    clustered = [asked, *(rng.choice(families[noun]) for noun in nouns)]
+    siblings = [s for noun in (asked.noun, *nouns) for s in families[noun] if s not in clustered]
+    rest = [s for s in RECOMMEND_SUBJECTS if s not in clustered and s not in siblings]
+    singles = siblings + rng.sample(rest, n - len(siblings))
+    rng.shuffle(singles)
+    order = rng.sample(range(n), n)
+    own_of = dict(zip(order[:clusters], clustered))
+    host_of = {i: clustered[j // count] for j, i in enumerate(order[clusters:])}
+    mains = [own_of.get(i) or singles[i] for i in range(n)]
+    sides = [singles[i] if i in own_of else host_of[i] for i in range(n)]
+    dealt = iter(_deal_values(rng, [*mains, *sides], taken))
+    sessions: list[list[Planned]] = [[Planned("taken", s, next(dealt), role=ROLE["taken"])]
+                                     for s in mains]
+    deck: list[str] = []
+    for i, subject in enumerate(sides):
+        if not deck:
+            deck = rng.sample(KIND_DECK["assistant-stated"], len(KIND_DECK["assistant-stated"]))
+        kind = deck.pop()
+        holder = rng.choice(holders) if kind == "other" else None
+        sessions[i].append(Planned(kind, subject, next(dealt), holder=holder, role=ROLE[kind]))
+        rng.shuffle(sessions[i])
+    return HaystackDraft(key, sessions, asked, None, persona)
+
+
+def _plan_attribution(rng: Any, key: str, venue: str, stated_by: str, h: int, rate: float,
+                      persona: conversation.Persona) -> HaystackDraft:
+    """A *regular grid* of remarks, each said twice, gold drawn after it.
+
+    ``r`` venues (the asked one among them) and ``r`` claims; remark cells form a circulant k-regular
+    pairing (venue i with claims i .. i + k - 1 mod r, rows and columns in drawn orders), so every
+    remark shares its venue with k - 1 others and its claim with k - 1 others: no remark is the
+    centre of the haystack's recurrence. (v3's first build gave gold k near-misses and k
+    same-claims of its own and filler random pairs, so gold was the one remark whose venue and
+    claim both recurred: question-blind AUC 0.73.) Every remark is said twice, in two sessions, by
+    speakers drawn one by one, so a repeated remark, or one said by each of us, is no tell; the
+    gold claim is drawn among the asked venue's k, and the gold remark's speakers are set to the
+    question's answer (both by me, both by you, or one each). Competitors are the asked venue's
+    other remarks (``near-miss``) and the gold claim's other venues (``same-claim``)."""
+    k = attribution_degree(rate)
+    fits = [r for r in range(k, len(VENUES) + 1) if H_RANGE[0] <= 2 * r * k - 2 <= H_RANGE[1]]
+    if not fits:
+        raise GenerationError(f"{key}: no {k}-regular remark grid has {H_RANGE} non-gold sessions")
+    r = min(fits, key=lambda x: (abs(2 * x * k - 2 - h), x))
+    venues = [venue, *rng.sample([v for v in VENUES if v != venue], r - 1)]
+    rng.shuffle(venues)
+    claims = rng.sample(CLAIMS, r)
+    cells = [(venues[i], claims[(i + j) % r]) for i in range(r) for j in range(k)]
+    claim = rng.choice([c for v, c in cells if v == venue])
+    gold_roles = {"user": ["user", "user"], "assistant": ["assistant", "assistant"],
+                  "both": rng.sample(engine.ROLES, 2)}[stated_by]
+    sessions: list[list[Planned]] = []
+    for v, c in cells:
+        roles = gold_roles if (v, c) == (venue, claim) else [rng.choice(engine.ROLES)
+                                                             for _ in range(2)]
+        sessions += [[Planned("remark", v, claim=c, role=role)] for role in roles]
+    rng.shuffle(sessions)
+    return HaystackDraft(key, sessions, venue, claim, persona)
+
+
+def _statement(rng: Any, said: Planned) -> Statement:
+    """A planned statement in the next frame of its kind (gold and competitors share frames)."""
+    frame = rng.choice(CONSTRUCTIONS[said.kind])
+    if said.kind == "remark":
+        text = frame.format(subject=said.subject, claim=said.claim)
+        if said.role == "user":
+            return Statement(text, said.subject, "state")
+        slots = {"venue": said.subject}
+        return Statement(text, said.subject, "state", role="assistant",
+                         request=rng.choice(REMARK_REQUESTS),
+                         reaction=rng.choice(NOTED).format(**slots),
+                         close=rng.choice(CLOSES["remark"]).format(**slots))
+    subject: Subject = said.subject
+    speaker = "assistant" if said.role == "assistant" else "user"
+    text = frame.format(subject=subject.phrase(said.holder, speaker=speaker), value=said.value)
+    topic = subject.phrase(said.holder, speaker="assistant")
+    if said.role == "user":
+        return Statement(text, subject.phrase(), STANCE[said.kind])  # type: ignore[arg-type]
+    request = rng.choice(REQUESTS).format(indef=subject.indef,
+                                          purpose=subject.purpose_phrase(said.holder))
+    reaction = close = None
+    if said.kind != "declined":  # a decline and its close come from the bank (they name the topic)
+        slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or "",
+                 "topic": subject.phrase()}
+        reaction = rng.choice(PASS_ON if said.holder else TAKE_UP).format(**slots)
+        close = rng.choice(CLOSES["other" if said.holder else "taken"]).format(**slots)
+    return Statement(text, topic, STANCE[said.kind], role="assistant",  # type: ignore[arg-type]
+                     holder=said.holder, request=request[:1].upper() + request[1:],
+                     reaction=reaction, close=close)
+
+
+def banned_words(shape: str) -> frozenset[str]:
+    """Words small talk must not use: every subject and venue word (so asked words stay rare and
+    owned), the one-word answer-key names the leak gate scans for and, for
+    participant-attribution, every content word of a claim (the question quotes its remark).
+    Value words need no ban: no scaffold line holds a capitalised word."""
+    units = [s.noun for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS] + [
+        s.purpose for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS] + list(VENUES)
+    words = frozenset().union(*(_words(u) for u in units)) | {"judge", "typedmemeval"}
+    if shape == "participant-attribution":
+        words |= frozenset().union(*(tokenize(c) for c in CLAIMS))
+    return words
+
+
+LENGTH_FLOOR = {"assistant-stated": 3, "list-order": LIST_LENGTH[1] + 1,
+                "participant-attribution": 3}
+"""A session length (turn count; roles always alternate, so the length *is* the role sequence) must
+be shared by at least this many sessions of its haystack: more than the shape's largest G, so
+every gold session's role sequence occurs among its distractors (VERTICALS.md §4.4)."""
+RERENDERS = 80
+
+
+def render(seed: int, draft: HaystackDraft, tally: engine.Tally | None = None) -> engine.Haystack:
+    """Render every session through :func:`..conversation.render_session` (one persona, one
+    banned-word set), each from its own stream, so a session can be drawn again alone: a session
+    whose length fewer than :data:`LENGTH_FLOOR` sessions share is re-drawn until it has a common
+    one. Gold-blind: the rule reads lengths only, never which session will answer."""
+    shape = draft.key.split("/")[0]
+    rng = derive_rng(seed, VERTICAL, draft.key, "say")
+    n = len(draft.sessions)
+    times, asked_at = engine.daily_times(rng, n)
+    stays = [[_statement(rng, said) for said in session] for session in draft.sessions]
+    banned = banned_words(shape)
+
+    def session(i: int, attempt: int) -> conversation.Rendered:
+        return conversation.render_session(derive_rng(seed, VERTICAL, draft.key, "session", i,
+                                                      attempt), stays[i], draft.persona, banned)
+
+    rendered = [session(i, 0) for i in range(n)]
+    counts = Counter(len(r.turns) for r in rendered)
+    common = {k for k, c in counts.items() if c >= LENGTH_FLOOR[shape]} or {
+        counts.most_common(1)[0][0]}
+    for i in range(n):
+        attempt = 0
+        while len(rendered[i].turns) not in common:
+            attempt += 1
+            if attempt > RERENDERS:
+                raise GenerationError(f"{draft.key}: session {i} never reaches a common length")
+            rendered[i] = session(i, attempt)
+    if tally is not None:
+        for r, statements in zip(rendered, stays):
+            tally.sentences += sum(engine.sentence_count(turn.text) for turn in r.turns)
+            tally.fact_sentences += sum(engine.sentence_count(x.text) for x in statements)
+    return engine.Haystack(draft.key, engine.session_ids(seed, VERTICAL, draft.key, n), times,
+                           asked_at, [r.turns for r in rendered],
+                           [r.statement_turns for r in rendered], [None] * n)
 
 
 # --------------------------------------------------------------------------------------------
-# Reading back (V5) and the validity rules
+# Reading back (V5): every statement about the asked subject, from the rendered text alone
 
 
-class Said(NamedTuple):
+class Read(NamedTuple):
     session: int
     piece: int
+    kind: str
     role: str
     value: str | None
+    holder: str | None
+
+
+_DECLINE = re.compile("|".join(
+    re.escape(row.reply).replace(r"\{topic\}", ".+")
+    for row in bank.STATEMENT_REPLIES["assistant-offer-declined"]) + "|" + "|".join(
+    map(re.escape, bank.USER_DECLINES)))
+"""A user turn that turns an assistant suggestion down (the bank's declines, any topic)."""
+_VALUE = r"(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_HOLDERS = sorted({r.noun for r in bank.RELATIONS.values()}, key=len, reverse=True)
 
 
 @lru_cache(maxsize=4096)
-def _pattern(kind: str, subject: str, claim: str | None = None) -> re.Pattern[str]:
-    parts = [re.escape(t).replace(r"\{subject\}", re.escape(subject))
-             .replace(r"\{claim\}", re.escape(claim or ""))
-             .replace(r"\{value\}", rf"(?P<v{i}>[A-Z][a-z]+ [A-Z][a-z]+)")
-             for i, t in enumerate(CONSTRUCTIONS[kind])]
+def _pattern(kind: str, subject: Any, claim: str | None = None) -> re.Pattern[str]:
+    """Every frame of ``kind`` about ``subject`` (any holder), capturing value and holder."""
+    parts = []
+    for i, frame in enumerate(CONSTRUCTIONS[kind]):
+        if isinstance(subject, Subject):
+            holder = f"(?:your|my) (?P<holder{i}>" + "|".join(map(re.escape, _HOLDERS)) + ")'s "
+            about = (re.escape(f"the {subject.noun} for ") + f"(?:the |{holder})"
+                     + re.escape(subject.purpose))
+        else:
+            about = re.escape(subject)
+        parts.append(re.escape(frame).replace(r"\{subject\}", about)
+                     .replace(r"\{claim\}", re.escape(claim or ""))
+                     .replace(r"\{value\}", _VALUE.replace("<value>", f"<value{i}>")))
     return re.compile("|".join(f"(?:{p})" for p in parts))
 
 
-def read(stay: engine.Haystack, kind: str, subject: str, claim: str | None = None) -> list[Said]:
-    """Every statement of ``kind`` about ``subject`` (and ``claim``), from the rendered text."""
-    found = []
+def _groups(match: re.Match[str], name: str) -> str | None:
+    found = [v for k, v in match.groupdict().items() if k.startswith(name) and v]
+    return found[0] if found else None
+
+
+def read(stay: engine.Haystack, kinds: Sequence[str], subject: Any,
+         claim: str | None = None) -> list[Read]:
+    """Statements of ``kinds`` about ``subject`` in the rendered text, with what the next turn
+    says of them (an assistant recommendation the user turned down reads as ``declined``)."""
+    found: list[Read] = []
     for s, session in enumerate(stay.sessions):
         for t, turn in enumerate(session):
-            for match in _pattern(kind, subject, claim).finditer(turn.text):
-                if t not in stay.piece_turns[s]:
-                    raise GenerationError(f"{stay.key}: a {kind} statement outside any piece")
-                found.append(Said(s, stay.piece_turns[s].index(t), turn.role,
-                                  next((v for v in match.groups() if v), None)))
+            seen: set[tuple[int, int]] = set()
+            for kind in kinds:
+                for match in _pattern(kind, subject, claim).finditer(turn.text):
+                    if match.span() in seen:
+                        continue
+                    seen.add(match.span())
+                    if t not in stay.piece_turns[s]:
+                        raise GenerationError(f"{stay.key}: a {kind} statement outside any piece")
+                    value, holder = _groups(match, "value"), _groups(match, "holder")
+                    read_kind = kind
+                    if kind in ("taken", "declined", "other"):
+                        nxt = session[t + 1].text if t + 1 < len(session) else ""
+                        read_kind = "other" if holder else (
+                            "declined" if _DECLINE.fullmatch(nxt) else "taken")
+                    found.append(Read(s, stay.piece_turns[s].index(t), read_kind, turn.role,
+                                      value, holder))
     return found
 
 
-def check_values(stay: engine.Haystack, slots: Sequence[Slot]) -> None:
-    """Every value occurs in exactly one session, in a turn stating it with its subject; no value
-    word stands outside a full value."""
+def check_values(stay: engine.Haystack, draft: HaystackDraft) -> None:
+    """Every planned value occurs in exactly one session, typed as its subject wants."""
     joined = ["\n".join(turn.text for turn in session) for session in stay.sessions]
-    for slot in (s for s in slots if s.value):
-        holding = [i for i, text in enumerate(joined) if slot.value in text]
-        said = [x.session for x in read(stay, slot.kind, slot.subject) if x.value == slot.value]
-        if len(holding) != 1 or said != holding:
-            raise GenerationError(f"{stay.key}: {slot.value!r} is in sessions {holding}, stated "
-                                  f"with {slot.subject!r} in {said}")
-    rest = " ".join(joined)
-    for value in (s.value for s in slots if s.value):
-        rest = rest.replace(value, " ")
-    if stray := set(raw_tokens(rest)) & VALUE_WORDS:
-        raise GenerationError(f"{stay.key}: value words {sorted(stray)} outside a full value")
+    for said in (x for session in draft.sessions for x in session if x.value):
+        value: str = said.value  # type: ignore[assignment]
+        holding = [i for i, text in enumerate(joined) if value in text]
+        if len(holding) != 1:
+            raise GenerationError(f"{stay.key}: {value!r} is in sessions {holding}")
+        want, got = said.subject.kind, values.value_type(value)
+        if got != want or (said.subject.trade and not value.endswith(said.subject.trade)):
+            raise GenerationError(f"{stay.key}: {value!r} is a {got}, not a {want}")
 
 
 def screen_assistant_stated(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """§2.2 rule 1, lexical pass: no assistant-stated gold nor word of it in any user turn."""
-    users = [t["content"] for r in records for s in r["haystack_sessions"] for t in s
-             if t["role"] == "user"]
-    tokens, joined = set(raw_tokens(" ".join(users))), "\n".join(users).lower()
+    """§2.2 rule 1, lexical pass: no assistant-stated gold, as a whole value, in any user turn."""
+    users = "\n".join(t["content"] for r in records for s in r["haystack_sessions"] for t in s
+                      if t["role"] == "user")
     golds = [r for r in records if r["typedmemeval"]["shape"] == "assistant-stated"]
     for r in golds:
-        if set(raw_tokens(r["answer"])) & tokens or r["answer"].lower() in joined:
+        if re.search(r"\b" + re.escape(r["answer"]) + r"\b", users):
             raise GenerationError(f"{r['question_id']}: assistant-stated gold {r['answer']!r} "
                                   "reaches a user turn")
-    return {"questions": len(golds), "user_turns": len(users), "hits": 0}
+    return {"questions": len(golds), "user_turns": users.count("\n") + 1, "hits": 0}
 
 
 # --------------------------------------------------------------------------------------------
 # Records
 
 
-def _gold(stay: engine.Haystack, shape: str, subject: str, claim: str | None
-          ) -> tuple[list[Said], str, dict[str, Any]]:
-    """The gold statements, the answer and the shape's key fields, from the text alone."""
+def _gold(stay: engine.Haystack, shape: str, draft: HaystackDraft
+          ) -> tuple[list[Read], list[Read], str, dict[str, Any]]:
+    """Gold statements, competitor statements, the answer and the shape's key fields, read back
+    from the text; every planned competitor must be read back with its kind."""
+    asked = draft.asked
+    planned = planned_rivals(draft)
+    block: dict[str, Any]
     if shape == "assistant-stated":
-        said = read(stay, "recommend", subject)
-        if len(said) != 1 or said[0].role != "assistant" or said[0].value is None:
-            raise GenerationError(f"{stay.key}: {subject!r} not recommended once by the assistant")
-        return said, said[0].value, {"stated_by": "assistant"}
-    if shape == "list-order":
-        said = sorted(read(stay, "add", subject))
-        items = [x.value for x in said]
-        if len({x.session for x in said}) != len(said) or {x.role for x in said} != {"user"}:
+        said = read(stay, ("taken", "own"), asked)
+        gold = [x for x in said if x.kind == "taken"]
+        rivals = [x for x in said if x.kind != "taken"]
+        if len(gold) != 1 or gold[0].role != "assistant" or gold[0].value is None:
+            raise GenerationError(f"{stay.key}: {len(gold)} recommendations of "
+                                  f"{asked.phrase()!r} the user did not turn down")
+        if any(x.role != ROLE[x.kind] for x in rivals):
+            raise GenerationError(f"{stay.key}: a competitor in the wrong speaker's turn")
+        answer, block = gold[0].value, {"stated_by": "assistant"}
+    elif shape == "list-order":
+        said = read(stay, ("add", "considered"), asked)
+        gold = sorted(x for x in said if x.kind == "add")
+        rivals = [x for x in said if x.kind != "add"]
+        items = [x.value for x in gold]
+        if len({x.session for x in gold}) != len(gold) or {x.role for x in said} != {"user"}:
             raise GenerationError(f"{stay.key}: the asked list is not one user item per session")
         if not LIST_LENGTH[0] <= len(items) <= LIST_LENGTH[1] or None in items:
             raise GenerationError(f"{stay.key}: the asked list has {len(items)} items")
-        ordered = sorted(items)
-        return said, ", ".join(items), {
-            "stated_by": "user", "gold_components_load_bearing": True,
-            "list_order": {"items": ordered, "presented_order": [ordered.index(i) for i in items],
-                           "session_indices": [said[items.index(i)].session for i in ordered]}}
-    said = read(stay, "remark", subject, claim)
-    roles = sorted({x.role for x in said})
-    if not said or len(said) != len(roles):
-        raise GenerationError(f"{stay.key}: the remark is said {len(said)} times by {roles}")
-    stated_by = roles[0] if len(roles) == 1 else "both"
-    extra = {"gold_components_load_bearing": True} if stated_by == "both" else {}
-    return said, ANSWER_FOR[stated_by], {"stated_by": stated_by, **extra,
-                                         "instruction": ATTRIBUTION_INSTRUCTION}
+        ordered = sorted(items)  # type: ignore[type-var]
+        answer = ", ".join(items)  # type: ignore[arg-type]
+        block = {"stated_by": "user", "gold_components_load_bearing": True,
+                 "list_order": {"items": ordered,
+                                "presented_order": [ordered.index(i) for i in items],
+                                "session_indices": [gold[items.index(i)].session for i in ordered]}}
+    else:
+        said = read(stay, ("remark",), asked, draft.claim)
+        gold = said
+        roles = sorted({x.role for x in said})
+        if len(said) != 2 or len({x.session for x in said}) != 2:
+            raise GenerationError(f"{stay.key}: the remark is said {len(said)} times by {roles}, "
+                                  "not twice in two sessions")
+        stated_by = roles[0] if len(roles) == 1 else "both"
+        rivals = [x._replace(kind="near-miss") for c in CLAIMS if c != draft.claim
+                  for x in read(stay, ("remark",), asked, c)]
+        rivals += [x._replace(kind="same-claim") for v in VENUES if v != asked
+                   for x in read(stay, ("remark",), v, draft.claim)]
+        answer = ANSWER_FOR[stated_by]
+        block = {"stated_by": stated_by, "instruction": ATTRIBUTION_INSTRUCTION,
+                 **({"gold_components_load_bearing": True} if stated_by == "both" else {})}
+    got = {kind: sum(x.kind == kind for x in rivals) for kind in planned}
+    if got != planned or len(rivals) != sum(planned.values()):
+        raise GenerationError(f"{stay.key}: competitors read back as {got}, planned {planned}")
+    return gold, rivals, answer, block
 
 
-def make_record(stay: engine.Haystack, shape: str, slots: Sequence[Slot], subject: str,
-                claim: str | None, frame: str) -> tuple[dict[str, Any], list[str]]:
-    """The question record with its gold read back from the text, and typical wrong answers."""
-    said, answer, block = _gold(stay, shape, subject, claim)
-    others = [s.value for s in slots if s.value and s.subject != subject]
+def planned_rivals(draft: HaystackDraft) -> dict[str, int]:
+    """Planned competitor statements of the asked subject (venue, claim), by kind."""
+    out: Counter[str] = Counter()
+    for x in (x for session in draft.sessions for x in session):
+        if x.kind == "remark":
+            if (x.subject == draft.asked) != (x.claim == draft.claim):
+                out["near-miss" if x.subject == draft.asked else "same-claim"] += 1
+        elif x.subject == draft.asked and x.kind not in ("taken", "add"):
+            out[x.kind] += 1
+    return dict(out)
+
+
+def make_record(stay: engine.Haystack, shape: str, draft: HaystackDraft, frame: str
+                ) -> tuple[dict[str, Any], list[str]]:
+    """The question record with gold read back from the text, and answers that must not pass."""
+    gold, rivals, answer, block = _gold(stay, shape, draft)
+    everything = [x.value for s in draft.sessions for x in s if x.value]
+    others = [v for v in everything if v != answer and not (
+        shape == "list-order" and v in answer.split(", "))]
     if shape == "list-order":
         items = answer.split(", ")
-        wrong = [w for w in (", ".join(reversed(items)), ", ".join(sorted(items))) if w != answer]
+        wrong = [", ".join(reversed(items)), ", ".join(items[1:] + items[:1]),
+                 *(f"{answer}, {x.value}" for x in rivals)]
         block.update(answer_key=engine.answer_key(list_order=items, wrong=others),
-                     dial={"name": "list_length", "value": len(said)},
-                     difficulty=len(said) - LIST_LENGTH[0] + 1)
+                     dial={"name": "list_length", "value": len(gold)},
+                     difficulty=len(gold) - LIST_LENGTH[0] + 1)
     else:
-        wrong = others[:2] if shape == "assistant-stated" else [c for c in CHOICES if c != answer]
-        key = (engine.answer_key(accepted=[answer], wrong=others) if shape == "assistant-stated"
-               else engine.answer_key(accepted=[answer], wrong=wrong, choices=list(CHOICES)))
-        after = len(stay.sessions) - 1 - max(x.session for x in said)
+        if shape == "assistant-stated":
+            key = engine.answer_key(accepted=[answer], wrong=others)
+            wrong = [x.value for x in rivals if x.value] + others[:2]
+        else:
+            wrong = [c for c in CHOICES if c != answer]
+            key = engine.answer_key(accepted=[answer], wrong=wrong, choices=list(CHOICES))
+        after = len(stay.sessions) - 1 - max(x.session for x in gold)
         block.update(answer_key=key, dial={"name": "sessions_after_gold", "value": after},
                      difficulty=1 + min(4, (5 * after) // len(stay.sessions)))
     kind = "item" if shape == "list-order" else None
     block["gold_components"] = [{"kind": kind or f"{x.role}_statement", "session_index": x.session,
-                                 "memory_type": MEMORY_TYPE} for x in sorted(said)]
-    if claim is not None:
-        question = frame.format(remark=f"{subject} {claim}")
+                                 "memory_type": MEMORY_TYPE} for x in sorted(gold)]
+    asked = draft.asked
+    if shape == "participant-attribution":
+        question = frame.format(remark=f"{asked} {draft.claim}")
     else:
-        noun, purpose = subject[4:].split(" for the ")
-        question = QUESTIONS[shape].format(noun=noun, purpose=purpose)
+        question = QUESTIONS[shape].format(noun=asked.noun, purpose=asked.purpose)
     rec = engine.record(stay, question_id=stay.key, vertical=VERTICAL, shape=shape,
                         memory_type=MEMORY_TYPE, question=question, answer=answer,
-                        gold=[(x.session, x.piece) for x in said], block=block)
+                        gold=[(x.session, x.piece) for x in gold], block=block)
     return rec, wrong
+
+
+def _asked(layout: Any, shape: str) -> tuple[list[Any], list[int | str]]:
+    """Per question of ``shape``: the asked subject (drawn from the one list the filler also uses)
+    and the list length or the gold speaker."""
+    count = N_BY_SHAPE[shape]
+    if shape == "participant-attribution":
+        extras: list[int | str] = [a for a in ("user", "assistant", "both") for _ in range(count // 3)]
+        subjects: list[Any] = layout.sample(VENUES, count)
+    else:
+        pool = RECOMMEND_SUBJECTS if shape == "assistant-stated" else LIST_SUBJECTS
+        subjects = [layout.choice(pool) for _ in range(count)] if len(pool) < count else \
+            layout.sample(pool, count)
+        if shape == "list-order":
+            # at most two lists of one family asked: every list is clustered, so a family asked
+            # three times put its noun in over a tenth of the corpus's sessions
+            asked_of: Counter[str] = Counter()
+            subjects = []
+            for subject in layout.sample(pool, len(pool)):
+                if asked_of[subject.noun] < 2 and len(subjects) < count:
+                    subjects.append(subject)
+                    asked_of[subject.noun] += 1
+        extras = [LIST_LENGTH[0] + (i * (LIST_LENGTH[1] - LIST_LENGTH[0] + 1)) // count
+                  for i in range(count)]
+    layout.shuffle(extras)
+    return subjects, extras
+
+
+class Built(NamedTuple):
+    """One question as built: its plan, its rendered haystack and its record (provisional id)."""
+
+    draft: HaystackDraft
+    stay: engine.Haystack
+    record: dict[str, Any]
+
+
+def build_shape(seed: int, shape: str, rate: float, tally: engine.Tally | None = None
+                ) -> list[Built]:
+    """Every question of ``shape``, each checked (values, V5 read-back, judge) as it is built."""
+    layout = derive_rng(seed, VERTICAL, shape, "layout")
+    taken: set[str] = set()
+    out: list[Built] = []
+    for index, (asked, extra) in enumerate(zip(*_asked(layout, shape))):
+        frame = layout.choice(ATTRIBUTION_FRAMES)
+        draft = plan(seed, shape, index, asked, extra, rate, taken)
+        stay = render(seed, draft, tally)
+        engine.check_haystack(stay)
+        check_values(stay, draft)
+        rec, wrong = make_record(stay, shape, draft, frame)
+        engine.judge_gold(rec, wrong_answers=wrong)
+        out.append(Built(draft, stay, rec))
+        # The lexical screen by construction: a value that reached a user turn or a gold is not
+        # drawn again in this shape (as gold or not, so a value's role never steers a draw).
+        if shape == "assistant-stated":
+            taken |= {x.value for s in draft.sessions for x in s
+                      if x.value and x.role == "user"} | {rec["answer"]}
+    return out
 
 
 def build(seed: int, competition_by_shape: Mapping[str, float], *,
@@ -464,39 +914,17 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     A shape's records depend on the seed and its own dial only."""
     tally = engine.Tally()
     records: list[dict[str, Any]] = []
-    subject_words: dict[str, list[str]] = {}
+    asked_words: dict[str, list[str]] = {}
     for shape in (s for s in SHAPES if s in shapes):
-        rate = float(competition_by_shape[shape])
-        layout = derive_rng(seed, VERTICAL, shape, "layout")
-        count = N_BY_SHAPE[shape]
-        if shape == "participant-attribution":
-            subjects = layout.sample(VENUES, count)
-            extras: list[int | str] = [a for a in ("user", "assistant", "both")
-                                       for _ in range(count // 3)]
-        else:
-            subjects = layout.sample(RECOMMEND_FACTS if shape == "assistant-stated" else LIST_FACTS,
-                                     count)
-            extras = [LIST_LENGTH[0] + (i * (LIST_LENGTH[1] - LIST_LENGTH[0] + 1)) // count
-                      for i in range(count)]
-        layout.shuffle(extras)
-        for index, (subject, extra) in enumerate(zip(subjects, extras)):
-            frame = layout.choice(ATTRIBUTION_FRAMES)
-            key, slots, claim = plan(seed, shape, index, subject, extra)
-            stay = engine.render(seed, VERTICAL, draft(seed, key, slots, subject, rate), rate,
-                                 SCAFFOLDS[shape], tally)
-            engine.check_haystack(stay)
-            check_values(stay, slots)
-            rec, wrong = make_record(stay, shape, slots, subject, claim, frame)
-            engine.judge_gold(rec, wrong_answers=wrong)
-            records.append(rec)
-            subject_words[key] = sorted(set(raw_tokens(subject)) - _CONNECTIVES)
+        for built in build_shape(seed, shape, float(competition_by_shape[shape]), tally):
+            records.append(built.record)
+            asked_words[built.draft.key] = sorted(subject_words(built.draft.asked))
     screen_assistant_stated(records)
     if set(shapes) >= set(SHAPES):
-        engine.check_rarity(records, subject_words)
-    # Number against every shape's provisional ids, so a shape's ids do not depend on which
-    # other shapes are built (assign_ids numbers only the records it is given).
+        engine.check_rarity(records, asked_words)
     stubs = [{"question_id": f"{s}/{i:02d}"} for s in SHAPES if s not in shapes
              for i in range(N_BY_SHAPE[s])]
     engine.assign_ids(records + stubs, seed=seed, vertical=VERTICAL, abbrev=ABBREV)
     records.sort(key=lambda r: r["question_id"])
     return engine.Built(engine.finish(records), tally)
+

@@ -603,39 +603,13 @@ class Said:
                        SPANS[self.span] if self.span else 0)
 
 
-def clusters_for(n: int, count: int) -> int:
-    """How many subjects of an ``n``-session haystack are clustered (own statement plus ``count``
-    competitors each): enough that the clusters cover about every session once, at least two. With
-    only the asked subject and one decoy clustered, the two own sessions were the only ones sure
-    to hold a recurring subject in a valued sentence, and a question-blind classifier reading
-    within-haystack recurrence ranked gold in the top two (learned AUC 0.81 on expiring-validity):
-    with every session holding about one clustered mention, recurrence no longer points at the
-    own statements."""
-    return max(2, round(n / (count + 1)))
+clusters_for = engine.clusters_for
 
 
 def _cluster_sessions(rng: Any, n: int, level: int, owns: Sequence[int], count: int,
                       capacity: list[int]) -> list[list[int]]:
-    """For each clustered subject (own statement in session ``owns[x]``), the ``count`` sessions
-    whose competitor slots talk about it. The clusters pick in rounds, one session each per round,
-    in a drawn turn order (no role gets first pick); each picks, from its own drawn order of the
-    other sessions with a free slot, one holding the fewest clustered mentions so far (an own
-    statement of a cluster counts as one), so every session ends with about one."""
-    orders = [rng.sample([i for i in range(n) if i != own], n - 1) for own in owns]
-    turn = rng.sample(range(len(owns)), len(owns))
-    load = [1 if i in owns else 0 for i in range(n)]
-    chosen: list[list[int]] = [[] for _ in owns]
-    for _ in range(count):
-        for x in turn:
-            free = [i for i in orders[x] if capacity[i] and i not in chosen[x]]
-            if not free:
-                raise GenerationError(f"no room for {count} competitors of level {level} in {n} "
-                                      f"sessions ({len(owns)} clusters)")
-            host = min(free, key=load.__getitem__)  # the first in the drawn order among ties
-            capacity[host] -= 1
-            load[host] += 1
-            chosen[x].append(host)
-    return chosen
+    """:func:`..engine.cluster_hosts` for a level's competitors (a seam the tests cut)."""
+    return engine.cluster_hosts(rng, n, owns, count, capacity, what=f" of level {level}")
 
 
 def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said],
