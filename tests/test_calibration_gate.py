@@ -6,7 +6,7 @@ import pytest
 
 from pytest_typedmemeval.gates import calibration
 from pytest_typedmemeval.gates.calibration import check, distribution, question_coverage, strip_echo
-from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
+from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations, declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
 
 CASES = calibration.self_test()
@@ -297,12 +297,15 @@ def test_shipped_v3_corpora_hold_the_whole_panel_under_the_ceiling_from_their_st
     """A revision-3 corpus is held to the whole panel (Appendix D); without the dense extra its
     dense and hybrid arms come from the sidecar's stamps, which the gate verifies when it can."""
     v3 = [c for c in shipped_corpora() if c.sidecar is not None and c.sidecar.revision >= 3]
+    assert v3
     for corpus in v3:
         result = check(corpus)
         assert result.status == "passed", result.summary()
         assert result.measured["panel"]["enforced_members"] == list(panel.WHOLE_PANEL_NAMES)
+        exempt = {shape for item in declarations_for(corpus.vertical).calibration_ceiling_exemptions
+                  for shape in (item.shapes or (item.name,))}
         for shape, row in result.measured["panel"]["by_shape"].items():
-            if row.get("max") is not None:
+            if row.get("max") is not None and shape not in exempt:
                 assert row["max"] <= 0.90, (corpus.corpus_id, shape, row)
 
 

@@ -81,10 +81,12 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.4375, "list-order": 0.125,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.4375, "list-order": 0.0,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
-list-order's competitor share (competitors per cluster over the non-gold sessions).
+list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
+search lands on 0: its coverage is capped by G > K_ref, and its side statements, one per session,
+already consider names for the other lists).
 participant-attribution's is a declared design rate, not searched: it sets the remark grid's
 degree (:func:`attribution_degree`, 0.2 -> 3), and its question quotes the gold remark, so
 sentence-level BM25 finds it at every dial (:data:`ATTRIBUTION_SWEEP`)."""
@@ -239,15 +241,22 @@ REMARK_REQUESTS = (
     "Any gossip from the neighbourhood?", "Heard anything useful lately?",
     "Anything I ought to know about the local area?", "Any local updates for me?")
 TAKE_UP = (
-    "Lovely, that settles {topic}.", "Perfect, I will go with that for {topic}.",
-    "Great, that sorts out {topic} nicely.", "Thanks, I am happy with that for {topic}.",
-    "That sounds right for {topic}, thank you.", "Brilliant, I will take that up for {topic}.",
-    "Sounds good, I will use that for {topic}.", "Right, that is {topic} decided then.",
-    "Excellent, that works for {topic}.")
-"""The user taking a recommendation up (gold's reaction): it names the subject phrase as a decline
-does, never the value. (Red team 6: take-ups named only the purpose and every decline the whole
-phrase, so "a recommendation whose reply does not repeat its subject" was the taken-up one, 404 of
-404.)"""
+    "Lovely, that settles {purpose}, and I will sort it out shortly.",
+    "Perfect, I will go with that for {purpose}, thank you.",
+    "Great, that sorts out {purpose} nicely, I will arrange it.",
+    "Thanks, I am happy with that for {purpose}, that is the one.",
+    "That sounds just right for {purpose}, so I will take it, thanks.",
+    "Brilliant, I will take that up for {purpose} straight away.",
+    "Sounds good to me, I will use that for {purpose} then.",
+    "Right, that is {purpose} decided then, I will go ahead with it.",
+    "Excellent, that works for {purpose}, I am going with that one.")
+"""The user taking a recommendation up (gold's reaction): it names the purpose, as a decline does,
+never the value, in as many words as a decline takes (42-62 characters besides the purpose).
+(Red team 6: take-ups named only the purpose and every decline the whole subject phrase, so "a
+recommendation whose reply does not repeat its subject" was the taken-up one, 404 of 404; naming
+the whole phrase in take-ups too put the clustered subject in three sentences of an own session,
+which recurrence read (AUC 0.72), so declines now name the purpose instead. Red team 7: take-ups
+were 26-40 characters and declines 46-66, so "the shortest reply" was the taken-up one.)"""
 PASS_ON = (
     "Thanks, I will pass that on to my {holder}.", "Lovely, my {holder} will be pleased with that.",
     "Great, I will tell my {holder} about that.", "Thanks, my {holder} will want to hear that.")
@@ -256,9 +265,9 @@ NOTED = (
     "Interesting, thanks for the tip about {venue}.", "Oh, handy to know about {venue}.",
     "Right, I will remember that about {venue}.", "Useful, I go to {venue} quite often.")
 CLOSES = {
-    "taken": ("I hope that works out for {topic}.", "Good luck with {topic}.",
-              "Let me know how you get on with {topic}.", "Happy to help with {topic}.",
-              "That should suit {topic} well.", "Fingers crossed for {topic}."),
+    "taken": ("I hope that works out for {purpose}.", "Good luck with {purpose}.",
+              "Let me know how you get on with {purpose}.", "Happy to help with {purpose}.",
+              "That should suit {purpose} well.", "Fingers crossed for {purpose}."),
     "other": ("I hope that helps your {holder} with {purpose}.", "Happy to help your {holder}.",
               "Good luck to your {holder} with {purpose}.", "I hope it suits your {holder}."),
     "remark": ("Worth keeping in mind for {venue}.", "Handy for a visit to {venue}.",
@@ -404,7 +413,7 @@ def _plan_lists(seed: int, rng: Any, key: str, asked: Subject, length: int, h: i
                 persona: conversation.Persona, taken: set[str]) -> HaystackDraft:
     """list-order: every session adds one person to one list, and every list is *clustered*.
 
-    The asked list has ``length`` items; the others (one sibling first) have lengths drawn as the
+    The asked list has ``length`` items; the others (drawn uniformly) have lengths drawn as the
     asked one's is, but for a last one that takes the rest of the haystack, so no list recurs more
     for being asked (with filler lists of 1-7 items the asked one was among the longest, and a
     classifier reading recurrence put gold first in half the questions). Every list gets ``c``
@@ -414,14 +423,13 @@ def _plan_lists(seed: int, rng: Any, key: str, asked: Subject, length: int, h: i
     haystack's lists, drawn uniformly, so every session holds two statements (a session length
     shared by too few sessions would break V7's role-sequence rule) and extra mentions favour no
     list."""
-    families = _families(LIST_SUBJECTS)
     lengths = {asked: length}
-    # one sibling (the other-instance competitor; more would make the family's words common)
-    siblings = rng.sample([s for s in families[asked.noun] if s != asked], 1)
-    others = rng.sample([s for s in LIST_SUBJECTS if s != asked and s not in siblings],
-                        len(LIST_SUBJECTS) - 1 - len(siblings))
+    # the other lists drawn uniformly: a sibling of the asked list (same noun) turns up as often as
+    # any list's does (red team 7: when the asked list always had one, "a list with a sibling"
+    # found gold question-blind at AUC 0.80)
+    others = rng.sample([s for s in LIST_SUBJECTS if s != asked], len(LIST_SUBJECTS) - 1)
     used = 0  # non-gold sessions: h of them
-    for subject in siblings + others:
+    for subject in others:
         if used >= h:
             break
         lengths[subject] = min(rng.randint(*LIST_LENGTH), h - used)
@@ -576,15 +584,16 @@ def _statement(rng: Any, said: Planned) -> Statement:
     subject: Subject = said.subject
     speaker = "assistant" if said.role == "assistant" else "user"
     text = frame.format(subject=subject.phrase(said.holder, speaker=speaker), value=said.value)
-    topic = subject.phrase(said.holder, speaker="assistant")
+    # a decline's reply and close name the purpose, as a take-up's do (see TAKE_UP)
+    topic = (f"the {subject.purpose}" if said.kind == "declined"
+             else subject.phrase(said.holder, speaker="assistant"))
     if said.role == "user":
         return Statement(text, subject.phrase(), STANCE[said.kind])  # type: ignore[arg-type]
     request = rng.choice(REQUESTS).format(indef=subject.indef,
                                           purpose=subject.purpose_phrase(said.holder))
     reaction = close = None
     if said.kind != "declined":  # a decline and its close come from the bank (they name the topic)
-        slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or "",
-                 "topic": subject.phrase()}
+        slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or ""}
         reaction = rng.choice(PASS_ON if said.holder else TAKE_UP).format(**slots)
         close = rng.choice(CLOSES["other" if said.holder else "taken"]).format(**slots)
     return Statement(text, topic, STANCE[said.kind], role="assistant",  # type: ignore[arg-type]
