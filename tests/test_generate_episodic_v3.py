@@ -211,18 +211,62 @@ def test_attribution_remarks_form_a_regular_grid() -> None:
         assert (b.draft.asked, b.draft.claim) in cells
 
 
-def test_every_recommendation_session_holds_one_clustered_statement(
+def test_every_recommendation_session_holds_two_clustered_statements(
         stated: list[epi.Built]) -> None:
-    """Own sessions and host sessions alike: one taken-up recommendation, one side statement, and
-    exactly one of the two about a clustered subject; every cluster the same size."""
+    """Own sessions and host sessions alike: one taken-up recommendation and two side statements,
+    exactly two of the three about clustered subjects; every cluster the same size; both purposes
+    of every clustered family clustered, each with its own taken-up recommendation (so "the
+    taken-up recommendation of a subject that recurs" leaves P candidates, not one)."""
     for built in stated:
         mentions = Counter(x.subject for s in built.draft.sessions for x in s)
-        sizes = {c for c in mentions.values() if c > 1}
-        assert len(sizes) <= 1 and mentions[built.draft.asked] == max(mentions.values())
+        clustered = {x for x, c in mentions.items() if c > 1}
+        assert len({mentions[x] for x in clustered}) == 1
+        assert built.draft.asked in clustered and len(clustered) >= 4
+        assert {x.noun for x in clustered} == {x.noun for x in clustered
+                                              for y in clustered if y != x and y.noun == x.noun}
+        owns = Counter(x.subject for s in built.draft.sessions for x in s if x.kind == "taken")
+        assert all(owns[x] == 1 for x in clustered)
         for session in built.draft.sessions:
-            assert sorted(x.kind == "taken" for x in session) == [False, True]
-            if sizes:
-                assert sum(mentions[x.subject] > 1 for x in session) == 1
+            assert sorted(x.kind == "taken" for x in session) == [False, False, True]
+            assert sum(x.subject in clustered for x in session) == epi.CLUSTERED_PER_SESSION
+            assert len({x.subject for x in session}) == 3
+
+
+def test_take_up_and_decline_lines_are_alike_long() -> None:
+    """Red team 8 found gold as the recommendation with the shortest close: a take-up's reply and
+    close are, on average, as long as a decline's (slots removed)."""
+    declines = epi.bank.STATEMENT_REPLIES["assistant-offer-declined"]
+    assert abs(epi._mean_length([c for _, c in epi.TAKE_UPS])
+               - epi._mean_length([r.close for r in declines])) <= epi.LENGTH_MATCH
+    assert abs(epi._mean_length([r for r, _ in epi.TAKE_UPS])
+               - epi._mean_length([r.reply for r in declines])) <= epi.LENGTH_MATCH
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:4] for w in re.findall(r"[a-z]+", re.sub(r"\{\w+\}", "", text.lower()))
+            if len(w) >= 4 and w not in {"that", "with", "will", "this", "what", "your"}}
+
+
+def test_a_take_up_close_answers_its_reply_as_a_decline_close_does() -> None:
+    """Red team 9 found gold as the recommendation whose close shares no word with the user's
+    reply (decline closes paraphrase the reply, take-up closes were stock): take-up pairs echo
+    their reply at least as often as decline pairs do."""
+    declines = epi.bank.STATEMENT_REPLIES["assistant-offer-declined"]
+    def rate(pairs: list[tuple[str, str]]) -> float:
+        return sum(bool(_stems(r) & _stems(c)) for r, c in pairs) / len(pairs)
+    assert rate(list(epi.TAKE_UPS)) >= rate([(r.reply, r.close or "") for r in declines]) - 0.1
+
+
+def test_user_turn_values_are_reused_and_never_reach_an_assistant_turn(
+        stated: list[epi.Built]) -> None:
+    """Values a user turn held come back only in user turns (the lexical screen's exclusion kept
+    from draining a pool), and no gold is ever one of them."""
+    voiced: set[str] = set()
+    for built in stated:
+        said = {x.value for s in built.draft.sessions for x in s if x.role == "assistant"}
+        assert not said & voiced
+        voiced |= {x.value for s in built.draft.sessions for x in s if x.role == "user"}
+    assert not voiced & {b.record["answer"] for b in stated}
 
 
 def test_every_list_is_clustered_and_every_session_holds_two_statements(

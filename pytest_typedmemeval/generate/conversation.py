@@ -182,11 +182,15 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
 
 
 def render_session(rng: random.Random, statements: Sequence[Statement], persona: Persona,
-                   banned: frozenset[str], introduced: set[str] | None = None) -> Rendered:
+                   banned: frozenset[str], introduced: set[str] | None = None, *,
+                   fused: bool = False) -> Rendered:
     """One session: its statements' episodes and drawn small talk, in a drawn order.
 
     ``introduced`` holds the topics earlier statements of the haystack named (updated in place):
-    an assistant lead may ask about a topic only once it has been introduced."""
+    an assistant lead may ask about a topic only once it has been introduced. ``fused``: a change
+    of subject runs into the sentence it introduces ("On a different note, could you recommend
+    ..."), as it does in speech, instead of standing as a sentence of its own (sessions of three
+    statements spent a quarter of their sentences on the same nine transitions)."""
     introduced = set() if introduced is None else introduced
     small = _weighted(rng, SMALL_TALK_WEIGHTS)
     if not statements and small == 0:
@@ -222,8 +226,10 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
             # subject changes, as people do, instead of jumping (a blind reader marked 9 of 60
             # sampled pairs misfit for exactly that jump).
             role, text = episode[0]
-            episode = [(role, f"{rng.choice(ACKNOWLEDGEMENTS)} {rng.choice(TRANSITIONS)} {text}"),
-                       *episode[1:]]
+            thanks, change = rng.choice(ACKNOWLEDGEMENTS), rng.choice(TRANSITIONS)
+            if fused:
+                change, text = change[:-1] + ",", _lower_first(text)
+            episode = [(role, f"{thanks} {change} {text}"), *episode[1:]]
         start = len(turns)
         turns.extend(Turn(role, text) for role, text in episode)
         if kind is not None and offset is not None:
@@ -232,6 +238,14 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
         if turn.role != ("user", "assistant")[index % 2]:
             raise GenerationError(f"turn {index} breaks the user/assistant alternation")
     return Rendered(turns, [where[i] for i in range(len(statements))])
+
+
+def _lower_first(text: str) -> str:
+    """``text`` with its first letter lowered, unless it opens with "I" or a name."""
+    first = text.split(" ", 1)[0].rstrip(",")
+    if first in ("I", "I'm") or not first[:1].isupper() or not first[1:].islower():
+        return text
+    return text[:1].lower() + text[1:]
 
 
 @dataclass

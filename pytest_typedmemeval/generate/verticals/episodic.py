@@ -13,18 +13,19 @@ subject only, and gold was the centre of the haystack's recurrence: a question-b
 reading within-haystack recurrence found it at AUC 0.90; :func:`..engine.clusters_for`).
 
 - ``assistant-stated`` (20): "Which tent did you recommend for the festival weekend that I did not
-  turn down?" (G = 1). Every session holds one taken-up recommendation and one side statement, and
-  exactly one of the two is about a clustered subject (:func:`_plan_recommendations`): K clusters
-  (the asked subject and K - 1 decoys of other nouns) each have an own session (its taken-up
-  recommendation beside a side statement about a single subject) and c host sessions (a side
-  statement about it beside a taken-up recommendation of a single subject); singles, the clustered
-  nouns' other purposes first (the other-instance competitor), are named once each. Side kinds
-  come from :data:`KIND_DECK`: ``declined`` (the same request and recommendation frames, then the
-  user turns it down; a declined suggestion *is* something "you recommended", so the question
-  excludes it in words and the key lists its value as ``wrong``), ``other`` (the same frames for a
-  persona relation's purpose: "for your sister's festival weekend") and ``own`` (the user's own
-  idea: the participant contrast). Value types fit the subject: a product is a brand, a tradesman
-  a shop of that trade, a place to stay a place.
+  turn down?" (G = 1). Every session holds one taken-up recommendation and two side statements,
+  and exactly two of the three are about clustered subjects (:func:`_plan_recommendations`): P
+  clustered subjects (both purposes of the asked subject's family and of P / 2 - 1 decoy families,
+  the least clustered so far) each have an own session (its taken-up recommendation) and c side
+  statements in other sessions; singles are named once each. Side kinds come from
+  :data:`KIND_DECK`: ``declined`` (the same request and recommendation frames, then the user
+  turns it down; a declined suggestion *is* something "you recommended", so the question excludes
+  it in words and the key lists its value as ``wrong``), ``other`` (asked in gold's words, then
+  who it is for: "for your sister's festival weekend") and ``own`` (the user's own idea: the
+  participant contrast). The sibling purpose's own taken-up recommendation is the other-instance
+  competitor. Value types fit the subject: a product is a brand, a tradesman a shop of that
+  trade, a place to stay a place. Take-ups, declines and pass-ons name the purpose in replies and
+  closes of matched length.
 - ``list-order`` (15): "In what order did I add names to the guest list for the housewarming?"
   Every session adds one person to one list and considers one person for another
   (:func:`_plan_lists`); every list has a length drawn as the asked one's (4..7; a last list takes
@@ -38,10 +39,11 @@ reading within-haystack recurrence found it at AUC 0.90; :func:`..engine.cluster
   venue's other remarks (``near-miss``) and the gold claim at other venues (``same-claim``).
   Remarks carry no value: this shape's "value" is the speaker.
 
-**The dial** (:data:`RECORDED_COMPETITION`): c, the competitors per cluster, is the dial times the
-non-gold sessions, rounded at random per haystack; the number of clusters follows from it (so
-they cover the haystack). Closeness is fixed by the kind deck (per five competitors two declined
-and two other-holder recommendations, whose frames are gold's, and one user statement).
+**The dial** (:data:`RECORDED_COMPETITION`): c, the competitors per clustered subject, is the dial
+times the non-gold sessions, rounded at random per haystack (at most :data:`C_MAX`); the number of
+clustered subjects follows from it (so they cover the haystack). Closeness is fixed by the kind
+deck (per five competitors two declined and two other-holder recommendations, whose frames are
+gold's, and one user statement).
 
 **Rendering.** Statements become :class:`..conversation.Statement` episodes; assistant ones carry a
 reaction and close that name their purpose (a take-up, or passing it on to the holder), declines come
@@ -81,7 +83,7 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.4375, "list-order": 0.0,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.37109375, "list-order": 0.0,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
 list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
@@ -240,39 +242,82 @@ REMARK_REQUESTS = (
     "Is there anything I should know before I head out?", "What is the latest locally?",
     "Any gossip from the neighbourhood?", "Heard anything useful lately?",
     "Anything I ought to know about the local area?", "Any local updates for me?")
-TAKE_UP = (
-    "Lovely, that settles {purpose}, and I will sort it out shortly.",
-    "Perfect, I will go with that for {purpose}, thank you.",
-    "Great, that sorts out {purpose} nicely, I will arrange it.",
-    "Thanks, I am happy with that for {purpose}, that is the one.",
-    "That sounds just right for {purpose}, so I will take it, thanks.",
-    "Brilliant, I will take that up for {purpose} straight away.",
-    "Sounds good to me, I will use that for {purpose} then.",
-    "Right, that is {purpose} decided then, I will go ahead with it.",
-    "Excellent, that works for {purpose}, I am going with that one.")
-"""The user taking a recommendation up (gold's reaction): it names the purpose, as a decline does,
-never the value, in as many words as a decline takes (42-62 characters besides the purpose).
-(Red team 6: take-ups named only the purpose and every decline the whole subject phrase, so "a
-recommendation whose reply does not repeat its subject" was the taken-up one, 404 of 404; naming
-the whole phrase in take-ups too put the clustered subject in three sentences of an own session,
-which recurrence read (AUC 0.72), so declines now name the purpose instead. Red team 7: take-ups
-were 26-40 characters and declines 46-66, so "the shortest reply" was the taken-up one.)"""
+TAKE_UPS: tuple[tuple[str, str], ...] = (
+    ("Lovely, that settles {purpose}, and I will sort it out shortly.",
+     "Sorting it out shortly sounds wise for {purpose}."),
+    ("Perfect, I will go with that for {purpose}, thank you very much.",
+     "That sounds like a perfect fit for {purpose}, I think."),
+    ("Great, that sorts out {purpose} nicely, I will arrange it.",
+     "Arranging it soon keeps {purpose} on track."),
+    ("Thanks, I am happy with that for {purpose}, that is the one.",
+     "Glad you are happy with it for {purpose}."),
+    ("That sounds just right for {purpose}, so I will take it.",
+     "Just right is what you want for {purpose}."),
+    ("Brilliant, I will take that up for {purpose} straight away.",
+     "Straight away is a sensible move for {purpose}."),
+    ("Sounds good to me, I will reserve that for {purpose} then.",
+     "Reserving it early is wise for {purpose}."),
+    ("Right, that is decided then, I will go ahead with that for {purpose}.",
+     "Going ahead makes good sense for {purpose}."),
+    ("Excellent, that works for {purpose}, I am going with it.",
+     "I am glad it works for {purpose}, good luck."),
+    ("Wonderful, I will order that for {purpose} this month.",
+     "Ordering this month leaves time for {purpose}."),
+    ("That fits the bill for {purpose}, I will pick it up.",
+     "Picking it up soon is a good idea for {purpose}."),
+    ("Ideal, I will go for that one for {purpose}, thank you.",
+     "Happy to help, and good luck with {purpose}."),
+    ("Good shout, I will get that sorted for {purpose} tomorrow.",
+     "Tomorrow is a fine day to sort out {purpose}."),
+)
+"""The user taking a recommendation up (gold's reaction) and the assistant's close, as pairs: the
+close answers the reply (it picks up a word of it), as a decline's close does in the bank
+(:data:`..episodes_bank.STATEMENT_REPLIES`). Both name the purpose, never the value, and are as
+long as a decline's reply and close on average (:data:`LENGTH_MATCH`). (Red team 6: take-ups named
+only the purpose and every decline the whole subject phrase, so "a recommendation whose reply does
+not repeat its subject" was the taken-up one, 404 of 404. Red team 7: take-ups were 26-40
+characters and declines 46-66, so "the shortest reply" was the taken-up one. Red team 8: take-up
+closes were 16-33 characters and decline closes 29-48, "the shortest close" 0.90. Red team 9:
+take-up closes were stock well-wishes while a decline's close paraphrases the reply, so "the
+recommendation whose close shares no word with the reply" was gold in 0.85 of questions.)"""
+ASKING_FOR = ("It is for my {holder}.", "I am asking for my {holder}.",
+              "This one is for my {holder}.", "I am asking on behalf of my {holder}.",
+              "My {holder} asked me to look into it.", "It is my {holder} who needs it, not me.",
+              "My {holder} is the one who needs it.", "I said I would ask for my {holder}.",
+              "I am looking on behalf of my {holder}.", "It is really for my {holder}.",
+              "My {holder} wanted me to ask you.", "I promised my {holder} I would ask.")
+"""After an other-holder request, which asks in gold's words: the person it is for, in a sentence
+of its own. (With the holder inside the request, "a tent for my sister's festival weekend", the
+sentence holding the question's phrases was gold's and the declines' only, and the phrase reader
+found gold in the top five of 0.95 of questions.)"""
 PASS_ON = (
-    "Thanks, I will pass that on to my {holder}.", "Lovely, my {holder} will be pleased with that.",
-    "Great, I will tell my {holder} about that.", "Thanks, my {holder} will want to hear that.")
+    "Thanks, I will pass that on to my {holder} in time for {purpose}.",
+    "Lovely, my {holder} will be pleased to have that for {purpose}.",
+    "Great, I will tell my {holder} about that for {purpose}.",
+    "Thanks, my {holder} will be glad of that for {purpose}.")
+"""The user passing a recommendation on to its holder: it names the purpose, as a take-up does
+(without it an other-holder recommendation named its subject's words once less than gold, and
+BM25L, which saturates term counts least, kept gold above it)."""
 NOTED = (
     "Thanks, good to know about {venue}.", "Ah, I will bear that in mind for {venue}.",
     "Interesting, thanks for the tip about {venue}.", "Oh, handy to know about {venue}.",
     "Right, I will remember that about {venue}.", "Useful, I go to {venue} quite often.")
 CLOSES = {
-    "taken": ("I hope that works out for {purpose}.", "Good luck with {purpose}.",
-              "Let me know how you get on with {purpose}.", "Happy to help with {purpose}.",
-              "That should suit {purpose} well.", "Fingers crossed for {purpose}."),
-    "other": ("I hope that helps your {holder} with {purpose}.", "Happy to help your {holder}.",
-              "Good luck to your {holder} with {purpose}.", "I hope it suits your {holder}."),
+    "other": ("I hope that helps your {holder} with {purpose}.",
+              "Happy to help your {holder}, I hope it suits.",
+              "Good luck to your {holder} with {purpose}.",
+              "I hope it suits your {holder} for {purpose}.",
+              "Do tell your {holder} good luck with {purpose}.",
+              "I hope your {holder} enjoys {purpose}.",
+              "Glad to help your {holder} out with {purpose}.",
+              "Your {holder} should be well set for {purpose}."),
     "remark": ("Worth keeping in mind for {venue}.", "Handy for a visit to {venue}.",
                "Glad to pass it on about {venue}.", "Good to keep {venue} in mind.")}
-"""Assistant closes after the user's reaction, naming what the exchange was about."""
+"""Assistant closes after the user's reaction, naming what the exchange was about (a take-up's
+close comes with its reply: :data:`TAKE_UPS`)."""
+LENGTH_MATCH = 2.0
+"""Largest gap (characters, slots removed) allowed between the mean lengths of a take-up's and a
+decline's reply, and of their closes."""
 CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
     "taken": RECOMMEND, "declined": RECOMMEND, "other": RECOMMEND, "own": OWN, "add": ADD,
     "considered": CONSIDERED, "remark": REMARK}
@@ -324,7 +369,7 @@ def _assert_banks() -> None:
                                  for t in (*RECOMMEND, *REQUESTS, *OWN, *ADD, *CONSIDERED, *REMARK,
                                            *REMARK_REQUESTS, *QUESTIONS.values(),
                                            *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
-                                           *bank.USER_DECLINES, *TAKE_UP, *PASS_ON, *NOTED,
+                                           *bank.USER_DECLINES, *(t for pair in TAKE_UPS for t in pair), *PASS_ON, *ASKING_FOR, *NOTED,
                                            *(c for cs in CLOSES.values() for c in cs))))
     claim_words = frozenset().union(*(tokenize(c) for c in CLAIMS))
     clash = (set(owners) - claim_words) & (frames | values.pool_words())
@@ -334,6 +379,16 @@ def _assert_banks() -> None:
     neutral = frozenset().union(*(_words(t) for t in (*REMARK, *CLAIMS)))
     assert not neutral & {"i", "me", "my", "you", "your", "we", "us", "our", "both"}, neutral
     assert all(s.trade in values.TRADES for s in RECOMMEND_SUBJECTS if s.kind == "shop")
+    declines = bank.STATEMENT_REPLIES["assistant-offer-declined"]
+    for ours, theirs in (([r for r, _ in TAKE_UPS], [r.reply for r in declines]),
+                         ([c for _, c in TAKE_UPS], [r.close for r in declines if r.close])):
+        gap = abs(_mean_length(ours) - _mean_length(theirs))
+        assert gap <= LENGTH_MATCH, f"take-up and decline lines differ by {gap:.1f} characters"
+
+
+def _mean_length(lines: Sequence[str]) -> float:
+    """Mean length of ``lines`` with their slots removed (slots hold the same words either way)."""
+    return sum(len(re.sub(r"\{\w+\}", "", line)) for line in lines) / len(lines)
 
 
 _assert_banks()
@@ -391,10 +446,13 @@ def _families(pool: Sequence[Subject]) -> dict[str, list[Subject]]:
 
 
 def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: float,
-         taken: set[str]) -> HaystackDraft:
+         taken: set[str], voiced: set[str] | None = None,
+         usage: Counter[str] | None = None) -> HaystackDraft:
     """The haystack of question ``index``: sessions of planned statements, gold at random places.
     ``extra``: the asked list's length (list-order) or who makes the gold remark (attribution);
-    ``taken``: values no draw may return (the lexical screen's forward exclusion)."""
+    ``taken``: values no draw may return (the lexical screen's forward exclusion); ``voiced``:
+    the values of ``taken`` that user turns held (assistant-stated reuses them in user turns);
+    ``usage``: how often the shape has clustered each family so far (updated)."""
     if not 0.0 <= rate <= 1.0:
         raise GenerationError(f"competition rate must lie in [0, 1], got {rate}")
     key = f"{shape}/{index:02d}"
@@ -405,7 +463,9 @@ def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: 
     if shape == "participant-attribution":
         return _plan_attribution(rng, key, asked, str(extra), h, rate, persona)
     if shape == "assistant-stated":
-        return _plan_recommendations(rng, key, asked, h, rate, persona, holders, taken)
+        return _plan_recommendations(rng, key, asked, h, rate, persona, holders, taken,
+                                     set() if voiced is None else voiced,
+                                     Counter() if usage is None else usage)
     return _plan_lists(seed, rng, key, asked, int(extra), h, rate, persona, taken)
 
 
@@ -477,61 +537,151 @@ def attribution_degree(rate: float) -> int:
     return 2 + round(5 * rate)
 
 
+C_MAX = 12
+"""assistant-stated's competitors per clustered subject at most: a haystack's three statements per
+session spend values of a type faster than the one-pool draws of a whole shape can afford beyond
+it (the lexical screen keeps every value a user turn has held out of later draws)."""
+CLUSTERED_PER_SESSION = 2
+"""assistant-stated: every session holds three statements (one taken-up recommendation, two side
+statements), exactly this many of them about clustered subjects."""
+
+
 def recommendation_geometry(h: int, rate: float, u: float) -> tuple[int, int]:
-    """assistant-stated's (clusters K, competitors c per cluster) for a drawn length ``h``: c is the
-    dial times ``h - 1`` (rounded at random by ``u``), K the number of clusters that fills a
-    haystack of K (c + 1) sessions, gold's and ``h`` others, nearest ``h`` within :data:`H_RANGE`
-    (c capped so one fits)."""
+    """assistant-stated's (clustered subjects P, competitors c per subject) for a drawn length
+    ``h``: c is the dial times ``h - 1`` (rounded at random by ``u``), P the even number of clustered
+    subjects (both purposes of P / 2 families) whose P (c + 1) statements fill a haystack of
+    P (c + 1) / 2 sessions, gold's and the others, nearest ``h + 1`` within :data:`H_RANGE`."""
     low, high = H_RANGE
-    c = min(high // 2 - 1, int(rate * (h - 1) + u))
-    nouns = len(_families(RECOMMEND_SUBJECTS))  # one noun per cluster; every session one single
-    fits = [k for k in range(2, nouns + 1) if low <= k * (c + 1) - 1 <= high
-            and k * (c + 1) <= len(RECOMMEND_SUBJECTS) - k]
-    return min(fits, key=lambda k: (abs(k * (c + 1) - 1 - h), k)), c
+    c = max(1, min(C_MAX, int(rate * (h - 1) + u)))
+    families = len(_families(RECOMMEND_SUBJECTS))
+    fits = [p for p in range(2, 2 * families + 1, 2)
+            if low <= p * (c + 1) // CLUSTERED_PER_SESSION - 1 <= high
+            and p + p * (c + 1) // CLUSTERED_PER_SESSION <= len(RECOMMEND_SUBJECTS)]
+    if not fits:
+        raise GenerationError(f"no assistant-stated haystack of {H_RANGE} non-gold sessions holds "
+                              f"clusters of {c} competitors")
+    return min(fits, key=lambda p: (abs(p * (c + 1) // CLUSTERED_PER_SESSION - 1 - h), p)), c
+
+
+def _side_hosts(rng: Any, n: int, owns: Sequence[int], count: int, key: str) -> list[list[int]]:
+    """For each clustered subject (own session ``owns[x]``), the ``count`` sessions holding its side
+    statements: one clustered side in every own session and two in every other, never two
+    statements of one subject in a session. Drawn by rejection (a drawn slot order, each subject in
+    a drawn turn taking the first free slot it may hold), so every valid assignment can come up."""
+    slots = [i for i in range(n) for _ in range(1 if i in owns else 2)]
+    for _ in range(200):
+        order = rng.sample(slots, len(slots))
+        chosen: list[list[int]] = [[] for _ in owns]
+        turn = rng.sample(range(len(owns)), len(owns))
+        ok = True
+        for _round in range(count):
+            for x in turn:
+                pick = next((j for j, i in enumerate(order)
+                             if i != owns[x] and i not in chosen[x]), None)
+                if pick is None:
+                    ok = False
+                    break
+                chosen[x].append(order.pop(pick))
+            if not ok:
+                break
+        if ok and not order:
+            return chosen
+    raise GenerationError(f"{key}: no placement of {len(owns)} clusters of {count} competitors in "
+                          f"{n} sessions")
 
 
 def _plan_recommendations(rng: Any, key: str, asked: Subject, h: int, rate: float,
                           persona: conversation.Persona, holders: Sequence[str],
-                          taken: set[str]) -> HaystackDraft:
-    """assistant-stated: every session holds one taken-up recommendation and one side statement,
-    and exactly one of the two is about a *clustered* subject.
+                          taken: set[str], voiced: set[str], usage: Counter[str]
+                          ) -> HaystackDraft:
+    """assistant-stated: every session holds one taken-up recommendation and two side statements,
+    and exactly two of the three are about *clustered* subjects.
 
-    K clustered subjects (the asked one and K - 1 decoys of other nouns) each have an own session
-    (its taken-up recommendation, beside a side statement about a single subject) and c host
-    sessions (a side statement about it, beside a taken-up recommendation of a single subject).
-    Single subjects (the clustered nouns' other purposes first: the other-instance competitor) are
-    named once each. So an own session and a host session hold the same kinds and the same
-    recurrence, one clustered and one single statement each, and nothing but the question says
-    which cluster is asked or which of its sessions is its own. (The first v3 build gave only the
-    asked subject competitors, then gave decoys theirs with own sessions free to host further
-    sides: in both, own sessions were the ones whose two statements both recurred, and a
-    question-blind classifier found gold at AUC 0.90, then 0.73.)"""
+    P clustered subjects (both purposes of the asked subject's family and of P / 2 - 1 decoy
+    families) each have an own session (its taken-up recommendation) and c side statements
+    elsewhere; single subjects are named once each. An own session holds its taken-up
+    recommendation, one clustered side and one single side; any other session a single taken-up
+    recommendation and two clustered sides. So every session holds the same kinds in the same
+    counts, and "the taken-up recommendation of a subject that recurs" narrows gold to P sessions,
+    not one: the sibling purpose (the other-instance competitor) is itself clustered and taken up.
+    Decoy families are the ones the shape has clustered least so far (``usage``, in a drawn order
+    among ties), so no noun crowds the corpus. (The first v3 build clustered the asked subject only: question-blind AUC 0.90. The second gave
+    K = 2..3 clusters, one clustered statement per session: red team 8 found gold in 0.35 of
+    questions question-blind, the taken-up recommendation of the subject named most.)"""
     clusters, count = recommendation_geometry(h, rate, rng.random())
-    n = clusters * (count + 1)
+    n = clusters * (count + 1) // CLUSTERED_PER_SESSION
     families = _families(RECOMMEND_SUBJECTS)
-    nouns = rng.sample([noun for noun in families if noun != asked.noun], clusters - 1)
-    clustered = [asked, *(rng.choice(families[noun]) for noun in nouns)]
-    siblings = [s for noun in (asked.noun, *nouns) for s in families[noun] if s not in clustered]
-    rest = [s for s in RECOMMEND_SUBJECTS if s not in clustered and s not in siblings]
-    singles = siblings + rng.sample(rest, n - len(siblings))
-    rng.shuffle(singles)
+    drawn = rng.sample([noun for noun in families if noun != asked.noun], len(families) - 1)
+    nouns = [asked.noun, *sorted(drawn, key=lambda noun: usage[noun])[:clusters // 2 - 1]]
+    usage.update(nouns)
+    clustered = [s for noun in nouns for s in families[noun]]
+    rest = [s for s in RECOMMEND_SUBJECTS if s.noun not in nouns]
+    singles = rng.sample(rest, n)
     order = rng.sample(range(n), n)
-    own_of = dict(zip(order[:clusters], clustered))
-    host_of = {i: clustered[j // count] for j, i in enumerate(order[clusters:])}
-    mains = [own_of.get(i) or singles[i] for i in range(n)]
-    sides = [singles[i] if i in own_of else host_of[i] for i in range(n)]
-    dealt = iter(_deal_values(rng, [*mains, *sides], taken))
-    sessions: list[list[Planned]] = [[Planned("taken", s, next(dealt), role=ROLE["taken"])]
-                                     for s in mains]
+    owns = order[:len(clustered)]
+    hosts = _side_hosts(rng, n, owns, count, key)
+    own_of = dict(zip(owns, clustered))
+    sides_of: list[list[Subject]] = [[] for _ in range(n)]
+    for subject, where in zip(clustered, hosts):
+        for i in where:
+            sides_of[i].append(subject)
+    mains: list[Subject] = []
+    for i in range(n):
+        if i in own_of:
+            mains.append(own_of[i])
+            sides_of[i].append(singles[i])
+        else:
+            mains.append(singles[i])
     deck: list[str] = []
-    for i, subject in enumerate(sides):
-        if not deck:
-            deck = rng.sample(KIND_DECK["assistant-stated"], len(KIND_DECK["assistant-stated"]))
-        kind = deck.pop()
-        holder = rng.choice(holders) if kind == "other" else None
-        sessions[i].append(Planned(kind, subject, next(dealt), holder=holder, role=ROLE[kind]))
-        rng.shuffle(sessions[i])
+    rows: list[list[tuple[str, Subject]]] = []
+    for i in range(n):
+        row = [("taken", mains[i])]
+        for subject in sides_of[i]:
+            if not deck:
+                deck = rng.sample(KIND_DECK["assistant-stated"],
+                                  len(KIND_DECK["assistant-stated"]))
+            row.append((deck.pop(), subject))
+        rows.append(row)
+    flat = [x for row in rows for x in row]
+    said = [x for x in flat if ROLE[x[0]] == "assistant"]
+    own = [x for x in flat if ROLE[x[0]] != "assistant"]
+    dealt = dict(zip(map(id, said), _deal_values(rng, [s for _, s in said], taken)))
+    here = set(dealt.values())
+    dealt.update(zip(map(id, own), _deal_voiced(rng, [s for _, s in own], voiced,
+                                                (taken - voiced) | here)))
+    sessions: list[list[Planned]] = []
+    for row in rows:
+        planned = [Planned(kind, subject, dealt[id(x)], role=ROLE[kind],
+                           holder=rng.choice(holders) if kind == "other" else None)
+                   for x in row for kind, subject in (x,)]
+        rng.shuffle(planned)
+        sessions.append(planned)
     return HaystackDraft(key, sessions, asked, None, persona)
+
+
+def _deal_voiced(rng: Any, wanted: Sequence[Subject], voiced: set[str], avoid: set[str]
+                 ) -> list[str]:
+    """Values for the user's own statements: those an earlier user turn of the shape already held
+    first (drawn among them, none twice in a haystack), fresh ones from the one pool only when
+    none is left; never one of ``avoid`` (earlier golds, this haystack's assistant values).
+
+    Why: the lexical screen keeps every value a user turn has held out of later assistant draws,
+    so fresh user values each round would drain a type's pool (a haystack of three statements a
+    session needs a third of the brands). A user statement is the user's in plain text, so where
+    its value was seen before says nothing a reader cannot see; assistant values, gold among them,
+    stay one role-blind deal (:func:`_deal_values`)."""
+    out: list[str] = []
+    used = set(avoid)
+    for subject in wanted:
+        fits = sorted(v for v in voiced - used if values.value_type(v) == subject.kind and (
+            not subject.trade or v.endswith(" " + subject.trade)))
+        if fits:
+            value = rng.choice(fits)
+        else:
+            value = _deal_values(rng, [subject], used)[0]
+        used.add(value)
+        out.append(value)
+    return out
 
 
 def _plan_attribution(rng: Any, key: str, venue: str, stated_by: str, h: int, rate: float,
@@ -584,18 +734,21 @@ def _statement(rng: Any, said: Planned) -> Statement:
     subject: Subject = said.subject
     speaker = "assistant" if said.role == "assistant" else "user"
     text = frame.format(subject=subject.phrase(said.holder, speaker=speaker), value=said.value)
-    # a decline's reply and close name the purpose, as a take-up's do (see TAKE_UP)
+    # a decline's reply and close name the purpose, as a take-up's do (see TAKE_UPS)
     topic = (f"the {subject.purpose}" if said.kind == "declined"
              else subject.phrase(said.holder, speaker="assistant"))
     if said.role == "user":
         return Statement(text, subject.phrase(), STANCE[said.kind])  # type: ignore[arg-type]
-    request = rng.choice(REQUESTS).format(indef=subject.indef,
-                                          purpose=subject.purpose_phrase(said.holder))
+    request = rng.choice(REQUESTS).format(indef=subject.indef, purpose=subject.purpose_phrase())
+    if said.holder:  # asked in gold's words, then who it is for (see ASKING_FOR)
+        request += " " + rng.choice(ASKING_FOR).format(holder=said.holder)
     reaction = close = None
-    if said.kind != "declined":  # a decline and its close come from the bank (they name the topic)
-        slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or ""}
-        reaction = rng.choice(PASS_ON if said.holder else TAKE_UP).format(**slots)
-        close = rng.choice(CLOSES["other" if said.holder else "taken"]).format(**slots)
+    slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or ""}
+    if said.holder:  # a decline and its close come from the bank (they name the topic)
+        reaction = rng.choice(PASS_ON).format(**slots)
+        close = rng.choice(CLOSES["other"]).format(**slots)
+    elif said.kind != "declined":
+        reaction, close = (line.format(**slots) for line in rng.choice(TAKE_UPS))
     return Statement(text, topic, STANCE[said.kind], role="assistant",  # type: ignore[arg-type]
                      holder=said.holder, request=request[:1].upper() + request[1:],
                      reaction=reaction, close=close)
@@ -636,7 +789,8 @@ def render(seed: int, draft: HaystackDraft, tally: engine.Tally | None = None) -
 
     def session(i: int, attempt: int) -> conversation.Rendered:
         return conversation.render_session(derive_rng(seed, VERTICAL, draft.key, "session", i,
-                                                      attempt), stays[i], draft.persona, banned)
+                                                      attempt), stays[i], draft.persona, banned,
+                                           fused=shape == "assistant-stated")
 
     rendered = [session(i, 0) for i in range(n)]
     counts = Counter(len(r.turns) for r in rendered)
@@ -691,7 +845,10 @@ def _pattern(kind: str, subject: Any, claim: str | None = None) -> re.Pattern[st
                      + re.escape(subject.purpose))
         else:
             about = re.escape(subject)
-        parts.append(re.escape(frame).replace(r"\{subject\}", about)
+        head = frame[:1]  # a fused change of subject lowers a frame's first letter
+        frame_re = (f"[{head}{head.lower()}]" if head.isupper() and frame[1:2] != " " else
+                    re.escape(head)) + re.escape(frame[1:])
+        parts.append(frame_re.replace(r"\{subject\}", about)
                      .replace(r"\{claim\}", re.escape(claim or ""))
                      .replace(r"\{value\}", _VALUE.replace("<value>", f"<value{i}>")))
     return re.compile("|".join(f"(?:{p})" for p in parts))
@@ -871,6 +1028,11 @@ def _asked(layout: Any, shape: str) -> tuple[list[Any], list[int | str]]:
         pool = RECOMMEND_SUBJECTS if shape == "assistant-stated" else LIST_SUBJECTS
         subjects = [layout.choice(pool) for _ in range(count)] if len(pool) < count else \
             layout.sample(pool, count)
+        if shape == "assistant-stated":
+            # one question per family: both purposes of a clustered family recur, so a family
+            # asked twice put its noun in over a tenth of the corpus's sessions
+            subjects = [layout.choice(members) for members in layout.sample(
+                list(_families(pool).values()), count)]
         if shape == "list-order":
             # at most two lists of one family asked: every list is clustered, so a family asked
             # three times put its noun in over a tenth of the corpus's sessions
@@ -899,10 +1061,12 @@ def build_shape(seed: int, shape: str, rate: float, tally: engine.Tally | None =
     """Every question of ``shape``, each checked (values, V5 read-back, judge) as it is built."""
     layout = derive_rng(seed, VERTICAL, shape, "layout")
     taken: set[str] = set()
+    voiced: set[str] = set()
+    usage: Counter[str] = Counter()
     out: list[Built] = []
     for index, (asked, extra) in enumerate(zip(*_asked(layout, shape))):
         frame = layout.choice(ATTRIBUTION_FRAMES)
-        draft = plan(seed, shape, index, asked, extra, rate, taken)
+        draft = plan(seed, shape, index, asked, extra, rate, taken, voiced, usage)
         stay = render(seed, draft, tally)
         engine.check_haystack(stay)
         check_values(stay, draft)
@@ -910,10 +1074,12 @@ def build_shape(seed: int, shape: str, rate: float, tally: engine.Tally | None =
         engine.judge_gold(rec, wrong_answers=wrong)
         out.append(Built(draft, stay, rec))
         # The lexical screen by construction: a value that reached a user turn or a gold is not
-        # drawn again in this shape (as gold or not, so a value's role never steers a draw).
+        # drawn again for an assistant turn of this shape (gold or not, so a value's role among
+        # the assistant's never steers a draw); user turns reuse the voiced ones.
         if shape == "assistant-stated":
-            taken |= {x.value for s in draft.sessions for x in s
-                      if x.value and x.role == "user"} | {rec["answer"]}
+            here = {x.value for s in draft.sessions for x in s if x.value and x.role == "user"}
+            voiced |= here
+            taken |= here | {rec["answer"]}
     return out
 
 
