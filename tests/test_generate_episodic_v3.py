@@ -232,41 +232,46 @@ def test_every_recommendation_session_holds_two_clustered_statements(
             assert len({x.subject for x in session}) == 3
 
 
-def test_take_up_and_decline_lines_are_alike_long() -> None:
-    """Red team 8 found gold as the recommendation with the shortest close: a take-up's reply and
-    close are, on average, as long as a decline's (slots removed)."""
-    declines = epi.bank.STATEMENT_REPLIES["assistant-offer-declined"]
-    assert abs(epi._mean_length([c for _, c in epi.TAKE_UPS])
-               - epi._mean_length([r.close for r in declines])) <= epi.LENGTH_MATCH
-    assert abs(epi._mean_length([r for r, _ in epi.TAKE_UPS])
-               - epi._mean_length([r.reply for r in declines])) <= epi.LENGTH_MATCH
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:4] for w in re.findall(r"[a-z]+", re.sub(r"\{\w+\}", "", text.lower()))
-            if len(w) >= 4 and w not in {"that", "with", "will", "this", "what", "your"}}
-
-
-def test_a_take_up_close_answers_its_reply_as_a_decline_close_does() -> None:
-    """Red team 9 found gold as the recommendation whose close shares no word with the user's
-    reply (decline closes paraphrase the reply, take-up closes were stock): take-up pairs echo
-    their reply at least as often as decline pairs do."""
-    declines = epi.bank.STATEMENT_REPLIES["assistant-offer-declined"]
-    def rate(pairs: list[tuple[str, str]]) -> float:
-        return sum(bool(_stems(r) & _stems(c)) for r, c in pairs) / len(pairs)
-    assert rate(list(epi.TAKE_UPS)) >= rate([(r.reply, r.close or "") for r in declines]) - 0.1
+def test_take_ups_and_declines_share_one_grammar(stated: list[epi.Built]) -> None:
+    """Red teams 6-10 each found a surface cue between take-ups and declines written apart (reply
+    length, close length, echo, where the subject sits, commas): now only the act differs. In the
+    built corpus every reply frame occurs with both stances, and take-up and decline acts (and
+    their gerunds) are as long."""
+    found: dict[str, set[str]] = {"taken": set(), "declined": set()}
+    bodies = [(frame, kind, re.compile(re.escape(frame.split("{lead}, ", 1)[1]
+                                                 .format(act=act, purpose="@")).replace("@", ".+")
+                                       + "$"))
+              for frame in epi.REPLY_FRAMES for kind, acts in epi.STANCE_ACTS.items()
+              for act, _ in acts]
+    for built in stated:
+        for session in built.stay.sessions:
+            for turn in session:
+                if turn.role == "user":
+                    found_here = [(f, k) for f, k, pattern in bodies if pattern.search(turn.text)]
+                    for frame, kind in found_here:
+                        found[kind].add(frame)
+    assert found["taken"] == found["declined"] == set(epi.REPLY_FRAMES)
+    for part in (0, 1):
+        assert abs(epi._mean_length([a[part] for a in epi.STANCE_ACTS["taken"]])
+                   - epi._mean_length([a[part] for a in epi.STANCE_ACTS["declined"]])) \
+            <= epi.LENGTH_MATCH
 
 
 def test_user_turn_values_are_reused_and_never_reach_an_assistant_turn(
         stated: list[epi.Built]) -> None:
     """Values a user turn held come back only in user turns (the lexical screen's exclusion kept
-    from draining a pool), and no gold is ever one of them."""
+    from draining a pool), no gold is ever one of them, and a gold stays in the assistant pool
+    (red team 10: golds excluded from later draws were the values found in fewest haystacks)."""
     voiced: set[str] = set()
     for built in stated:
         said = {x.value for s in built.draft.sessions for x in s if x.role == "assistant"}
         assert not said & voiced
         voiced |= {x.value for s in built.draft.sessions for x in s if x.role == "user"}
-    assert not voiced & {b.record["answer"] for b in stated}
+    golds = [b.record["answer"] for b in stated]
+    assert not voiced & set(golds)
+    later = [g for i, g in enumerate(golds) for b in stated[i + 1:]
+             if any(x.value == g for s in b.draft.sessions for x in s)]
+    assert later, "no gold value ever comes back in a later haystack"
 
 
 def test_every_list_is_clustered_and_every_session_holds_two_statements(

@@ -169,7 +169,8 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
     """The episode's turns and the index (within the episode) of the statement's turn."""
     if statement.role == "assistant":
         assert statement.request is not None
-        if statement.stance == "assistant-offer-declined":  # the user turns the suggestion down
+        if statement.stance == "assistant-offer-declined" and statement.reaction is None:
+            # the user turns the suggestion down in one of the bank's replies
             return [("user", statement.request), ("assistant", statement.text),
                     *bank.statement_reply(rng, statement.stance, statement.topic)], 1
         turns: list[tuple[Role, str]] = [

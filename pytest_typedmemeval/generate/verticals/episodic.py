@@ -83,7 +83,7 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.37109375, "list-order": 0.0,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.40625, "list-order": 0.0,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
 list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
@@ -242,44 +242,41 @@ REMARK_REQUESTS = (
     "Is there anything I should know before I head out?", "What is the latest locally?",
     "Any gossip from the neighbourhood?", "Heard anything useful lately?",
     "Anything I ought to know about the local area?", "Any local updates for me?")
-TAKE_UPS: tuple[tuple[str, str], ...] = (
-    ("Lovely, that settles {purpose}, and I will sort it out shortly.",
-     "Sorting it out shortly sounds wise for {purpose}."),
-    ("Perfect, I will go with that for {purpose}, thank you very much.",
-     "That sounds like a perfect fit for {purpose}, I think."),
-    ("Great, that sorts out {purpose} nicely, I will arrange it.",
-     "Arranging it soon keeps {purpose} on track."),
-    ("Thanks, I am happy with that for {purpose}, that is the one.",
-     "Glad you are happy with it for {purpose}."),
-    ("That sounds just right for {purpose}, so I will take it.",
-     "Just right is what you want for {purpose}."),
-    ("Brilliant, I will take that up for {purpose} straight away.",
-     "Straight away is a sensible move for {purpose}."),
-    ("Sounds good to me, I will reserve that for {purpose} then.",
-     "Reserving it early is wise for {purpose}."),
-    ("Right, that is decided then, I will go ahead with that for {purpose}.",
-     "Going ahead makes good sense for {purpose}."),
-    ("Excellent, that works for {purpose}, I am going with it.",
-     "I am glad it works for {purpose}, good luck."),
-    ("Wonderful, I will order that for {purpose} this month.",
-     "Ordering this month leaves time for {purpose}."),
-    ("That fits the bill for {purpose}, I will pick it up.",
-     "Picking it up soon is a good idea for {purpose}."),
-    ("Ideal, I will go for that one for {purpose}, thank you.",
-     "Happy to help, and good luck with {purpose}."),
-    ("Good shout, I will get that sorted for {purpose} tomorrow.",
-     "Tomorrow is a fine day to sort out {purpose}."),
-)
-"""The user taking a recommendation up (gold's reaction) and the assistant's close, as pairs: the
-close answers the reply (it picks up a word of it), as a decline's close does in the bank
-(:data:`..episodes_bank.STATEMENT_REPLIES`). Both name the purpose, never the value, and are as
-long as a decline's reply and close on average (:data:`LENGTH_MATCH`). (Red team 6: take-ups named
-only the purpose and every decline the whole subject phrase, so "a recommendation whose reply does
-not repeat its subject" was the taken-up one, 404 of 404. Red team 7: take-ups were 26-40
-characters and declines 46-66, so "the shortest reply" was the taken-up one. Red team 8: take-up
-closes were 16-33 characters and decline closes 29-48, "the shortest close" 0.90. Red team 9:
-take-up closes were stock well-wishes while a decline's close paraphrases the reply, so "the
-recommendation whose close shares no word with the reply" was gold in 0.85 of questions.)"""
+REPLY_LEADS = ("Right", "Well", "Okay", "Thanks", "Hmm", "Honestly", "Let me think", "I see")
+"""How the user's answer to a recommendation opens, whichever way it goes."""
+REPLY_FRAMES = (
+    "{lead}, I think I will {act} for {purpose}.",
+    "{lead}, for {purpose} I am going to {act}.",
+    "{lead}, I have decided to {act} for {purpose}, thanks.",
+    "{lead}, with {purpose} in mind I will {act}.",
+    "{lead}, I would like to {act} for {purpose}, if that is all right.",
+    "{lead}, I will {act}, seeing as it is for {purpose}.")
+CLOSE_FRAMES = (
+    "{Doing} sounds sensible for {purpose}.",
+    "Fair enough, {doing} makes sense for {purpose}.",
+    "{Doing} seems wise, and good luck with {purpose}.",
+    "With {purpose}, {doing} seems a fine idea.",
+    "{Doing} is a reasonable call for {purpose}.")
+STANCE_ACTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "taken": (("go with that one", "going with that one"), ("take that one", "taking that one"),
+              ("order that one in", "ordering it in"), ("use that one", "using that one"),
+              ("pick that up", "picking it up"), ("go ahead with that", "going ahead with it"),
+              ("reserve that one", "reserving that one"), ("settle on that", "settling on it"),
+              ("buy that one", "buying that one")),
+    "declined": (("hold off on that", "holding off"), ("pass on that", "passing on it"),
+                 ("leave it for now", "leaving it for now"), ("keep looking", "looking further"),
+                 ("ask around first", "asking around first"), ("wait a while", "waiting a while"),
+                 ("think it over", "thinking it over"), ("try another", "trying another"),
+                 ("sort it myself", "doing it yourself"))}
+"""The user's answer to a recommendation and the assistant's close, from **one grammar for both
+stances**: a reply is a lead, a frame and an act, a close a frame and the act's gerund (so it
+answers the reply), each drawn on its own; only the act says whether the user took the
+recommendation up or turned it down, and both acts sit in the same slots. Neither names the value;
+both name the purpose, never as a grammatical subject (plural purposes: "the dining chairs").
+(Red teams 6-10 each found a surface cue while take-ups and declines came from two banks written
+apart: whether the reply repeats the subject phrase (20/20), reply length (20/20), close length
+(0.90), whether the close echoes the reply (0.85), and finally where the subject sits in the close
+and how many commas the reply holds (a held-out classifier on such features: 0.997).)"""
 ASKING_FOR = ("It is for my {holder}.", "I am asking for my {holder}.",
               "This one is for my {holder}.", "I am asking on behalf of my {holder}.",
               "My {holder} asked me to look into it.", "It is my {holder} who needs it, not me.",
@@ -308,16 +305,16 @@ CLOSES = {
               "Good luck to your {holder} with {purpose}.",
               "I hope it suits your {holder} for {purpose}.",
               "Do tell your {holder} good luck with {purpose}.",
-              "I hope your {holder} enjoys {purpose}.",
+              "I hope that suits your {holder} nicely.",
               "Glad to help your {holder} out with {purpose}.",
               "Your {holder} should be well set for {purpose}."),
     "remark": ("Worth keeping in mind for {venue}.", "Handy for a visit to {venue}.",
                "Glad to pass it on about {venue}.", "Good to keep {venue} in mind.")}
-"""Assistant closes after the user's reaction, naming what the exchange was about (a take-up's
-close comes with its reply: :data:`TAKE_UPS`)."""
+"""Assistant closes after an other-holder recommendation was passed on, naming what the exchange
+was about (a take-up's or a decline's close comes from :data:`CLOSE_FRAMES`)."""
 LENGTH_MATCH = 2.0
-"""Largest gap (characters, slots removed) allowed between the mean lengths of a take-up's and a
-decline's reply, and of their closes."""
+"""Largest gap (characters) allowed between the mean lengths of a take-up's and a decline's acts,
+and of their gerunds: all else in a reply or close is drawn from frames both stances share."""
 CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
     "taken": RECOMMEND, "declined": RECOMMEND, "other": RECOMMEND, "own": OWN, "add": ADD,
     "considered": CONSIDERED, "remark": REMARK}
@@ -369,7 +366,8 @@ def _assert_banks() -> None:
                                  for t in (*RECOMMEND, *REQUESTS, *OWN, *ADD, *CONSIDERED, *REMARK,
                                            *REMARK_REQUESTS, *QUESTIONS.values(),
                                            *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
-                                           *bank.USER_DECLINES, *(t for pair in TAKE_UPS for t in pair), *PASS_ON, *ASKING_FOR, *NOTED,
+                                           *bank.USER_DECLINES, *REPLY_FRAMES, *CLOSE_FRAMES, *REPLY_LEADS,
+                                           *(w for acts in STANCE_ACTS.values() for pair in acts for w in pair), *PASS_ON, *ASKING_FOR, *NOTED,
                                            *(c for cs in CLOSES.values() for c in cs))))
     claim_words = frozenset().union(*(tokenize(c) for c in CLAIMS))
     clash = (set(owners) - claim_words) & (frames | values.pool_words())
@@ -379,11 +377,11 @@ def _assert_banks() -> None:
     neutral = frozenset().union(*(_words(t) for t in (*REMARK, *CLAIMS)))
     assert not neutral & {"i", "me", "my", "you", "your", "we", "us", "our", "both"}, neutral
     assert all(s.trade in values.TRADES for s in RECOMMEND_SUBJECTS if s.kind == "shop")
-    declines = bank.STATEMENT_REPLIES["assistant-offer-declined"]
-    for ours, theirs in (([r for r, _ in TAKE_UPS], [r.reply for r in declines]),
-                         ([c for _, c in TAKE_UPS], [r.close for r in declines if r.close])):
-        gap = abs(_mean_length(ours) - _mean_length(theirs))
-        assert gap <= LENGTH_MATCH, f"take-up and decline lines differ by {gap:.1f} characters"
+    for part in (0, 1):
+        gap = abs(_mean_length([a[part] for a in STANCE_ACTS["taken"]])
+                  - _mean_length([a[part] for a in STANCE_ACTS["declined"]]))
+        assert gap <= LENGTH_MATCH, f"take-up and decline acts differ by {gap:.1f} characters"
+    assert len(STANCE_ACTS["taken"]) == len(STANCE_ACTS["declined"])
 
 
 def _mean_length(lines: Sequence[str]) -> float:
@@ -447,12 +445,13 @@ def _families(pool: Sequence[Subject]) -> dict[str, list[Subject]]:
 
 def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: float,
          taken: set[str], voiced: set[str] | None = None,
-         usage: Counter[str] | None = None) -> HaystackDraft:
+         usage: Counter[str] | None = None, golds: set[str] | None = None) -> HaystackDraft:
     """The haystack of question ``index``: sessions of planned statements, gold at random places.
     ``extra``: the asked list's length (list-order) or who makes the gold remark (attribution);
     ``taken``: values no draw may return (the lexical screen's forward exclusion); ``voiced``:
     the values of ``taken`` that user turns held (assistant-stated reuses them in user turns);
-    ``usage``: how often the shape has clustered each family so far (updated)."""
+    ``usage``: how often the shape has clustered each family so far (updated); ``golds``: the
+    shape's golds so far (never put in a user turn)."""
     if not 0.0 <= rate <= 1.0:
         raise GenerationError(f"competition rate must lie in [0, 1], got {rate}")
     key = f"{shape}/{index:02d}"
@@ -465,7 +464,8 @@ def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: 
     if shape == "assistant-stated":
         return _plan_recommendations(rng, key, asked, h, rate, persona, holders, taken,
                                      set() if voiced is None else voiced,
-                                     Counter() if usage is None else usage)
+                                     Counter() if usage is None else usage,
+                                     set() if golds is None else golds)
     return _plan_lists(seed, rng, key, asked, int(extra), h, rate, persona, taken)
 
 
@@ -592,8 +592,8 @@ def _side_hosts(rng: Any, n: int, owns: Sequence[int], count: int, key: str) -> 
 
 def _plan_recommendations(rng: Any, key: str, asked: Subject, h: int, rate: float,
                           persona: conversation.Persona, holders: Sequence[str],
-                          taken: set[str], voiced: set[str], usage: Counter[str]
-                          ) -> HaystackDraft:
+                          taken: set[str], voiced: set[str], usage: Counter[str],
+                          golds: set[str]) -> HaystackDraft:
     """assistant-stated: every session holds one taken-up recommendation and two side statements,
     and exactly two of the three are about *clustered* subjects.
 
@@ -648,7 +648,7 @@ def _plan_recommendations(rng: Any, key: str, asked: Subject, h: int, rate: floa
     dealt = dict(zip(map(id, said), _deal_values(rng, [s for _, s in said], taken)))
     here = set(dealt.values())
     dealt.update(zip(map(id, own), _deal_voiced(rng, [s for _, s in own], voiced,
-                                                (taken - voiced) | here)))
+                                                golds | here)))
     sessions: list[list[Planned]] = []
     for row in rows:
         planned = [Planned(kind, subject, dealt[id(x)], role=ROLE[kind],
@@ -734,7 +734,7 @@ def _statement(rng: Any, said: Planned) -> Statement:
     subject: Subject = said.subject
     speaker = "assistant" if said.role == "assistant" else "user"
     text = frame.format(subject=subject.phrase(said.holder, speaker=speaker), value=said.value)
-    # a decline's reply and close name the purpose, as a take-up's do (see TAKE_UPS)
+    # a decline's reply and close name the purpose, as a take-up's do (see STANCE_ACTS)
     topic = (f"the {subject.purpose}" if said.kind == "declined"
              else subject.phrase(said.holder, speaker="assistant"))
     if said.role == "user":
@@ -742,16 +742,24 @@ def _statement(rng: Any, said: Planned) -> Statement:
     request = rng.choice(REQUESTS).format(indef=subject.indef, purpose=subject.purpose_phrase())
     if said.holder:  # asked in gold's words, then who it is for (see ASKING_FOR)
         request += " " + rng.choice(ASKING_FOR).format(holder=said.holder)
-    reaction = close = None
     slots = {"purpose": f"the {subject.purpose}", "holder": said.holder or ""}
-    if said.holder:  # a decline and its close come from the bank (they name the topic)
+    if said.holder:
         reaction = rng.choice(PASS_ON).format(**slots)
         close = rng.choice(CLOSES["other"]).format(**slots)
-    elif said.kind != "declined":
-        reaction, close = (line.format(**slots) for line in rng.choice(TAKE_UPS))
+    else:
+        reaction, close = _answer(rng, said.kind, slots["purpose"])
     return Statement(text, topic, STANCE[said.kind], role="assistant",  # type: ignore[arg-type]
                      holder=said.holder, request=request[:1].upper() + request[1:],
                      reaction=reaction, close=close)
+
+
+def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
+    """The user's reply to a recommendation and the assistant's close (see :data:`STANCE_ACTS`)."""
+    act, doing = rng.choice(STANCE_ACTS[kind])
+    reply = rng.choice(REPLY_FRAMES).format(lead=rng.choice(REPLY_LEADS), act=act, purpose=purpose)
+    frame = rng.choice(CLOSE_FRAMES)
+    close = frame.format(doing=doing, Doing=doing[:1].upper() + doing[1:], purpose=purpose)
+    return reply, close
 
 
 def banned_words(shape: str) -> frozenset[str]:
@@ -826,10 +834,10 @@ class Read(NamedTuple):
 
 
 _DECLINE = re.compile("|".join(
-    re.escape(row.reply).replace(r"\{topic\}", ".+")
-    for row in bank.STATEMENT_REPLIES["assistant-offer-declined"]) + "|" + "|".join(
-    map(re.escape, bank.USER_DECLINES)))
-"""A user turn that turns an assistant suggestion down (the bank's declines, any topic)."""
+    re.escape(frame).replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
+    .replace(r"\{act\}", "(?:" + "|".join(re.escape(a) for a, _ in STANCE_ACTS["declined"]) + ")")
+    .replace(r"\{purpose\}", ".+") for frame in REPLY_FRAMES))
+"""A user turn that turns an assistant suggestion down (a reply frame with a declining act)."""
 _VALUE = r"(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _HOLDERS = sorted({r.noun for r in bank.RELATIONS.values()}, key=len, reverse=True)
 
@@ -1062,24 +1070,29 @@ def build_shape(seed: int, shape: str, rate: float, tally: engine.Tally | None =
     layout = derive_rng(seed, VERTICAL, shape, "layout")
     taken: set[str] = set()
     voiced: set[str] = set()
+    golds: set[str] = set()
     usage: Counter[str] = Counter()
     out: list[Built] = []
     for index, (asked, extra) in enumerate(zip(*_asked(layout, shape))):
         frame = layout.choice(ATTRIBUTION_FRAMES)
-        draft = plan(seed, shape, index, asked, extra, rate, taken, voiced, usage)
+        draft = plan(seed, shape, index, asked, extra, rate, taken, voiced, usage, golds)
         stay = render(seed, draft, tally)
         engine.check_haystack(stay)
         check_values(stay, draft)
         rec, wrong = make_record(stay, shape, draft, frame)
         engine.judge_gold(rec, wrong_answers=wrong)
         out.append(Built(draft, stay, rec))
-        # The lexical screen by construction: a value that reached a user turn or a gold is not
-        # drawn again for an assistant turn of this shape (gold or not, so a value's role among
-        # the assistant's never steers a draw); user turns reuse the voiced ones.
+        # The lexical screen by construction: a value that reached a user turn is never drawn
+        # for an assistant turn again (gold or not, so a value's role among the assistant's
+        # never steers a draw), and a gold never reaches a user turn (user turns reuse the voiced
+        # values and avoid golds). A gold stays in the assistant pool: excluding it from later
+        # draws made gold values the ones found in fewest other haystacks (red team 10: the
+        # value least found elsewhere was gold in 0.53 of questions, random 0.30).
         if shape == "assistant-stated":
-            here = {x.value for s in draft.sessions for x in s if x.value and x.role == "user"}
-            voiced |= here
-            taken |= here | {rec["answer"]}
+            voiced |= {x.value for s in draft.sessions for x in s if x.value and x.role == "user"}
+            golds.add(rec["answer"])
+            taken.clear()
+            taken |= voiced
     return out
 
 
