@@ -83,7 +83,7 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.40625, "list-order": 0.0,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.3203125, "list-order": 0.0,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
 list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
@@ -242,12 +242,12 @@ REMARK_REQUESTS = (
     "Is there anything I should know before I head out?", "What is the latest locally?",
     "Any gossip from the neighbourhood?", "Heard anything useful lately?",
     "Anything I ought to know about the local area?", "Any local updates for me?")
-REPLY_LEADS = ("Right", "Well", "Okay", "Thanks", "Hmm", "Honestly", "Let me think", "I see")
+REPLY_LEADS = ("Right", "Well", "Okay", "Thanks", "Hmm", "Honestly", "So", "I see")
 """How the user's answer to a recommendation opens, whichever way it goes."""
 REPLY_FRAMES = (
     "{lead}, I think I will {act} for {purpose}.",
     "{lead}, for {purpose} I am going to {act}.",
-    "{lead}, I have decided to {act} for {purpose}, thanks.",
+    "{lead}, I have decided to {act} for {purpose}, I think.",
     "{lead}, with {purpose} in mind I will {act}.",
     "{lead}, I would like to {act} for {purpose}, if that is all right.",
     "{lead}, I will {act}, seeing as it is for {purpose}.")
@@ -257,17 +257,21 @@ CLOSE_FRAMES = (
     "{Doing} seems wise, and good luck with {purpose}.",
     "With {purpose}, {doing} seems a fine idea.",
     "{Doing} is a reasonable call for {purpose}.")
+OBJECTS = ("that", "that one", "it")
+"""What an act takes as its object, drawn for the reply and again for the close, whichever the
+stance (red team 11: take-ups always said "that" or "that one" and declines mostly neither, so the
+pronouns alone found gold in 0.89 of questions)."""
+STANCE_VERBS: dict[str, tuple[tuple[str, str], ...]] = {
+    "taken": (("go with", "going with"), ("settle on", "settling on"), ("choose", "choosing"),
+              ("take", "taking"), ("go ahead with", "going ahead with"), ("go for", "going for"),
+              ("stick with", "sticking with"), ("opt for", "opting for"), ("try", "trying")),
+    "declined": (("pass on", "passing on"), ("hold off on", "holding off on"), ("skip", "skipping"),
+                 ("leave", "leaving"), ("say no to", "saying no to"), ("decline", "declining"),
+                 ("give up on", "giving up on"), ("steer clear of", "steering clear of"),
+                 ("drop", "dropping"))}
 STANCE_ACTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "taken": (("go with that one", "going with that one"), ("take that one", "taking that one"),
-              ("order that one in", "ordering it in"), ("use that one", "using that one"),
-              ("pick that up", "picking it up"), ("go ahead with that", "going ahead with it"),
-              ("reserve that one", "reserving that one"), ("settle on that", "settling on it"),
-              ("buy that one", "buying that one")),
-    "declined": (("hold off on that", "holding off"), ("pass on that", "passing on it"),
-                 ("leave it for now", "leaving it for now"), ("keep looking", "looking further"),
-                 ("ask around first", "asking around first"), ("wait a while", "waiting a while"),
-                 ("think it over", "thinking it over"), ("try another", "trying another"),
-                 ("sort it myself", "doing it yourself"))}
+    kind: tuple((f"{verb} {obj}", f"{doing} {obj}") for verb, doing in verbs for obj in OBJECTS)
+    for kind, verbs in STANCE_VERBS.items()}
 """The user's answer to a recommendation and the assistant's close, from **one grammar for both
 stances**: a reply is a lead, a frame and an act, a close a frame and the act's gerund (so it
 answers the reply), each drawn on its own; only the act says whether the user took the
@@ -275,8 +279,9 @@ recommendation up or turned it down, and both acts sit in the same slots. Neithe
 both name the purpose, never as a grammatical subject (plural purposes: "the dining chairs").
 (Red teams 6-10 each found a surface cue while take-ups and declines came from two banks written
 apart: whether the reply repeats the subject phrase (20/20), reply length (20/20), close length
-(0.90), whether the close echoes the reply (0.85), and finally where the subject sits in the close
-and how many commas the reply holds (a held-out classifier on such features: 0.997).)"""
+(0.90), whether the close echoes the reply (0.85), where the subject sits in the close and how many
+commas the reply holds (a held-out classifier on such features: 0.997), and the pronouns of the
+acts (0.89, :data:`OBJECTS`). Acts are generic verbs, fit for a product, a shop or a place.)"""
 ASKING_FOR = ("It is for my {holder}.", "I am asking for my {holder}.",
               "This one is for my {holder}.", "I am asking on behalf of my {holder}.",
               "My {holder} asked me to look into it.", "It is my {holder} who needs it, not me.",
@@ -304,7 +309,7 @@ CLOSES = {
               "Happy to help your {holder}, I hope it suits.",
               "Good luck to your {holder} with {purpose}.",
               "I hope it suits your {holder} for {purpose}.",
-              "Do tell your {holder} good luck with {purpose}.",
+              "Do pass my good wishes to your {holder} for {purpose}.",
               "I hope that suits your {holder} nicely.",
               "Glad to help your {holder} out with {purpose}.",
               "Your {holder} should be well set for {purpose}."),
@@ -755,7 +760,8 @@ def _statement(rng: Any, said: Planned) -> Statement:
 
 def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
     """The user's reply to a recommendation and the assistant's close (see :data:`STANCE_ACTS`)."""
-    act, doing = rng.choice(STANCE_ACTS[kind])
+    verb, gerund = rng.choice(STANCE_VERBS[kind])
+    act, doing = f"{verb} {rng.choice(OBJECTS)}", f"{gerund} {rng.choice(OBJECTS)}"
     reply = rng.choice(REPLY_FRAMES).format(lead=rng.choice(REPLY_LEADS), act=act, purpose=purpose)
     frame = rng.choice(CLOSE_FRAMES)
     close = frame.format(doing=doing, Doing=doing[:1].upper() + doing[1:], purpose=purpose)
