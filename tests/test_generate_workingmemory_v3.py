@@ -166,7 +166,7 @@ def test_no_kind_is_asked_twice_and_every_asked_kind_is_filler_elsewhere(
     assert len(set(asked)) == 60
     own_elsewhere = Counter(x.noun for r in corpus for x in wm.read_statements(_texts(r))
                             if x.form == "own" and x.session != _gold(r))
-    assert all(own_elsewhere[noun] >= 40 for noun in asked)
+    assert all(own_elsewhere[noun] >= 30 for noun in asked)  # about 46 of 59 other haystacks
 
 
 def test_the_question_blind_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
