@@ -1,46 +1,51 @@
 """TypedMemEval-WorkingMemory revision 3 (VERTICALS.md §2.4, Appendices A, C, D) over the v3 engine.
 
 **The construct.** Recall of a stable profile fact against how far back it was stated: 12 fact
-families ("Which gym have I joined?") x 5 distance rungs (shapes ``distance-8`` .. ``distance-60``),
-each cell its own haystack of 65 sessions (G = 1, H = 64, one constant :data:`INTERVAL` between
-sessions and before the question, so session and time distance agree in every cell).
+families x 5 distance rungs (shapes ``distance-8`` .. ``distance-60``), each cell its own haystack
+of 65 sessions (G = 1, H = 64, one constant :data:`INTERVAL` between sessions and before the
+question, so session and time distance agree in every cell). A family (:data:`FAMILIES`, e.g.
+"clubs") has seven kinds; each rung asks a different one of them ("Which gym have I joined?",
+"Which choir have I performed with?"), drawn, so no kind is asked twice.
 
 **What v2 got wrong and what replaces it** (an outside audit beat v2 without memory):
 
 1. *Gold at five fixed indices* (64 - d). Now a rung is a **window** of distances
    (:data:`WINDOWS`, d = sessions after the gold one): 8 -> 5..11, 15 -> 12..19, 25 -> 20..31,
    40 -> 32..47, 60 -> 48..63; the rung's twelve distances are dealt evenly over its window (every
-   distance of the window equally often, up to one), families assigned to them by a draw. Gold is
-   never first or last. A position prior still finds the window (the rung *is* a position band:
-   the construct), which is declared per rule in ``gates/declarations.py``; every other adversary
-   binds unexempted. ``distance_sessions`` holds the realised d.
+   distance of the window equally often, up to one), families drawn onto them. Gold is never
+   first or last. A position prior still finds the window (the rung *is* a position band: the
+   construct), which is declared for that one rule in ``gates/declarations.py``; every other
+   adversary binds. ``distance_sessions`` holds the realised d.
 2. *Haystacks differing only in gold.* No two haystacks share a session: each cell draws and
    renders its own 65 sessions, so diffing haystacks finds nothing.
 3. *The question's phrase only in gold.* Every session states one **own** fact (first person,
-   present perfect) of a distinct kind from one bank of :data:`KINDS` (72 kinds: the twelve asked
-   families among them), so gold's construction is every session's, and the asked kind's words
-   recur in **valued competitors** that hold the question's own verb and noun
-   (:data:`COMPETITORS`): ``holder`` (a persona relation's: "My sister has joined a new gym,
-   Lumivo."), ``declined`` ("I nearly joined a gym called Lumivo, but in the end I decided against
-   it."), ``hypothetical`` ("If things had gone differently, I would have joined Lumivo, a gym I
-   once looked at.") and ``suggestion`` (the assistant's, declined by the user: "If you have not
-   joined a gym yet, Lumivo is worth a look."). No competitor states an earlier or later state of
-   the user's own fact: that would contradict it, which is Forgetting's variable (§2.4 rule 2).
+   present perfect) of a distinct kind from one bank of :data:`KINDS` (84 kinds, every asked one
+   among them), so gold's construction is every session's, and the asked kind's noun and verb
+   recur in **valued competitors** (:data:`COMPETITORS`): ``holder`` (a persona relation's: "My
+   sister has joined a gym, Lumivo."), ``declined`` ("I nearly joined a gym, Lumivo, then thought
+   better of it."), ``hypothetical`` ("I would have joined a gym, Lumivo, had it been cheaper.")
+   and ``suggestion`` (the assistant's, declined by the user: "If you have not joined a gym yet,
+   Lumivo is worth a look."). No competitor states an earlier or later state of the user's own
+   fact: that would contradict it, which is Forgetting's variable (§2.4 rule 2).
 4. *Split value pools.* Every value of a haystack (people, shops, places, products) comes from one
    :func:`..values.draw` per type, dealt to the statements in a shuffled order; the gold value is
    whichever lands on the asked own statement. Types fit kinds: a dentist is a person, a plumber a
    shop of its trade, a village a place, a gym or a laptop a product word.
 5. *A slot skeleton.* Sessions are rendered by :func:`..conversation.render_haystack`, one persona
-   per haystack, each statement an episode with a reply about its topic.
+   per haystack: a session's own fact and its competitor are said in one sentence (joined by a
+   semicolon, order drawn), the assistant's reply takes up the last of them, then optional small
+   talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline episode. No
+   assistant leads (``lead_share=0``: their eligibility grows with the session's place).
 
 **Clusters and the dial.** As in Prospective v3 (:func:`..engine.clusters_for`): the asked kind
-and K - 1 decoy kinds (uniform among the haystack's other sessions) each get ``count``
-competitors, hosted by :func:`..engine.cluster_hosts` so every session carries about one
-clustered mention; every session has exactly one competitor slot, and slots no cluster takes talk
-about a single kind of another session. So every session holds one own and one competitor
-statement, whatever its role. ``count = 1 + floor(dial x (MAX_COUNT - 1) + u)``; the dial is
-searched once for the five rungs together (:func:`search_dial`): a per-rung dial would confound
-competition with distance. The forms are dealt evenly from :data:`FORMS` (closeness fixed).
+and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value pools can pay)
+each get ``count`` competitors, hosted by :func:`..engine.cluster_hosts` so every session carries
+about one clustered mention; every session has exactly one competitor slot, and the slots no
+cluster takes talk about kinds the haystack states nowhere else (each a different one). So every
+session holds one own and one competitor statement, whatever its role. ``count = 1 + floor(dial x
+(MAX_COUNT - 1) + u)``; the dial is searched once for the five rungs together
+(:func:`search_dial`): a per-rung dial would confound competition with distance. The forms are
+dealt evenly from :data:`FORMS` (closeness fixed).
 
 **Validity rules** (:class:`GenerationError`): gold read back from the text (V5), exactly one own
 statement of the asked kind, at the planned distance inside the rung's window; every planned
