@@ -258,9 +258,13 @@ def _alternation(words: Sequence[str]) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
+_VERB_FORMS = [re.sub(r"\bmy\b", owner, k.verb) for k in KINDS for owner in ("my", "his", "her", "your")]
+"""Every verb phrase as any form says it (:func:`_verb`)."""
+
+
 def _pattern(template: str) -> re.Pattern[str]:
     groups = {"noun": f"(?P<noun>{_alternation([k.noun for k in KINDS])})",
-              "verb": f"(?P<verb>{_alternation([k.verb for k in KINDS])})",
+              "verb": f"(?P<verb>{_alternation(_VERB_FORMS)})",
               "value": f"(?P<value>{_VALUE})", "rel": f"(?P<rel>{_RELS})", "poss": "(?:his|her)",
               "subj": "(?:he|she)", "a": "(?:a|an)"}
     # A statement may open a session's turn or follow another after a semicolon (lower-cased
@@ -300,7 +304,8 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
             for form, pattern in _PATTERNS:
                 while m := pattern.search(rest):
                     kind = KIND_OF.get(m["noun"])
-                    if kind is None or kind.verb != m["verb"]:
+                    said = re.sub(r"\b(?:his|her|your)\b", "my", m["verb"])
+                    if kind is None or kind.verb != said:
                         raise GenerationError(f"session {index}: {m['noun']!r} with verb "
                                               f"{m['verb']!r}: {text!r}")
                     if value_pool.value_type(m["value"]) != kind.type:
@@ -318,8 +323,17 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
     return sorted(found)
 
 
-def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None) -> str:
-    slots = {"verb": kind.verb, "noun": kind.noun, "value": value, "a": kind.article,
+def _verb(kind: Kind, form: str, holder: episodes_bank.Relation | None) -> str:
+    """The kind's verb phrase as ``form`` says it: "moored my boat at" is the user's (own,
+    declined, hypothetical), "moored her boat at" a holder's, "moored your boat at" the assistant
+    suggesting it to the user."""
+    owner = holder.poss if form == "holder" and holder else "your" if form == "suggestion" else "my"
+    return re.sub(r"\bmy\b", owner, kind.verb)
+
+
+def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
+          form: str = "own") -> str:
+    slots = {"verb": _verb(kind, form, holder), "noun": kind.noun, "value": value, "a": kind.article,
              "rel": holder.noun if holder else "", "poss": holder.poss if holder else "",
              "subj": holder.subj if holder else ""}
     text = template.format(**slots)
@@ -355,7 +369,7 @@ def _assert_banks() -> None:
         value = sample[kind.type] if kind.type != "shop" else f"Colby {kind.trade}"
         for form, templates in (("own", OWN), *COMPETITORS.items()):
             for template in templates:
-                text = _fill(template, kind, value, holder)
+                text = _fill(template, kind, value, holder, form)
                 read = read_statements([[text]])
                 assert [(r.form, r.noun, r.value) for r in read] == [(form, kind.noun, value)], \
                     (text, read)
@@ -545,7 +559,7 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
     """The :class:`..conversation.Statement` of a planned statement: text, the topic replies name,
     stance (a holder's own thing is "her gym", introduced by the statement itself)."""
     kind = said.kind
-    text = _fill(said.template, kind, said.value, said.holder)
+    text = _fill(said.template, kind, said.value, said.holder, said.form)
     if said.form == "holder":
         assert said.holder is not None
         return conversation.Statement(text, f"{said.holder.poss} {kind.noun}", "other",
