@@ -399,7 +399,10 @@ def test_the_known_v2_value_pool_split_is_caught(shipped_results, vertical: str)
 
 
 def test_the_known_workingmemory_fixed_positions_and_haystack_diff_are_caught(shipped_results) -> None:
-    """VERTICALS.md Appendix D (3): five fixed gold indices; family haystacks differ only in gold."""
+    """VERTICALS.md Appendix D (3): five fixed gold indices; family haystacks differ only in gold.
+    Revision 3 retired those bytes; the self-test keeps both tells (fixed index, family diff)."""
+    if "typedmemeval-workingmemory-v2" not in shipped_results:
+        pytest.skip("workingmemory v2 no longer ships (the self-test injects both tells)")
     result = shipped_results["typedmemeval-workingmemory-v2"]
     rules = {row["rule"] for row in result.measured["would_refuse"]}
     assert {"position_prior", "haystack_diff"} <= rules

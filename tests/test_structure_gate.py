@@ -80,6 +80,11 @@ def test_workingmemory_geometry_follows_appendix_a() -> None:
     assert [shape.distance for shape in spec.shapes] == [8, 15, 25, 40, 60]
     assert {shape.h for shape in spec.shapes} == {(64, 64)}
     assert {shape.g for shape in spec.shapes} == {(1, 1)}
+    # Appendix D: gold drawn within each rung's window, the windows tiling 5..63 around each d
+    windows = [shape.distance_window for shape in spec.shapes]
+    assert windows == [(5, 11), (12, 19), (20, 31), (32, 47), (48, 63)]
+    assert all(lo <= shape.distance <= hi for shape, (lo, hi) in zip(spec.shapes, windows))  # type: ignore[misc,operator]
+    assert all(a[1] + 1 == b[0] for a, b in zip(windows, windows[1:]))  # type: ignore[index]
 
 
 def test_v4_scope_is_prospective_whole_corpus_and_arithmetic_durations_only() -> None:

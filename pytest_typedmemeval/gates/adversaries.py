@@ -62,7 +62,12 @@ control where every subject of the haystack has the same cluster (:data:`RECURRE
 clean simulation itself was rebuilt so (it used to cluster two subjects, the asked one among them,
 and give every other subject one session: the same tell, milder).
 
-Every ranking breaks ties by session order. Questions without gold (G = 0) are excluded from every
+Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
+prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
+chance, :func:`_tied_coverage` and :func:`_gold_at_1` (breaking them by session order, as this
+gate did first, is a position prior of its own: WorkingMemory v3's far rungs put gold early, and a
+phrase reader scoring the asked kind's sentences alike covered them 1.00 on ties alone). Fact-only
+BM25 keeps the reference retriever's rule (ties by session order, GATES.md §3). Questions without gold (G = 0) are excluded from every
 adversary and counted; so are questions whose haystack is all gold (nothing to rank against).
 
 **Revision.** The gate binds from corpus revision 3 (:data:`FROM_REVISION`, read from the ``-v<N>``
@@ -252,10 +257,16 @@ def _haystacks(records: Sequence[QuestionRecord]) -> list[_Haystack]:
     return out
 
 
-def _gold_at_1(scores: Sequence[float], gold: frozenset[int]) -> bool:
-    """Whether the top-ranked session is gold (ties broken by session order: the first wins)."""
-    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    return best in gold
+def _gold_at_1(scores: Sequence[float], gold: frozenset[int]) -> float:
+    """The chance that the top-ranked session is gold when ties are broken at random: the share of
+    gold among the sessions tied at the top score (1.0 or 0.0 when the top is unique).
+
+    Ties used to go to the earliest session, which is itself a position prior: on a haystack
+    whose gold sits early (WorkingMemory's far rungs) every tie went to gold, and a reader scoring
+    a dozen sessions alike looked as if it found gold."""
+    top = max(scores)
+    tied = [i for i, score in enumerate(scores) if score == top]
+    return sum(1 for i in tied if i in gold) / len(tied)
 
 
 def _ranking(scores: Sequence[float]) -> list[int]:
@@ -264,6 +275,20 @@ def _ranking(scores: Sequence[float]) -> list[int]:
 
 def _coverage(ranking: Sequence[int], gold: frozenset[int], k: int = K) -> float:
     return len(gold.intersection(ranking[:k])) / len(gold)
+
+
+def _tied_coverage(scores: Sequence[float], gold: frozenset[int], k: int = K) -> float:
+    """Expected coverage@k of a ranking by ``scores`` under random tie-breaking: a gold session
+    with ``above`` sessions strictly above it and ``ties`` sessions (itself included) at its score
+    is in the top k with probability ``clamp((k - above) / ties, 0, 1)``. Breaking ties by session
+    order instead hands every tie at the cut to the earliest session (a position prior, see
+    :func:`_gold_at_1`)."""
+    total = 0.0
+    for g in gold:
+        above = sum(1 for score in scores if score > scores[g])
+        ties = sum(1 for score in scores if score == scores[g])
+        total += min(1.0, max(0.0, (k - above) / ties))
+    return total / len(gold)
 
 
 def _auc(scores: Sequence[float], gold: frozenset[int]) -> float:
@@ -814,7 +839,7 @@ def position_coverage(haystacks: Sequence[_Haystack]) -> dict[int, float]:
                                           if haystack.shape in by_shape else fallback)
             table = tables[haystack.shape]
             scores = [table(i, haystack.n) for i in range(haystack.n)]
-            out[qi] = _coverage(_ranking(scores), haystack.gold)
+            out[qi] = _tied_coverage(scores, haystack.gold)
     return out
 
 
@@ -983,7 +1008,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                                     "reason": "no question with both gold and filler"}
 
         if ranked:
-            g1 = _mean([1.0 if _gold_at_1(readers[q], haystacks[q].gold) else 0.0 for q in ranked])
+            g1 = _mean([_gold_at_1(readers[q], haystacks[q].gold) for q in ranked])
             assert g1 is not None and random_g1 is not None
             row["subject_value_reader"] = {"status": "measured", "questions": len(ranked),
                                            "gold_at_1": g1, "random_gold_at_1": random_g1,
@@ -1000,7 +1025,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                 "{k} (ceiling {bound}; random {random:.3f}): the difficulty comes from content-free "
                 "text")
             findings += found
-            phrase = {q: _coverage(_ranking(phrase_scores(haystacks[q])), haystacks[q].gold)
+            phrase = {q: _tied_coverage(phrase_scores(haystacks[q]), haystacks[q].gold)
                       for q in ranked}
             row["phrase_reader"], found = _ceiling_row(
                 "phrase_reader", shape, phrase, random_k, PHRASE_CEILING,
@@ -1097,7 +1122,7 @@ def _learned_figures(tested: Sequence[int], learned: Mapping[int, Sequence[float
     """The learned adversary's figures over some questions: gold@1 and mean AUC beside their random
     expectation, their bounds, their chance under no signal (:func:`null_draws`) and the ``alpha``
     it is judged at."""
-    g1 = _mean([1.0 if _gold_at_1(learned[q], haystacks[q].gold) else 0.0 for q in tested])
+    g1 = _mean([_gold_at_1(learned[q], haystacks[q].gold) for q in tested])
     auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
     rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
@@ -1222,8 +1247,9 @@ def check(corpus: Corpus, *, declared: VerticalDeclarations | None = None,
         row["exempt"] = None if not rules else (rules[ANY_RULE] if ANY_RULE in rules else
                                                 {rule: why for rule, why in sorted(rules.items())})
     notes: list[str] = [
-        "every ranking breaks ties by session order; questions without gold, or all gold, are "
-        "excluded and counted per shape",
+        "reader, phrase-reader, position-prior and learned gold@1 figures count ties at random "
+        "(expected coverage); fact-only BM25 breaks ties by session order as the reference does; "
+        "questions without gold, or all gold, are excluded and counted per shape",
         "learned adversary: question-blind logistic regression, 2-fold over question groups that "
         "share no session; value-membership features cross-fitted inside the training half; "
         "haystack-relative recurrence features per session slot",
@@ -1813,8 +1839,29 @@ def self_test() -> list[SelfTestCase]:
                             "never passed",
                             check(replace(split, corpus_id="selftest-adversaries-v2"),
                                   declared=none)))
+    cases.append(_tie_case())
     cases.append(_false_refusal_case(SELF_TEST_SIMULATION_TRIALS))
     return cases
+
+
+def _tie_case() -> SelfTestCase:
+    """Ties at the cut count at random, never by session order: gold first among twenty sessions
+    scored alike covers 5/20 at 5 and 1/20 at rank 1 (session order would say 1.0 and 1.0, a
+    position prior); gold strictly on top still covers 1.0; gold tied with three others at ranks
+    4-7 covers 2/4."""
+    flat, gold = [1.0] * 20, frozenset({0})
+    top = [2.0] + [1.0] * 19
+    cut = [5.0, 4.0, 3.0, 2.0, 2.0, 2.0, 2.0] + [1.0] * 13
+    figures = {"flat coverage": _tied_coverage(flat, gold), "flat gold@1": _gold_at_1(flat, gold),
+               "top coverage": _tied_coverage(top, gold), "top gold@1": _gold_at_1(top, gold),
+               "cut coverage": _tied_coverage(cut, frozenset({6})),
+               "session-order coverage": _coverage(_ranking(flat), gold)}
+    want = {"flat coverage": 0.25, "flat gold@1": 0.05, "top coverage": 1.0, "top gold@1": 1.0,
+            "cut coverage": 0.5, "session-order coverage": 1.0}
+    ok = all(abs(figures[k] - v) < 1e-12 for k, v in want.items())
+    return SelfTestCase("ties at the cut are counted at random, not by session order (phrase "
+                        "reader, subject-and-value reader, position prior, learned gold@1)",
+                        "control", None, ok, f"figures {figures}, expected {want}")
 
 
 __all__ = ["ADVERSARIES", "FALSE_REFUSAL_BUDGET", "FROM_REVISION", "FalseRefusal", "GATE",

@@ -47,7 +47,26 @@ _ATTRIBUTION_SATURATES = (
     "retrieval."
 )
 
+_RUNG_IS_A_POSITION = (
+    "WorkingMemory's construct is outcome by distance: each shape is a rung, and a rung is by "
+    "definition a band of gold positions (d = 5-11, 12-19, 20-31, 32-47 or 48-63 sessions "
+    "between the gold session and the question, VERTICALS.md 2.4 and Appendix D), so a prior "
+    "learned from the other half's gold positions of the same rung finds the band whatever the "
+    "text says. Inside the band the gold position is dealt evenly over every distance of the "
+    "window (up to one), never a fixed index (v2 pinned it at 64 - d), and the windows are 7 to 16 "
+    "sessions wide; the figure is measured and published. The position prior is the only rule "
+    "exempt: the learned question-blind adversary (which also sees each session's relative "
+    "position), the haystack diff, the subject-and-value and phrase readers and fact-only BM25 "
+    "all bind on every rung."
+)
+
 DECLARATIONS: dict[str, VerticalDeclarations] = {
+    "workingmemory": VerticalDeclarations(
+        adversary_exemptions=(
+            Declared(name="position_prior", reason=_RUNG_IS_A_POSITION,
+                     shapes=tuple(f"distance-{d}" for d in (8, 15, 25, 40, 60))),
+        ),
+    ),
     "episodic": VerticalDeclarations(
         calibration_ceiling_exemptions=(
             Declared(name="participant-attribution", reason=_ATTRIBUTION_SATURATES,

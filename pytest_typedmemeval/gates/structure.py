@@ -626,7 +626,14 @@ def _check_record(record: QuestionRecord, index: int, vertical: str | None,
                            f"{_bounds_text(bounds)} for {shape}", shape)
     if shape_spec is not None and shape_spec.distance is not None:
         after = len(sessions) - 1 - gold[-1] if gold else None
-        if block.distance_sessions != shape_spec.distance or after != shape_spec.distance:
+        if shape_spec.distance_window is not None:
+            lo, hi = shape_spec.distance_window
+            if after is None or block.distance_sessions != after or not lo <= after <= hi:
+                out.refuse("rung_distance", qid, f"distance_sessions={block.distance_sessions}, "
+                           f"sessions after gold={after}", f"rung {shape} places {lo}..{hi} "
+                           "sessions between gold and question, and distance_sessions says how "
+                           "many", shape)
+        elif block.distance_sessions != shape_spec.distance or after != shape_spec.distance:
             out.refuse("rung_distance", qid, f"distance_sessions={block.distance_sessions}, "
                        f"sessions after gold={after}", f"rung {shape} places exactly "
                        f"{shape_spec.distance} sessions between gold and question", shape)
@@ -1271,6 +1278,31 @@ def _wm_spec() -> VerticalSpec:
         ShapeSpec(f"distance-{d}", 12, (1, 1), (3, 3), distance=d) for d in (1, 2)))
 
 
+_WM_WINDOWS = {2: (1, 2), 4: (3, 4)}
+"""The revision-3 WorkingMemory geometry in small: H = 5 (six sessions), rung 2 puts 1-2 sessions
+between gold and the question, rung 4 puts 3-4 (gold never first or last, drawn in the window)."""
+
+
+def _wm_window_records() -> list[QuestionRecord]:
+    records: list[QuestionRecord] = []
+    for q in range(24):
+        rung = 2 if q % 2 else 4
+        lo, hi = _WM_WINDOWS[rung]
+        d = lo + (q // 2) % (hi - lo + 1)
+        sessions = [_filler(q, s) for s in range(6)]
+        sessions[5 - d] = _gold(f"I have adopted a cat called Pim{q:02d}.")
+        records.append(_record(f"tme-wm-{q + 1:03d}", "workingmemory", f"distance-{rung}",
+                               "Which cat have I adopted?", f"Pim{q:02d}", sessions,
+                               distance_sessions=d))
+    return records
+
+
+def _wm_window_spec() -> VerticalSpec:
+    return VerticalSpec("workingmemory", "wm", tuple(
+        ShapeSpec(f"distance-{rung}", 12, (1, 1), (5, 5), distance=rung, distance_window=window)
+        for rung, window in _WM_WINDOWS.items()))
+
+
 def _edit(records: Sequence[QuestionRecord], index: int, **update: Any) -> list[QuestionRecord]:
     out = list(records)
     out[index] = out[index].model_copy(update=update)
@@ -1363,8 +1395,11 @@ def self_test() -> list[SelfTestCase]:
     add_control("clean arithmetic corpus (sums, deltas, durations, counts)", run_ari(ari))
     add_control("clean prospective corpus with pairs", run_pro(pro))
     wm_corpus = _corpus(_wm_records(), "workingmemory")[0]
-    add_control("workingmemory-style pinned gold passes by its declared carve-out",
-                check(wm_corpus, spec=wm_spec, declared=_SELF_TEST_CARVE_OUT))
+    add_control("rung-fixed pinned gold (the v2 WorkingMemory design) passes only by a declared "
+                "carve-out", check(wm_corpus, spec=wm_spec, declared=_SELF_TEST_CARVE_OUT))
+    windowed, window_spec = _wm_window_records(), _wm_window_spec()
+    add_control("workingmemory gold drawn within each rung's window (revision 3), no carve-out",
+                check(_corpus(windowed, "workingmemory")[0], spec=window_spec, declared=no_carve))
     add_control("fixture corpus off the declared sizes (sizes not enforced)",
                 check(_corpus(ari, "arithmetic", fixture=True, ceiling_by_shape=ari_ceiling)[0]))
     homographs = _edit_turn(pro, 8, _first_filler(pro[8]), 0,
@@ -1438,8 +1473,20 @@ def self_test() -> list[SelfTestCase]:
                check(_corpus(longer, "workingmemory")[0], spec=wm_spec), "h_range")
     add_defect("gold pinned first in every question", run_pro(_prospective_records(gold_first=True)),
                "gold_position")
-    add_defect("workingmemory-style pinned gold without its carve-out",
+    add_defect("rung-fixed pinned gold without its carve-out",
                check(wm_corpus, spec=wm_spec, declared=no_carve), "gold_position")
+    # a gold outside its rung's window: question 0 (rung 4, window 3..4) moved to 2 sessions
+    # before the question, its distance_sessions saying so
+    outside = list(windowed)
+    moved = [_filler(0, s) for s in range(6)]
+    moved[3] = _gold("I have adopted a cat called Pim00.")
+    outside[0] = _record("tme-wm-001", "workingmemory", "distance-4", "Which cat have I adopted?",
+                         "Pim00", moved, distance_sessions=2)
+    add_defect("gold outside its rung's window",
+               check(_corpus(outside, "workingmemory")[0], spec=window_spec), "rung_distance")
+    add_defect("distance_sessions disagreeing with the gold's place in the window",
+               check(_corpus(_edit_block(windowed, 0, distance_sessions=4), "workingmemory")[0],
+                     spec=window_spec), "rung_distance")
     add_defect("rung distance off the declared d",
                check(_corpus(_edit_block(wm, 0, distance_sessions=2), "workingmemory")[0],
                      spec=wm_spec), "rung_distance")

@@ -42,7 +42,12 @@ class ShapeSpec:
     operation: Operation | None = None
     """Arithmetic: every record of the shape carries a derivation with this operation."""
     distance: int | None = None
-    """WorkingMemory rung d: exactly d sessions lie between the gold session and the question."""
+    """WorkingMemory rung d, the shape's nominal distance (without ``distance_window``: exactly d
+    sessions lie between the gold session and the question)."""
+    distance_window: tuple[int, int] | None = None
+    """WorkingMemory from revision 3 (VERTICALS.md Appendix D: gold position drawn within the
+    rung's window, never a fixed index): the sessions between the gold session and the question
+    lie in this inclusive range, and ``distance_sessions`` says how many."""
     paired_questions: int | None = None
     """How many of the shape's questions carry a ``pair_id`` (``None``: not declared)."""
 
@@ -112,11 +117,16 @@ _ARITHMETIC = VerticalSpec(
     ),
 )
 
-# WorkingMemory (§2.4; Appendix A "WorkingMemory geometry"): five rungs of 12, G = 1, H = 64 on
-# every rung, gold at index 64 - d so exactly d sessions follow it.
+# WorkingMemory (§2.4; Appendix A "WorkingMemory geometry"; Appendix D): five rungs of 12, G = 1,
+# H = 64 on every rung; from revision 3 a rung is a window of distances (sessions between gold and
+# the question) around its nominal d, the windows tiling 5..63 (gold never first or last), and the
+# gold position is drawn inside it (v2 pinned gold at 64 - d: a position prior alone found it).
+WORKING_MEMORY_WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31),
+                                                      40: (32, 47), 60: (48, 63)}
 _WORKING_MEMORY = VerticalSpec(
     "workingmemory", "wm",
-    tuple(ShapeSpec(f"distance-{d}", 12, (1, 1), (64, 64), distance=d) for d in (8, 15, 25, 40, 60)),
+    tuple(ShapeSpec(f"distance-{d}", 12, (1, 1), (64, 64), distance=d, distance_window=window)
+          for d, window in WORKING_MEMORY_WINDOWS.items()),
 )
 
 # Forgetting (§2.5): G = 2 (0 for never-known), H 15-25; 15 invalidated questions twin the 15

@@ -184,7 +184,8 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
 
 def render_session(rng: random.Random, statements: Sequence[Statement], persona: Persona,
                    banned: frozenset[str], introduced: set[str] | None = None, *,
-                   fused: bool = False) -> Rendered:
+                   small_talk: Sequence[tuple[int, float]] = SMALL_TALK_WEIGHTS,
+                   lead_share: float = LEAD_SHARE, fused: bool = False) -> Rendered:
     """One session: its statements' episodes and drawn small talk, in a drawn order.
 
     ``introduced`` holds the topics earlier statements of the haystack named (updated in place):
@@ -193,7 +194,7 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
     ..."), as it does in speech, instead of standing as a sentence of its own (sessions of three
     statements spent a quarter of their sentences on the same nine transitions)."""
     introduced = set() if introduced is None else introduced
-    small = _weighted(rng, SMALL_TALK_WEIGHTS)
+    small = _weighted(rng, small_talk)
     if not statements and small == 0:
         small = 1
     if len(statements) + small > 3:
@@ -216,7 +217,7 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
             # (the rng draw is kept, so other bytes do not move).
             known = statement.topic in introduced
             introduced.add(statement.topic)
-            if turns and statement.role == "user" and rng.random() < LEAD_SHARE \
+            if turns and statement.role == "user" and rng.random() < lead_share \
                     and statement.holder is None and known:
                 lead = bank.render(rng.choice(bank.ASSISTANT_LEADS), {"topic": statement.topic})
                 last = turns[-1]
@@ -260,6 +261,16 @@ class HaystackPlan:
     persona: Persona
     banned: frozenset[str] = field(default_factory=frozenset)
     """Words small talk must not use (the vertical's subject and value vocabulary)."""
+    small_talk: tuple[tuple[int, float], ...] = SMALL_TALK_WEIGHTS
+    """How many small-talk episodes a session carries, drawn with these weights (gold-blind). A
+    vertical with many sessions per haystack (WorkingMemory: 65) draws fewer, or the corpus-wide
+    repetition of the small-talk bank and its change-of-subject lines swamps distinct sentences."""
+    lead_share: float = LEAD_SHARE
+    """Share of eligible statement episodes an assistant question leads into. Eligibility grows
+    with the session's place in the haystack (a topic must have been introduced earlier), so a
+    vertical whose gold position is its construct (WorkingMemory's distance rungs) sets it to 0:
+    otherwise late sessions, near-rung gold among them, carry more leads than early ones and the
+    lead itself tells a question-blind reader where the rung is."""
 
 
 def render_haystack(seed: int, vertical: str, plan: HaystackPlan,
@@ -273,7 +284,8 @@ def render_haystack(seed: int, vertical: str, plan: HaystackPlan,
     piece_turns: list[list[int]] = []
     introduced: set[str] = set()
     for statements in plan.sessions:
-        rendered = render_session(rng, statements, plan.persona, plan.banned, introduced)
+        rendered = render_session(rng, statements, plan.persona, plan.banned, introduced,
+                                  small_talk=plan.small_talk, lead_share=plan.lead_share)
         sessions.append(rendered.turns)
         piece_turns.append(rendered.statement_turns)
         if tally is not None:

@@ -83,12 +83,12 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.3203125, "list-order": 0.0,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.3203125, "list-order": 0.125,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
 list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
-search lands on 0: its coverage is capped by G > K_ref, and its side statements, one per session,
-already consider names for the other lists).
+coverage is capped by G > K_ref, and its search lands near 0 since its side statements, one per
+session, already consider names for the other lists).
 participant-attribution's is a declared design rate, not searched: it sets the remark grid's
 degree (:func:`attribution_degree`, 0.2 -> 3), and its question quotes the gold remark, so
 sentence-level BM25 finds it at every dial (:data:`ATTRIBUTION_SWEEP`)."""
@@ -222,14 +222,17 @@ OWN = (
     "I have been looking at {value} for {subject} myself.")
 ADD = (
     "I added {value} to {subject}.",
-    "I put {value} on {subject}.",
+    "I put {value} on {subject}, but only after asking first.",
     "I have added {value} to {subject}, which is coming along nicely.",
-    "I popped {value} onto {subject}.")
+    "After some thought, I popped {value} onto {subject}.")
 CONSIDERED = (
     "I thought about adding {value} to {subject}, but decided against it.",
-    "I nearly put {value} on {subject}, but changed my mind.",
-    "I was going to add {value} to {subject}, but in the end I left the name off.",
-    "I considered {value} for {subject}, but I did not add the name in the end.")
+    "I nearly put {value} on {subject}.",
+    "In the end I left {value} off {subject}, which is coming along anyway.",
+    "After some thought, I did not add {value} to {subject}.")
+"""Adds and names left off share their punctuation and clause shapes (two of four with a comma
+clause, one ", but" each): only the words say which. (Red team 12: every left-off frame ended in
+", but ..." and no add frame did, so "the list's sentences without ', but'" answered 15/15.)"""
 REMARK = (
     "By the way, {subject} {claim}.",
     "It turns out {subject} {claim}.",

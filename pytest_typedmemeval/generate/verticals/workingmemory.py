@@ -1,505 +1,788 @@
-"""TypedMemEval-WorkingMemory revision 2 (VERTICALS.md §2.4, Appendices A and C), on the engine.
+"""TypedMemEval-WorkingMemory revision 3 (VERTICALS.md §2.4, Appendices A, C, D) over the v3 engine.
 
-**A question.** "Which gym have I joined?" One session says so once, first person, present perfect
-("Oh, and I have joined the gym Arbel Corlor."); gold is the value. 12 fact families x 5 rungs d in
-{8, 15, 25, 40, 60} (shapes ``distance-d``), each cell its own haystack and fact value, so no cell
-rehearses another's. **Geometry (Appendix A):** H = 64 non-gold sessions, G = 1 gold at 64 - d
-(56, 49, 39, 24, 4; never first), sessions one :data:`INTERVAL` apart everywhere and the question
-one interval after the last, so session and time distance agree in every cell.
+**The construct.** Recall of a stable profile fact against how far back it was stated: 12 fact
+families x 5 distance rungs (shapes ``distance-8`` .. ``distance-60``), each cell its own haystack
+of 65 sessions (G = 1, H = 64, one constant :data:`INTERVAL` between sessions and before the
+question, so session and time distance agree in every cell). A family (:data:`FAMILIES`, e.g.
+"clubs") has seven kinds; each rung asks a different one of them ("Which gym have I joined?",
+"Which choir have I performed with?"), drawn, so no kind is asked twice.
 
-**Matched rungs, one dial.** A family's 64 filler sessions come from one plan and one engine render
-keyed by the family, so its five haystacks share them word for word (near misses included: every
-rung has the same rate). The fact session is rendered from the cell's own streams and inserted at
-64 - d, so V7 sees 60 independent gold sessions, not 12 counted five times (matching them too made
-one gold session's length or phrase "separate" five questions at once: V7 refused 3 of 16 seeds).
-The rate is searched once on the pooled grid (:func:`search_dial`): a per-rung search would give
-each rung its own number of near misses, competition confounded with distance.
+**What v2 got wrong and what replaces it** (an outside audit beat v2 without memory):
 
-**One construction for gold and filler.** Every session carries exactly one statement "I have
-{verb phrase} {the noun} {Value}" in a frame from one shared bank (short and long, some with a
-neutral detail), drawn for gold and filler alike. Gold uses the fact relation, filler the
-interference relations, which keep the subject inside the verb phrase ("I have walked past the
-gym ..."): same domain, person and tense, never the asked relation (§2.4 rules 2, 4, 5). The verb
-phrase is the one part gold does not share, so it is checked as a design at import
-(:func:`template_parity`): no verb-phrase gram reaches pooled AUC :data:`TEMPLATE_AUC_LIMIT` from
-the templates alone, none separates gold perfectly in more than :data:`TEMPLATE_PERFECT_FAMILIES`
-families, and fact and interference verb phrases match in length (:data:`LENGTH_SLACK`: a short
-fact verb made gold denser in punctuation and capitals).
+1. *Gold at five fixed indices* (64 - d). Now a rung is a **window** of distances
+   (:data:`WINDOWS`, d = sessions after the gold one): 8 -> 5..11, 15 -> 12..19, 25 -> 20..31,
+   40 -> 32..47, 60 -> 48..63; the rung's twelve distances are dealt evenly over its window (every
+   distance of the window equally often, up to one), families drawn onto them. Gold is never
+   first or last. A position prior still finds the window (the rung *is* a position band: the
+   construct), which is declared for that one rule in ``gates/declarations.py``; every other
+   adversary binds. ``distance_sessions`` holds the realised d.
+2. *Haystacks differing only in gold.* No two haystacks share a session: each cell draws and
+   renders its own 65 sessions, so diffing haystacks finds nothing.
+3. *The question's phrase only in gold.* Every session states one **own** fact (first person,
+   present perfect) of a distinct kind from one bank of :data:`KINDS` (84 kinds, every asked one
+   among them), so gold's construction is every session's, and the asked kind's noun and verb
+   recur in **valued competitors** (:data:`COMPETITORS`): ``holder`` (a persona relation's: "My
+   sister has joined a gym, Lumivo."), ``declined`` ("I nearly joined a gym, Lumivo, then thought
+   better of it."), ``hypothetical`` ("I would have joined a gym, Lumivo, had it been cheaper.")
+   and ``suggestion`` (the assistant's, declined by the user: "If you have not joined a gym yet,
+   Lumivo is worth a look."). No competitor states an earlier or later state of the user's own
+   fact: that would contradict it, which is Forgetting's variable (§2.4 rule 2).
+4. *Split value pools.* Every value of a haystack (people, shops, places, products) comes from one
+   :func:`..values.draw` per type, dealt to the statements in a shuffled order; the gold value is
+   whichever lands on the asked own statement. Types fit kinds: a dentist is a person, a plumber a
+   shop of its trade, a village a place, a gym or a laptop a product word.
+5. *A slot skeleton.* Sessions are rendered by :func:`..conversation.render_haystack`, one persona
+   per haystack: a session's own fact and its competitor are said in one sentence (joined by a
+   semicolon, order drawn), the assistant's reply takes up the last of them, then optional small
+   talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline episode. No
+   assistant leads (``lead_share=0``: their eligibility grows with the session's place).
 
-**Competition (the dial).** Every session carries one engine mention. The asked topic is a near
-miss holding the relation word but neither the subject noun nor a value, "the leisure centre my
-landlord joined"; ``rate`` is the share of filler sessions whose mention names it. Every other
-mention names an everyday topic of the same length (:data:`TOPICS`). The fact session never
-carries the near miss (the engine never mentions a session's own topic), so a near-miss gram sits
-in filler alone, at pooled AUC 0.5 + rate / 2. A near miss naming the noun too gave competitors
-a second noun, which only Okapi's idf floor weighs: Okapi collapsed long before the other arms
-came under the ceiling. Without it a competitor has the fact session's query-term counts, so
-sessions of equal token length tie exactly and BM25 breaks the tie by session order (7 of 60
-questions tie at the top-5 boundary in the shipped corpus: a position effect of the reference
-retriever's tie rule, not of memory).
+**Clusters and the dial.** As in Prospective v3 (:func:`..engine.clusters_for`): the asked kind
+and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value pools can pay)
+each get ``count`` competitors, hosted by :func:`..engine.cluster_hosts` so every session carries
+about one clustered mention; every session has exactly one competitor slot, and the slots no
+cluster takes talk about kinds the haystack states nowhere else (each a different one). So every
+session holds one own and one competitor statement, whatever its role. ``count = 1 + floor(dial x
+(MAX_COUNT - 1) + u)``; the dial is searched once for the five rungs together
+(:func:`search_dial`): a per-rung dial would confound competition with distance. The forms are
+dealt evenly from :data:`FORMS` (closeness fixed).
 
-**Validity rules** (:class:`GenerationError`): the fact is said once (its construction matches
-once; its value and relation word occur nowhere else but in the near miss: the lexical pass of the
-leak screen); gold is read back from the text (V5), d sessions before the question; every session
-states exactly one statement of its family; every value sits right after its subject; fact and
-filler values come from disjoint pools; constant interval; no digits or dashes; question words in
-< 10 % of sessions corpus-wide (the V7 relevance exemption relies on it); the judge grades gold
-``correct`` and filler values and the near miss not.
+**Validity rules** (:class:`GenerationError`): gold read back from the text (V5), exactly one own
+statement of the asked kind, at the planned distance inside the rung's window; every planned
+statement read back with its kind and form, no competitor stating the user's own fact; each value
+in exactly one statement and of its kind's type; no pool word outside statements; constant interval,
+no digits or dashes; question words in < 10 % of sessions corpus-wide; the judge grades gold correct
+and every competitor's value not.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
-from ...corpus.models import QuestionRecord
-from ...gates.features import phrase_grams
 from ...retrieval.tokenizer import raw_tokens, tokenize
-from .. import calibration, engine, talk
+from .. import calibration, conversation, engine, episodes_bank
+from .. import values as value_pool
 from ..primitives import GenerationError, assert_disjoint, derive_rng
 
-VERTICAL = "workingmemory"
-ABBREV = "wm"
+VERTICAL, ABBREV, MEMORY_TYPE = "workingmemory", "wm", "workingmemory"
 GENERATOR = "pytest_typedmemeval.generate.verticals.workingmemory"
-GENERATOR_VERSION = "2"
-REVISION = 2
-SEED = 20260504
+GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260504
 
 DISTANCES: tuple[int, ...] = (8, 15, 25, 40, 60)
 SHAPES: tuple[str, ...] = tuple(f"distance-{d}" for d in DISTANCES)
 CALIBRATED_SHAPES: tuple[str, ...] = SHAPES
+WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 40: (32, 47),
+                                       60: (48, 63)}
+"""Per rung, the inclusive window of d (sessions between the gold session and the question). The
+windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
+last (d >= 5)."""
 
-_DIAL = 0.1171875
+_DIAL = 0.625
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
-"""One near-miss mention rate for every rung (the rungs are matched), recorded from
-:func:`search_dial` on the pooled grid; rebuilds read it and never search."""
+"""One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
+rebuilds read it and never search."""
+MAX_COUNT = 12
+"""Competitors per clustered kind at dial 1 (at dial 0: one)."""
+SEARCH_METHOD = ("one dial for the five rungs: sweep (9 points over [0, 1]) then bisection "
+                 "(6 steps max, tolerance 0.0125) on the pooled grid; a point counts when every "
+                 "rung's whole lexical panel, phrase reader and subject-and-value reader stay under "
+                 "their bounds")
+DIFFICULTY_NOTE = ("declared, not validated: the band is the distance rung (1 = d 5-11 .. 5 = d "
+                   "48-63), which is also the shape; BM25 cannot see position, so the reference "
+                   "retriever is a flat null control (§2.4), not a validator")
 
-SEARCH_METHOD = ("one dial for the five matched rungs: sweep (9 points over [0, 1]) then bisection "
-                 "(6 steps max, tolerance 0.0125) on the pooled grid; panel_max is the largest "
-                 "lexical-panel coverage of any rung")
-DIFFICULTY_NOTE = ("declared, not validated: the band is the distance rung (1 = d 8 .. 5 = d 60), "
-                   "which is also the shape (§0: the rungs are the shapes), and BM25 cannot see "
-                   "position, so the reference retriever is a flat null control (§2.4), not a "
-                   "validator")
-
-H = 64
-N_SESSIONS = H + 1
-EXCHANGES = 2
+N_SESSIONS = 65
+H = N_SESSIONS - 1
 INTERVAL = timedelta(days=2)
-MEMORY_TYPE = "workingmemory"
-NEAR = "near"
-"""Topic key of the near miss every haystack asks about (the fact session's own topic)."""
 RARE_SHARE = 0.10
-TEMPLATE_AUC_LIMIT = 0.62
-TEMPLATE_PERFECT_FAMILIES = 2
-"""A verb-phrase gram may separate gold perfectly in at most 2 families: 10 of 60 questions, under
-the 20 % share of the V7 distribution rule."""
-LENGTH_SLACK = 3.5
-"""Characters by which a family's fact verb phrase may differ from its interference mean (half of
-it pooled over families): the one length difference gold does not share, kept inside the spread
-that frames, scaffold and mentions give every session."""
 
 
-@dataclass(frozen=True)
-class Family:
-    """A fact family: the question, the subject (``tail``), the fact relation, the near miss (with
-    ``{person}``), interference relations and neutral details about the thing."""
+class Kind(NamedTuple):
+    """A profile fact kind: "the {noun} I have {verb}" holds a value of ``type`` (shops: ``trade``)."""
 
-    key: str
-    question: str
-    tail: str
-    fact: str
-    near: str
-    interference: tuple[str, ...]
-    details: tuple[str, ...]
+    noun: str
+    verb: str
+    type: value_pool.ValueType
+    trade: str | None = None
 
     @property
-    def terms(self) -> frozenset[str]:
-        return frozenset(tokenize(self.question))
+    def article(self) -> str:
+        return "an" if self.noun[0] in "aeiou" else "a"
 
     @property
-    def relation(self) -> frozenset[str]:
-        return self.terms - frozenset(tokenize(self.tail))
-
-    def core(self, verb: str, value: str) -> str:
-        return f"I have {verb} {self.tail} {value}"
+    def question(self) -> str:
+        return f"Which {self.noun} have I {self.verb}?"
 
 
-def _family(key: str, question: str, tail: str, fact: str, near: str, interference: str,
-            details: str) -> Family:
-    return Family(key, question, tail, fact, near, tuple(interference.split("; ")),
-                  tuple(details.split("|")))
-
-
-FAMILIES: tuple[Family, ...] = (
-    _family("employer", "Which company have I been hired by?", "the company", "been hired by",
-            "the firm that hired {person}",
-            "turned down; been interviewed by; sent complaints to; read about; designed logos "
-            "for; applied to",
-            "They make solar panels.|Their offices overlook the river.|They are growing fast."),
-    _family("pet", "Which kitten have I adopted?", "the kitten", "adopted",
-            "the puppy {person} adopted",
-            "fed; sketched; photographed; played with; cuddled; spotted",
-            "It has a white patch over one eye.|It is a tabby with huge paws.|It is very shy."),
-    _family("street", "Which street have I moved to?", "the street", "moved to",
-            "the road {person} moved to",
-            "parked on; walked down; viewed a flat on; shopped on; driven down; cycled to",
-            "It is lined with old plane trees.|There is a bookshop on the corner.|It is quiet."),
-    _family("gym", "Which gym have I joined?", "the gym", "joined",
-            "the leisure centre {person} joined",
-            "phoned; toured; walked past; emailed; tried a class at; visited",
-            "It has a pool on the top floor.|The place is open around the clock.|It is huge."),
-    _family("dentist", "Which dentist have I registered with?", "the dentist", "registered with",
-            "the surgery {person} registered with",
-            "read reviews of; taken my mother to; heard about; driven past; booked a friend in "
-            "with; seen posters for",
-            "The practice is above a pharmacy.|The waiting room has a fish tank.|It is tiny."),
-    _family("car", "Which car have I bought?", "the car", "bought", "the van {person} bought",
-            "rented; admired; test driven; borrowed; washed; read reviews of",
-            "It is a small hatchback in dark green.|It has a roomy boot.|It is nippy."),
-    _family("bank", "Which bank have I switched to?", "the bank", "switched to",
-            "the building society {person} switched to",
-            "taken cheques to; had calls from; read news about; written to; phoned; queued "
-            "outside",
-            "Their branch is next to the post office.|They have a slick app.|It is old."),
-    _family("college", "Which college have I enrolled at?", "the college", "enrolled at",
-            "the night school {person} enrolled at",
-            "been to an open day at; taught at; parked near; seen plays at; walked past; visited",
-            "The campus has a lovely old library.|It sits beside the canal.|It is modern."),
-    _family("choir", "Which choir have I signed up to?", "the choir", "signed up to",
-            "the orchestra {person} signed up to",
-            "listened to; seen posters for; looked up; donated to; read reviews of; sent fan "
-            "mail to",
-            "They rehearse in a church hall.|They sing a lot of folk songs.|They are loud."),
-    _family("village", "Which village have I settled in?", "the village", "settled in",
-            "the town {person} settled in",
-            "driven through; stayed in; stopped in; cycled past; visited; got lost near",
-            "It has a duck pond and a tiny shop.|The pub there has a thatched roof.|It is hilly."),
-    _family("bakery", "Which bakery have I subscribed to?", "the bakery", "subscribed to",
-            "the veg box scheme {person} subscribed to",
-            "taken my nephew to; shopped at; walked past; read reviews of; tried samples from; "
-            "sent feedback to",
-            "Their sourdough is famous round here.|The shop smells of cinnamon.|It is cosy."),
-    _family("charity", "Which charity have I volunteered for?", "the charity", "volunteered for",
-            "the youth club {person} volunteered for",
-            "donated books to; emailed; read leaflets from; had a letter from; heard appeals by; "
-            "seen stalls for",
-            "They help families with housing.|They run a soup kitchen in town.|They are small."),
-)
-
-PERSONS: tuple[str, ...] = ("my landlord", "my niece", "my boss", "my godson", "my roommate",
-                            "my piano teacher", "my line manager", "my godmother")
-"""Who the near miss is about (one per family, shared by its rungs); no mention names them."""
-
-TOPICS: tuple[str, ...] = (
-    "the allotment down by the railway", "the book club at the library",
-    "the new cycle lane into town", "the garden centre on the ring road",
-    "the summer fete at the primary school", "the swimming lessons at the lido",
-    "the farmers market on the square", "the camping trip to the lakes",
-    "the football results from the weekend", "the knitting circle at the community hall",
-    "the new recycling rules for the flats", "the tennis courts by the park",
-    "the dog show at the showground", "the boat trip along the coast",
-    "the local council elections", "the family reunion in the countryside",
-)
-"""What every other mention names: everyday topics as long as a near miss, holding no question
-word and no value, the same bank for gold and filler sessions."""
-
-FRAMES: tuple[str, ...] = (
-    "{core}.", "{core}, just so you know.", "Quick update: {core}.", "By the way, {core}.",
-    "Oh, and {core}.", "Some news from my end: {core}.", "{core}. {detail}",
-    "Something I meant to tell you: {core}. {detail}", "{core}, for what it is worth. {detail}",
-)
-"""Statement frames, one bank for gold and filler: short and long, some with a neutral detail."""
-
-_SYLLABLES = ("ar", "bel", "cor", "dun", "ev", "fal", "gri", "hal", "isk", "lor", "mun", "nav",
-              "osk", "pel", "rim", "sar", "tal", "ulk", "vor", "zim")
-_NAMES = sorted({(a + b).capitalize() for a in _SYLLABLES for b in _SYLLABLES if a != b})
-FACT_VALUE_WORDS: tuple[str, ...] = tuple(_NAMES[0::2])
-FILLER_VALUE_WORDS: tuple[str, ...] = tuple(_NAMES[1::2])
-"""Fact and filler values come from disjoint pools (filler can never state a fact value),
-interleaved from one sorted list so the pool is not readable from a value's form."""
-VALUE_WORDS = frozenset(w.lower() for w in _NAMES)
-_VALUE = re.compile(r"\b([A-Z][a-z]+) ([A-Z][a-z]+)\b")
-
-QUESTION_WORDS = frozenset(w for family in FAMILIES for w in family.terms)
-SCAFFOLD = engine.Scaffold.without(QUESTION_WORDS)
-"""The shared banks without any family's subject noun or relation word: small talk never brings a
-question word into a session."""
-
-
-def _grams(family: Family, verb: str) -> set[str]:
-    marker = "Zqvalueq"
-    grams = phrase_grams(family.core(verb, marker) + ".")
-    return {gram for gram in grams if marker.lower() not in gram.split()}
-
-
-def template_parity() -> list[tuple[float, int, str, tuple[str, ...]]]:
-    """Per verb-phrase gram: (folded pooled AUC, families separated perfectly, gram, families).
-
-    From the templates alone, each family weighted equally (every rung has one question per
-    family): gold presence g (0/1) against the share r of the family's interference relations
-    carrying the gram; pooled raw AUC = 0.5 + (mean g - mean r) / 2. Perfect: g = 1, r = 0 or the
-    reverse. Interference relations are cycled in balanced blocks, so r is what filler carries."""
-    rows = {f.key: (_grams(f, f.fact), [_grams(f, v) for v in f.interference]) for f in FAMILIES}
-    every = set().union(*(gold | set().union(*others) for gold, others in rows.values()))
+def _kinds(kind: str, rows: str, trade: bool = False) -> tuple[Kind, ...]:
     out = []
-    for gram in sorted(every):
-        present = [gram in gold for gold, _ in rows.values()]
-        shares = [sum(gram in o for o in others) / len(others) for _, others in rows.values()]
-        perfect = tuple(k for k, g, r in zip(rows, present, shares)
-                        if (g and r == 0) or (not g and r == 1))
-        raw = 0.5 + (sum(present) - sum(shares)) / (2 * len(rows))
-        out.append((max(raw, 1 - raw), len(perfect), gram, perfect))
-    return sorted(out, key=lambda row: (-row[0], -row[1], row[2]))
+    for row in rows.strip().split(";"):
+        parts = [p.strip() for p in row.split("|")]
+        out.append(Kind(parts[0], parts[1], kind, parts[2] if trade else None))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+KINDS: tuple[Kind, ...] = (
+    *_kinds("person", """dentist|registered with; solicitor|hired; piano teacher|signed up with;
+        accountant|retained; vet|entrusted my dog to; driving instructor|booked;
+        personal trainer|paid for; hairdresser|started using; childminder|picked; maths tutor|engaged;
+        physiotherapist|booked in with; architect|appointed; optician|registered with;
+        financial adviser|consulted; tiler|engaged; landlord|rented from"""),
+    *_kinds("shop", """plumber|contracted|Plumbing; roofer|commissioned|Roofing;
+        electrician|plumped for|Electrics; joiner|brought in|Joinery; glazier|relied on|Glazing;
+        locksmith|stuck with|Locksmiths; removal company|lined up|Removals;
+        upholsterer|trusted|Upholstery; garage|opted for|Motors;
+        builders merchant|opened an account with|Hardware""", trade=True),
+    *_kinds("place", """village|settled in; town|moved to; city|relocated to;
+        hamlet|restored a cottage in; suburb|rented a flat in; parish|put down roots in;
+        island|retired to; valley|rented a barn in; harbour|moored my boat at;
+        estate|found a flat on; resort|reserved a timeshare in; county|set up my business in;
+        quarter|leased a studio in; district|moved into; peninsula|holidayed on"""),
+    *_kinds("brand", """car|bought; laptop|ordered; phone|purchased; bank|transferred my savings to;
+        energy supplier|switched to; broadband provider|moved to; insurer|insured the house with;
+        gym|joined; streaming service|subscribed to; electric bike|leased; mattress|picked;
+        coffee machine|installed; boiler|fitted; pension fund|invested in; choir|performed with;
+        language school|enrolled at; charity|volunteered for; coworking space|hired a desk at;
+        fitness tracker|paired my phone with; sofa|had delivered; washing machine|installed;
+        vacuum cleaner|purchased; camera|settled on; tablet|ordered; running club|trained with;
+        reading group|signed up to; credit card|switched to; meal kit|subscribed to;
+        motor insurer|renewed with; dating app|downloaded; smart speaker|set up;
+        headphones|splashed out on; hiking boots|treated myself to; heat pump|fitted; supermarket|shopped with;
+        airline|stayed loyal to; tennis club|enrolled in;
+        mortgage lender|borrowed from; smartwatch|strapped on; dishwasher|plumbed in;
+        swimming club|signed up for; newspaper|subscribed to; allotment society|volunteered with"""),
+)
+"""One bank of fact kinds for gold and every other session alike (72: more than the 65 sessions of
+a haystack, so every session states a distinct kind). Verbs read the same as past simple and past
+participle, so "I nearly {verb}" and "I have {verb}" both hold the question's own verb."""
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "care": ("dentist", "vet", "physiotherapist", "personal trainer", "hairdresser", "childminder",
+             "optician"),
+    "advisers": ("solicitor", "accountant", "architect", "maths tutor", "piano teacher",
+                 "driving instructor", "financial adviser"),
+    "trades": ("plumber", "roofer", "electrician", "joiner", "glazier", "locksmith", "tiler"),
+    "services": ("removal company", "upholsterer", "garage", "builders merchant", "boiler",
+                 "heat pump", "landlord"),
+    "homes": ("village", "town", "city", "hamlet", "suburb", "parish", "district"),
+    "places": ("island", "valley", "harbour", "estate", "resort", "county", "peninsula"),
+    "money": ("bank", "energy supplier", "broadband provider", "insurer", "pension fund",
+              "credit card", "mortgage lender"),
+    "gadgets": ("car", "electric bike", "laptop", "phone", "tablet", "camera", "smartwatch"),
+    "household": ("mattress", "sofa", "coffee machine", "washing machine", "vacuum cleaner",
+                  "smart speaker", "dishwasher"),
+    "clubs": ("gym", "choir", "running club", "reading group", "tennis club", "language school",
+              "swimming club"),
+    "subscriptions": ("streaming service", "meal kit", "dating app", "supermarket", "airline",
+                      "fitness tracker", "newspaper"),
+    "leisure": ("charity", "coworking space", "headphones", "hiking boots", "quarter",
+                "motor insurer", "allotment society"),
+}
+"""The twelve fact families of §2.4, six kinds each (the 72 kinds exactly). Each rung asks one kind
+of every family, a different kind on every rung (drawn), so no kind is asked twice: a kind asked
+on every rung would be gold in five haystacks and filler in the other fifty-five, and a
+question-blind reader learns which kinds get asked (the first v3 build, twelve kinds asked five
+times each: learned AUC up to 0.71)."""
+KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
+
+OWN: tuple[str, ...] = (
+    "I have {verb} a new {noun}, {value}.",
+    "It is official now: the {noun} I have {verb} is {value}.",
+    "Some news from my side: I have {verb} {value}, {a} {noun} I had my eye on for a while.",
+    "So that is decided, the {noun} I have {verb} is {value}, and I feel good about it.",
+    "I have {verb} {value} at last, the {noun} I kept coming back to.",
+    "On my {rel}'s advice I have {verb} a new {noun}, {value}.",
+    "My {rel} helped me decide, and the {noun} I have {verb} is {value}.",
+)
+"""The user's own facts, one bank for gold and every other session's own statement. Two of the seven
+name a persona relation, as the holder competitors do (a third of the competitor deck): with
+relations only in competitor sentences, a sentence holding both a recurring kind and the
+haystack's recurring relation word was a competitor's, never gold's (the learned adversary's
+"largest summed recurrence excess of one sentence", AUC 0.30 folded to 0.70)."""
+COMPETITORS: dict[str, tuple[str, ...]] = {
+    "holder": (
+        "My {rel} has {verb} {a} {noun}, {value}.",
+        "The {noun} my {rel} has {verb} is {value}, though that is {poss} own, not mine.",
+        "My {rel} has {verb} {value}, {a} {noun} {subj} is very happy with.",
+    ),
+    "declined": (
+        "I nearly {verb} {a} {noun}, {value}, then thought better of it.",
+        "The {noun} I nearly {verb} was {value}, but it fell through.",
+        "I almost {verb} the {noun} {value}, but I changed my mind.",
+    ),
+    "hypothetical": (
+        "I would have {verb} a new {noun}, {value}, but the timing was wrong.",
+        "Had the timing been better, the {noun} I would have {verb} is {value}.",
+        "I would have {verb} {value} as the {noun} if the price had been right.",
+        "I would have {verb} {a} {noun}, {value}, had it been cheaper.",
+    ),
+    "suggestion": (
+        "If you have not {verb} {a} {noun} yet, {value} is worth a look.",
+        "A good {noun} to try is {value}, if you have not {verb} one.",
+    ),
+}
+"""Competitors: a value of the kind's type with the question's verb and noun, and the reason it
+does not answer in the sentence itself (another holder, declined, hypothetical, a suggestion).
+Their frames are as long as the own ones (content words of the sentence holding the kind's noun
+and verb, slots included: own 3-5, competitors 3-6, means 4.3 and 4.2): with competitor frames a
+word longer than the shortest own ones, sentence-level BM25 put gold first whenever it drew one
+(panel maximum 1.00 on a rung at a dial where the reference sat at 0.75)."""
+REQUESTS: tuple[str, ...] = ("Out of interest, is there {a} {noun} you would suggest?",
+                             "I am curious, which {noun} do people tend to go for?")
+FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
+"""Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
+the declines twice."""
+STANCE = {"own": "arranged", "holder": "other", "declined": "declined", "hypothetical": "declined",
+          "suggestion": "assistant-offer-declined"}
+
+_NOUN_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.noun))
+_VERB_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.verb))
+BANNED = conversation.banned_words([kind.noun for kind in KINDS] + [kind.verb for kind in KINDS]
+                                   + ["judge judges judged"])
+"""Words small talk must not use: every kind's noun and verb, and "judge" (an answer-key field name
+the leak gate scans what the adapter reads for; Prospective bans it too)."""
+
+_VALUE = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
+_RELS = "|".join(sorted({re.escape(r.noun) for r in episodes_bank.RELATIONS.values()}, key=len,
+                        reverse=True))
+
+
+def _alternation(words: Sequence[str]) -> str:
+    return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
+
+
+_VERB_FORMS = [re.sub(r"\bmy\b", owner, k.verb) for k in KINDS for owner in ("my", "his", "her", "your")]
+"""Every verb phrase as any form says it (:func:`_verb`)."""
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    groups = {"noun": f"(?P<noun>{_alternation([k.noun for k in KINDS])})",
+              "verb": f"(?P<verb>{_alternation(_VERB_FORMS)})",
+              "value": f"(?P<value>{_VALUE})", "rel": f"(?P<rel>{_RELS})", "poss": "(?:his|her)",
+              "subj": "(?:he|she)", "a": "(?:a|an)"}
+    # A statement may open a session's turn or follow another after a semicolon (lower-cased
+    # first letter), and may end the sentence or be followed by one: no final full stop.
+    head, body = template[0], template[1:].rstrip(".")
+    pattern = (f"[{head.upper()}{head.lower()}]" if head.isalpha() and not template.startswith("I ") else
+               re.escape(head)) + re.escape(body)
+    for name, group in groups.items():
+        pattern = pattern.replace(re.escape("{" + name + "}"), group)
+    return re.compile(pattern)
+
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (form, _pattern(t)) for form, t in sorted(
+        [("own", t) for t in OWN] + [(f, t) for f, ts in COMPETITORS.items() for t in ts],
+        key=lambda row: -len(row[1])))
+
+
+class Reading(NamedTuple):
+    """One statement read from the text: session, form, kind noun, value, holder relation."""
+
+    session: int
+    form: str
+    noun: str
+    value: str
+    rel: str | None
+
+
+def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
+    """Every statement in the rendered sessions (text only, never the plan). A value of the wrong
+    type for its kind, a noun with another kind's verb, or a pool word outside a statement is fatal."""
+    pool = value_pool.pool_words()
+    found: list[Reading] = []
+    for index, turns in enumerate(texts):
+        for text in turns:
+            rest = text
+            for form, pattern in _PATTERNS:
+                while m := pattern.search(rest):
+                    kind = KIND_OF.get(m["noun"])
+                    said = re.sub(r"\b(?:his|her|your)\b", "my", m["verb"])
+                    if kind is None or kind.verb != said:
+                        raise GenerationError(f"session {index}: {m['noun']!r} with verb "
+                                              f"{m['verb']!r}: {text!r}")
+                    if value_pool.value_type(m["value"]) != kind.type:
+                        raise GenerationError(f"session {index}: {m['value']!r} is not a "
+                                              f"{kind.type} for the {kind.noun}: {text!r}")
+                    if kind.trade and not m["value"].endswith(" " + kind.trade):
+                        raise GenerationError(f"session {index}: {m['value']!r} is no {kind.trade} "
+                                              "shop")
+                    found.append(Reading(index, form, kind.noun, m["value"],
+                                         m.groupdict().get("rel")))
+                    rest = rest[:m.start()] + "\x00" + rest[m.end():]
+            if stray := [w for w in raw_tokens(rest) if w in pool]:
+                raise GenerationError(f"session {index}: value word {stray[0]!r} outside a "
+                                      f"statement: {text!r}")
+    return sorted(found)
+
+
+def _verb(kind: Kind, form: str, holder: episodes_bank.Relation | None) -> str:
+    """The kind's verb phrase as ``form`` says it: "moored my boat at" is the user's (own,
+    declined, hypothetical), "moored her boat at" a holder's, "moored your boat at" the assistant
+    suggesting it to the user."""
+    owner = holder.poss if form == "holder" and holder else "your" if form == "suggestion" else "my"
+    return re.sub(r"\bmy\b", owner, kind.verb)
+
+
+def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
+          form: str = "own") -> str:
+    slots = {"verb": _verb(kind, form, holder), "noun": kind.noun, "value": value, "a": kind.article,
+             "rel": holder.noun if holder else "", "poss": holder.poss if holder else "",
+             "subj": holder.subj if holder else ""}
+    text = template.format(**slots)
+    return text[0].upper() + text[1:]
 
 
 def _assert_banks() -> None:
-    assert len(FAMILIES) == 12 and len({f.key for f in FAMILIES}) == 12
-    scaffold = SCAFFOLD.words()
-    assert_disjoint("values", VALUE_WORDS, "scaffold words", talk.scaffold_words())
-    assert_disjoint("fact values", FACT_VALUE_WORDS, "filler values", FILLER_VALUE_WORDS)
-    assert_disjoint("question words", QUESTION_WORDS, "scaffold lines", scaffold)
-    mentions = {w for line in SCAFFOLD.mentions for w in tokenize(line.replace("{subject}", ""))}
-    assert_disjoint("persons", {w for p in PERSONS for w in tokenize(p)}, "mentions", mentions)
-    assert not {w for t in TOPICS for w in tokenize(t)} & QUESTION_WORDS
-    near = [len(f.near.format(person=p)) for f in FAMILIES for p in PERSONS]
-    assert abs(sum(near) / len(near) - sum(map(len, TOPICS)) / len(TOPICS)) <= LENGTH_SLACK
-    for family in FAMILIES:
-        assert re.fullmatch(r"Which \w+ have I [a-z ]+\?", family.question), family.key
-        assert len(family.relation) == 1, f"{family.key}: one subject noun, one relation word"
-        assert set(tokenize(family.core(family.fact, ""))) >= family.terms, family.key
-        near = set(tokenize(family.near))
-        assert near & QUESTION_WORDS == family.relation, f"{family.key}: the near miss holds the " \
-            "relation word and no other question word (the noun would tie it with the fact)"
-        assert len(set(family.interference)) == 6, family.key
-        others = QUESTION_WORDS - set(tokenize(family.tail))
-        for text in (*family.interference, *family.details):
-            assert not set(tokenize(text)) & others, f"{family.key}: {text!r} uses a question word"
-        for text in (family.fact, *family.interference, family.near, *family.details, *FRAMES):
-            assert not re.search(r"[\d'\u2013\u2014-]", text), text
-    gaps = [sum(map(len, f.interference)) / 6 - len(f.fact) for f in FAMILIES]
-    assert max(map(abs, gaps)) <= LENGTH_SLACK and abs(sum(gaps)) / 12 <= LENGTH_SLACK / 2, gaps
-    for auc, perfect, gram, families in template_parity():
-        assert auc < TEMPLATE_AUC_LIMIT, f"verb-phrase gram {gram!r} reaches AUC {auc:.3f}"
-        assert perfect <= TEMPLATE_PERFECT_FAMILIES, f"{gram!r} marks gold in {families}"
+    """Import-time checks (GENERATION.md "Checks that belong in every generator")."""
+    nouns = [kind.noun for kind in KINDS]
+    assert len(KINDS) == 84 and len(set(nouns)) == len(nouns), "kinds repeat"
+    assert N_SESSIONS <= len(KINDS)
+    members = [k for ks in FAMILIES.values() for k in ks]
+    assert len(FAMILIES) == 12 and sorted(members) == sorted(nouns), "families must cover the kinds"
+    assert all(len(ks) > len(DISTANCES) for ks in FAMILIES.values())
+    words: Counter[str] = Counter(w for kind in KINDS for w in set(tokenize(kind.question)))
+    assert max(words.values()) <= 3, [w for w, c in words.items() if c > 3]
+    frames = [*OWN, *(t for ts in COMPETITORS.values() for t in ts), *REQUESTS,
+              *conversation.TRANSITIONS, *conversation.ACKNOWLEDGEMENTS]
+    assert_disjoint("question words", words, "frames", {w for t in frames for w in tokenize(
+        re.sub(r"\{\w+\}", " ", t))})
+    assert not (_NOUN_WORDS | _VERB_WORDS) & value_pool.pool_words()
+    for d, (lo, hi) in WINDOWS.items():
+        assert lo <= d <= hi and 1 <= N_SESSIONS - 1 - hi and lo >= 1
+    spans = sorted(WINDOWS.values())
+    assert all(a[1] + 1 == b[0] for a, b in zip(spans, spans[1:])), "windows must tile"
+    for trade in {k.trade for k in KINDS if k.trade}:
+        assert trade in value_pool.TRADES, trade
+    sample = {"person": "Harriet Colby", "shop": "Colby Plumbing", "place": "Ashcombe",
+              "brand": "Zentra"}
+    holder = episodes_bank.RELATIONS["sister"]
+    for kind in KINDS:
+        assert re.fullmatch(r"[a-z ]+", kind.noun + kind.verb), kind
+        value = sample[kind.type] if kind.type != "shop" else f"Colby {kind.trade}"
+        for form, templates in (("own", OWN), *COMPETITORS.items()):
+            for template in templates:
+                text = _fill(template, kind, value, holder, form)
+                read = read_statements([[text]])
+                assert [(r.form, r.noun, r.value) for r in read] == [(form, kind.noun, value)], \
+                    (text, read)
+                assert not re.search(r"[\d\u2013\u2014-]", text), text
 
 
 _assert_banks()
 
 
-# --------------------------------------------------------------------------------------------
-# Planning (one plan per family, shared by its five rungs)
+# --- layout -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FamilyPlan:
-    family: Family
-    near: str
-    values: tuple[str, ...]
-    filler: tuple[engine.Piece, ...]
-    start: datetime
+class Spec(NamedTuple):
+    """One cell: rung, family, the asked kind (a member of the family), realised distance."""
+
+    key: str
+    shape: str
+    family: str
+    asked: str
+    distance: int
+
+    @property
+    def gold(self) -> int:
+        return N_SESSIONS - 1 - self.distance
 
 
-def _statement(family: Family, verb: str, value: str, frame: tuple[str, str]) -> engine.Piece:
-    template, detail = frame
-    return engine.Piece(template.format(core=family.core(verb, value), detail=detail))
+@lru_cache(maxsize=4)
+def _layout(seed: int) -> tuple[Spec, ...]:
+    """Per rung, its twelve distances dealt evenly over the window and drawn onto the families;
+    per family, five of its six kinds drawn onto the five rungs."""
+    rng = derive_rng(seed, VERTICAL, "layout")
+    asked = {family: rng.sample(kinds, len(DISTANCES)) for family, kinds in FAMILIES.items()}
+    specs = []
+    for r, (d, shape) in enumerate(zip(DISTANCES, SHAPES)):
+        lo, hi = WINDOWS[d]
+        window = list(range(lo, hi + 1))
+        dealt: list[int] = []
+        while len(dealt) < len(FAMILIES):
+            dealt += rng.sample(window, len(window))
+        dealt = dealt[:len(FAMILIES)]
+        rng.shuffle(dealt)
+        for family, distance in zip(FAMILIES, dealt):
+            specs.append(Spec(f"{shape}/{family}", shape, family, asked[family][r], distance))
+    return tuple(specs)
 
 
-def _frame(family: Family, rng: Any) -> tuple[str, str]:
-    return rng.choice(FRAMES), rng.choice(family.details)
+# --- one haystack ---------------------------------------------------------------------------------
 
 
-def plan_family(seed: int, family: Family) -> FamilyPlan:
-    rng = derive_rng(seed, VERTICAL, family.key, "plan")
-    words = list(FILLER_VALUE_WORDS)
-    rng.shuffle(words)
-    values = tuple(f"{words[2 * i]} {words[2 * i + 1]}" for i in range(H))
-    verbs: list[str] = []
-    while len(verbs) < H:
-        block = list(family.interference)
-        rng.shuffle(block)
-        verbs += block
-    filler = tuple(_statement(family, verb, value, _frame(family, rng))
-                   for verb, value in zip(verbs, values))
-    near = family.near.format(person=rng.choice(PERSONS))
+@dataclasses.dataclass
+class Said:
+    """One planned statement (own or competitor) before its text exists."""
+
+    session: int
+    form: str
+    kind: Kind
+    template: str = ""
+    holder: episodes_bank.Relation | None = None
+    value: str = ""
+
+
+POOL_ROOM = {"surname": len(value_pool.SURNAMES), "place": len(value_pool.PLACES),
+             "brand": len(value_pool.BRANDS)}
+"""Values one haystack can draw per pool (people and shops share the surname list: a shop is a
+surname and a trade, and no surname is drawn twice in a haystack)."""
+SINGLE_RESERVE = 8
+"""Room a decoy cluster leaves in its pool for single competitors."""
+
+
+def _pool(kind: Kind) -> str:
+    return "surname" if kind.type in ("person", "shop") else kind.type
+
+
+def _count(share: float, rng: Any) -> int:
+    if not 0.0 <= share <= 1.0:
+        raise GenerationError(f"the competitor share must lie in [0, 1], got {share}")
+    return min(MAX_COUNT, 1 + math.floor(share * (MAX_COUNT - 1) + rng.random()))
+
+
+def _values(rng: Any, every: Sequence[Said]) -> None:
+    """Every value the haystack needs, one draw per type, dealt in a shuffled order (the draw
+    cannot know which statement will answer). People first: shop stems are surnames."""
+    taken: list[str] = []
+    for kind_type in ("person", "shop", "place", "brand"):
+        wanting = [said for said in every if said.kind.type == kind_type]
+        if not wanting:
+            continue
+        try:
+            drawn = value_pool.draw(rng, kind_type, len(wanting), taken=taken)  # type: ignore[arg-type]
+        except ValueError as error:
+            raise GenerationError(f"value pool: {error}") from error
+        taken += drawn
+        order = rng.sample(range(len(wanting)), len(wanting))
+        for said, index in zip(wanting, order):
+            value = drawn[index]
+            if said.kind.trade:
+                value = f"{value.split()[0]} {said.kind.trade}"
+            said.value = value
+
+
+def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said], int]:
+    """The haystack's statements, times and question moment; returns the plan, every planned
+    statement and the competitor count per clustered kind."""
+    rng = derive_rng(seed, VERTICAL, spec.key, "plan")
+    n = N_SESSIONS
     start = datetime(2025, 1, 6, 8, 0) + timedelta(days=rng.randint(0, 400),
                                                    minutes=rng.randint(0, 600))
-    return FamilyPlan(family, near, values, filler, start)
+    times = [start + i * INTERVAL for i in range(n)]
+    persona = conversation.draw_persona(rng)
+    asked = KIND_OF[spec.asked]
+    others = rng.sample([k for k in KINDS if k is not asked], n - 1)
+    kinds = others[:spec.gold] + [asked] + others[spec.gold:]
+    forms = engine.deal(rng, FORMS, n)
+    templates = engine.deal(rng, OWN, n)
+    count = _count(share, rng)
+    decoys = rng.sample([i for i in range(n) if i != spec.gold], n - 1)
+    # Value budget per pool (people and shops share the surname list): a decoy whose cluster the
+    # pools could not pay for is passed over for the next one in the drawn order. Bookkeeping over
+    # kinds and types only: the asked kind's cluster is paid for like any kind's own statement.
+    room = dict(POOL_ROOM)
+    for kind in kinds:
+        room[_pool(kind)] -= 1
+    room[_pool(asked)] -= count
+    chosen = [spec.gold]
+    for i in decoys:
+        if len(chosen) == engine.clusters_for(n, count):
+            break
+        if room[_pool(kinds[i])] >= count + SINGLE_RESERVE:
+            room[_pool(kinds[i])] -= count
+            chosen.append(i)
+    if len(chosen) != engine.clusters_for(n, count):
+        raise GenerationError(f"{spec.key}: the value pools cannot pay for "
+                              f"{engine.clusters_for(n, count)} clusters of {count}")
+    owns = tuple(chosen)
+    capacity = [1] * n
+    clusters = engine.cluster_hosts(derive_rng(seed, VERTICAL, spec.key, "clusters"), n, owns,
+                                    count, capacity, what=f" in {spec.key}")
+    target: dict[int, Kind] = {}
+    for own, hosts in zip(owns, clusters):
+        for host in hosts:
+            target[host] = kinds[own]
+    clustered = {kinds[o].noun for o in owns}
+    own = [Said(i, "own", kinds[i], templates[i]) for i in range(n)]
+    for said in own:
+        if "{rel}" in said.template:
+            said.holder = persona.holder(derive_rng(seed, VERTICAL, spec.key, "own", said.session)
+                                         .randrange(len(persona.relations)))
+    rival: list[Said] = []
+    # Single competitors (slots no cluster takes) are about kinds the haystack states nowhere, each
+    # a different one while any is left: a single about another session's own kind made that pair
+    # of sessions recur, and the slots no cluster takes are mostly the cluster owns' (gold's among
+    # them), so "a session whose second statement recurs once" marked them (learned AUC 0.6-0.8).
+    # A single also leaves a pool once it would run out.
+    # Slots are served in a drawn order, not session order: served in session order, the late
+    # slots got the reused kinds, and late sessions (near-rung gold among them) recurred more.
+    absent = [k for k in KINDS if k not in kinds]
+    used: set[str] = set()
+    single: dict[int, Kind] = {}
+    order = derive_rng(seed, VERTICAL, spec.key, "singles")
+    for i in order.sample(range(n), n):
+        if i in target:
+            continue
+        open_ = [k for k in absent if room[_pool(k)] > 0]
+        fresh = [k for k in open_ if k.noun not in used] or open_
+        single[i] = fresh[int(order.random() * len(fresh))]
+        used.add(single[i].noun)
+        room[_pool(single[i])] -= 1
+    for i in range(n):
+        stream = derive_rng(seed, VERTICAL, spec.key, "slot", i)
+        kind = target[i] if i in target else single[i]
+        said = Said(i, forms[i], kind)
+        bank = COMPETITORS[said.form]
+        said.template = bank[int(stream.random() * len(bank))]
+        if said.form == "holder":
+            said.holder = persona.holder(stream.randrange(len(persona.relations)))
+        rival.append(said)
+    every = own + rival
+    _values(rng, every)
+    sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], rival[i])
+                for i in range(n)]
+    plan = conversation.HaystackPlan(spec.key, sessions, times, times[-1] + INTERVAL, persona,
+                                     BANNED, SMALL_TALK, lead_share=0.0)
+    return plan, every, count
 
 
-def fact_values(seed: int) -> dict[tuple[str, int], str]:
-    """One fact value per (family, rung), every word used once in the whole corpus."""
-    rng = derive_rng(seed, VERTICAL, "layout", "values")
-    words = list(FACT_VALUE_WORDS)
-    rng.shuffle(words)
-    cells = [(f.key, d) for d in DISTANCES for f in FAMILIES]
-    return {cell: f"{words[2 * i]} {words[2 * i + 1]}" for i, cell in enumerate(cells)}
+def _statement(rng: Any, said: Said) -> conversation.Statement:
+    """The :class:`..conversation.Statement` of a planned statement: text, the topic replies name,
+    stance (a holder's own thing is "her gym", introduced by the statement itself)."""
+    kind = said.kind
+    text = _fill(said.template, kind, said.value, said.holder, said.form)
+    if said.form == "holder":
+        assert said.holder is not None
+        return conversation.Statement(text, f"{said.holder.poss} {kind.noun}", "other",
+                                      holder=f"your {said.holder.noun}")
+    if said.form == "suggestion":
+        request = rng.choice(REQUESTS).format(a=kind.article, noun=kind.noun)
+        return conversation.Statement(text, f"the {kind.noun}", "assistant-offer-declined",
+                                      role="assistant", request=request)
+    if said.form == "own":  # a settled fact takes an "arranged" or a "state" reply alike
+        stance = "arranged" if rng.random() < 0.5 else "state"
+        return conversation.Statement(text, f"the {kind.noun}", stance)
+    return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form])  # type: ignore[arg-type]
 
 
-def render_cell(seed: int, plan: FamilyPlan, distance: int, value: str, rate: float,
-                tally: engine.Tally | None = None) -> engine.Haystack:
-    """Render in plan order (fact session last) from the family's streams, so every rung of the
-    family gets the same sessions but for the fact's value; then move the fact session to index
-    64 - d (times stay at the constant interval, ids are the cell's own)."""
-    family = plan.family
-    key = f"{family.key}-d{distance}"
-    sessions = [engine.SessionDraft(None, [piece]) for piece in plan.filler]
-    frame = _frame(family, derive_rng(seed, VERTICAL, key, "fact"))
-    sessions.append(engine.SessionDraft(NEAR, [_statement(family, family.fact, value, frame)]))
-    topics = {NEAR: plan.near, **{f"t{i}": topic for i, topic in enumerate(TOPICS)}}
-    times = [plan.start + i * INTERVAL for i in range(N_SESSIONS)]
-    draft = engine.HaystackDraft(family.key, sessions, topics, (NEAR,), times,
-                                 times[-1] + INTERVAL, EXCHANGES)
-    shared, own = (engine.render(seed, VERTICAL, replace(draft, key=stream), rate, SCAFFOLD)
-                   for stream in (family.key, key))
-    gold = H - distance
-    pick = [(shared, i) for i in range(gold)] + [(own, H)] + [(shared, i) for i in range(gold, H)]
-    stay = replace(shared, key=key, session_ids=engine.session_ids(seed, VERTICAL, key, N_SESSIONS),
-                   sessions=[h.sessions[i] for h, i in pick],
-                   piece_turns=[h.piece_turns[i] for h, i in pick],
-                   mentions=[h.mentions[i] for h, i in pick])
-    if tally is not None:  # what engine.render counts, for the sessions kept
-        for turns, (_, i), mention in zip(stay.sessions, pick, stay.mentions):
-            tally.sentences += sum(engine.sentence_count(turn.text) for turn in turns)
-            tally.fact_sentences += sum(engine.sentence_count(p.text) for p in sessions[i].pieces)
-            tally.mention_sentences += int(mention is not None)
-    return stay
+def _session(rng: Any, own: Said, rival: Said) -> list[conversation.Statement]:
+    """One session's statements. ``MERGED`` (the dial-independent default): a user competitor is
+    said in the same sentence as the own fact, joined by a semicolon, in a drawn order (two facts
+    in one breath, as people do; the reply takes up the last). One sentence, not two: a reader of
+    sentences (the learned adversary's recurrence features are per sentence) could otherwise tell
+    the session whose *own* fact recurs in the haystack (gold and the decoy owns) from one whose
+    *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one statement episode and small talk, not two episodes with a
+    change of subject between them (which made every session repeat an acknowledgement and a
+    transition line: distinct sentences 0.39). An assistant suggestion keeps its own episode."""
+    mine = _statement(rng, own)
+    other = _statement(rng, rival)
+    if rival.form == "suggestion":
+        return [mine, other]
+    first, last = (mine, other) if rng.random() < 0.5 else (other, mine)
+    second = last.text if last.text.startswith("I ") else last.text[0].lower() + last.text[1:]
+    return [dataclasses.replace(last, text=f"{first.text[:-1]}; {second}")]
 
 
-# --------------------------------------------------------------------------------------------
-# Reading back (V5) and the validity rules
+SMALL_TALK: tuple[tuple[int, float], ...] = ((0, 0.6), (1, 0.4))
+"""Small-talk episodes per session (the shared default is 0 / 1 / 2 at 0.25 / 0.5 / 0.25): 65
+sessions per haystack and 60 haystacks are 3,900 sessions, four to nine times the other verticals'
+corpora, drawing on the same small-talk bank; at the default, distinct sentences fall under 0.50."""
+RENDER_ATTEMPTS = 200
 
 
-def read_fact(texts: Sequence[Sequence[str]], family: Family) -> list[tuple[int, str]]:
-    """Every (session, value) where the rendered text states the family's fact (never the plan)."""
-    pattern = re.compile(rf"\bI have {re.escape(family.fact)} {re.escape(family.tail)} "
-                         r"(?P<value>[A-Z][a-z]+ [A-Z][a-z]+)\b")
-    return [(index, match.group("value")) for index, turns in enumerate(texts)
-            for text in turns for match in pattern.finditer(text)]
+def _render(seed: int, plan: conversation.HaystackPlan, tally: engine.Tally) -> engine.Haystack:
+    """Rendered so that every session's turn count is shared by another session of the haystack
+    (V7's role-sequence rule): a rendering where some length is unique is redrawn under the next
+    key, whichever session it is, so the redraw knows nothing of gold."""
+    for attempt in range(RENDER_ATTEMPTS):
+        key = plan.key if attempt == 0 else f"{plan.key}~{attempt}"
+        draft = engine.Tally()
+        stay = conversation.render_haystack(seed, VERTICAL, dataclasses.replace(plan, key=key), draft)
+        if min(Counter(len(session) for session in stay.sessions).values()) >= 2:
+            engine.check_haystack(stay)
+            tally.add(draft.counts())
+            return dataclasses.replace(stay, key=plan.key, session_ids=engine.session_ids(
+                seed, VERTICAL, plan.key, len(stay.sessions)))
+    raise GenerationError(f"{plan.key}: no rendering in {RENDER_ATTEMPTS} where every turn count "
+                          "occurs twice")
 
 
-def check_cell(stay: engine.Haystack, plan: FamilyPlan, distance: int) -> tuple[int, str]:
-    """Every rule of one haystack; returns the gold (session index, value) read from the text."""
-    family = plan.family
-    engine.check_haystack(stay)
+# --- reading gold back ---------------------------------------------------------------------------
+
+
+class Gold(NamedTuple):
+    value: str
+    session: int
+    competitors: tuple[str, ...]
+    others: tuple[str, ...]
+
+
+def asked_kind(question: str) -> Kind:
+    m = re.fullmatch(r"Which (?P<noun>[a-z ]+?) have I (?P<verb>[a-z ]+)\?", question)
+    kind = KIND_OF.get(m["noun"]) if m else None
+    if kind is None or m is None or kind.verb != m["verb"]:
+        raise GenerationError(f"question {question!r} names no kind of the bank")
+    return kind
+
+
+def recompute_gold(record: Mapping[str, Any]) -> Gold:
+    """Gold from a record's own bytes: the one own statement of the asked kind, its session and
+    value; the asked kind's competitors read back (none may state the user's own fact)."""
+    qid = record["question_id"]
+    kind = asked_kind(record["question"])
+    readings = read_statements([[t["content"] for t in s] for s in record["haystack_sessions"]])
+    mine = [r for r in readings if r.form == "own" and r.noun == kind.noun]
+    if len(mine) != 1:
+        raise GenerationError(f"{qid}: the {kind.noun} fact is stated {len(mine)} times (once only)")
+    owns = Counter(r.noun for r in readings if r.form == "own")
+    if max(owns.values()) != 1:
+        raise GenerationError(f"{qid}: a kind is stated as the user's own twice")
+    values = Counter(r.value for r in readings)
+    if max(values.values()) != 1:
+        raise GenerationError(f"{qid}: a value is named twice: {values.most_common(1)}")
+    gold = mine[0]
+    competitors = tuple(r.value for r in readings if r.form != "own" and r.noun == kind.noun)
+    others = tuple(sorted(set(values) - {gold.value}))
+    return Gold(gold.value, gold.session, competitors, others)
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> dict[str, Any]:
+    plan, planned, count = _plan(seed, spec, share)
+    stay = _render(seed, plan, tally)
     texts = stay.texts()
-    steps = {b - a for a, b in zip(stay.times, [*stay.times, stay.question_time][1:])}
-    if len(texts) != N_SESSIONS or steps != {INTERVAL}:
-        raise GenerationError(f"{stay.key}: not {N_SESSIONS} sessions at the constant interval")
-    found = read_fact(texts, family)
-    if len(found) != 1:
-        raise GenerationError(f"{stay.key}: the fact is stated {len(found)} times (said once only)")
-    index, value = found[0]
-    if N_SESSIONS - 1 - index != distance or index == 0:
-        raise GenerationError(f"{stay.key}: gold at {index}, {distance} sessions before the "
-                              "question expected")
-    if set(value.split()) - set(FACT_VALUE_WORDS):
-        raise GenerationError(f"{stay.key}: fact value {value!r} is not from the fact pool")
-    statement = re.compile(rf"\bI have [a-z ]+ {family.tail} [A-Z][a-z]+ [A-Z][a-z]+\b")
-    watched = {w.lower() for w in value.split()} | family.relation
-    near = re.compile(re.escape(plan.near), re.IGNORECASE)
-    for s, turns in enumerate(texts):
-        joined = "\n".join(turns)
-        if len(statement.findall(joined)) != 1:
-            raise GenerationError(f"{stay.key} session {s}: not exactly one {family.key} statement")
-        if s != index and watched & set(raw_tokens(near.sub(" ", joined))):
-            raise GenerationError(f"{stay.key} session {s}: the fact's value or relation outside "
-                                  "the fact session and the near miss (said once only)")
-        if s == index and near.search(joined):
-            raise GenerationError(f"{stay.key}: the fact session carries the near miss")
-        for text in turns:
-            named = [m for m in _VALUE.finditer(text)
-                     if text[: m.start()].lower().endswith(family.tail + " ")
-                     and {w.lower() for w in m.groups()} <= VALUE_WORDS]
-            if sum(w in VALUE_WORDS for w in raw_tokens(text)) != 2 * len(named):
-                raise GenerationError(f"{stay.key} session {s}: a value without its subject")
-            if s != index and any(set(m.groups()) - set(FILLER_VALUE_WORDS) for m in named):
-                raise GenerationError(f"{stay.key} session {s}: a filler value from the fact pool")
-    return index, value
-
-
-# --------------------------------------------------------------------------------------------
-# Records
-
-
-def _rate(competition_by_shape: Mapping[str, float], shape: str) -> float:
-    rate = float(competition_by_shape[shape])
-    if not 0.0 <= rate <= 1.0:
-        raise GenerationError(f"competition for {shape} must lie in [0, 1], got {rate}")
-    return rate
-
-
-def _record(stay: engine.Haystack, plan: FamilyPlan, distance: int, gold: int, value: str
-            ) -> dict[str, Any]:
-    shape = f"distance-{distance}"
-    key = engine.answer_key(accepted=[value], wrong=list(plan.values))
-    block = {"answer_key": key, "distance_sessions": distance, "fact_family": plan.family.key,
-             "gold_components": [{"kind": "statement", "session_index": gold,
+    readings = read_statements(texts)
+    expected = sorted(Reading(s.session, s.form, s.kind.noun, s.value,
+                              s.holder.noun if s.holder else None) for s in planned)
+    if readings != expected:
+        raise GenerationError(f"{spec.key}: the text does not read back as planned")
+    if len(texts) != N_SESSIONS or {b - a for a, b in zip(stay.times, stay.times[1:])} != {INTERVAL}:
+        raise GenerationError(f"{spec.key}: not {N_SESSIONS} sessions at the constant interval")
+    kind = KIND_OF[spec.asked]
+    block = {"distance_sessions": spec.distance, "fact_family": spec.family,
+             "gold_components": [{"kind": "statement", "session_index": spec.gold,
                                   "memory_type": MEMORY_TYPE}],
-             "difficulty": DISTANCES.index(distance) + 1,
-             "dial": {"name": "distance_sessions", "value": distance}}
-    record = engine.record(stay, question_id=f"{shape}/{plan.family.key}", vertical=VERTICAL,
-                           shape=shape, memory_type=MEMORY_TYPE, question=plan.family.question,
-                           answer=value, gold=[(gold, 0)], block=block)
-    engine.judge_gold(record, wrong_answers=[plan.values[0], f"{plan.family.tail} {plan.values[1]}",
-                                             plan.near])
+             "difficulty": DISTANCES.index(int(spec.shape.split("-")[1])) + 1,
+             "dial": {"name": "valued_competitors", "value": count}}
+    record = engine.record(stay, question_id=spec.key, vertical=VERTICAL, shape=spec.shape,
+                           memory_type=MEMORY_TYPE, question=kind.question, answer="",
+                           gold=[(spec.gold, 0)], block=block)
+    gold = recompute_gold(record)
+    lo, hi = WINDOWS[int(spec.shape.split("-")[1])]
+    after = N_SESSIONS - 1 - gold.session
+    if gold.session != spec.gold or not lo <= after <= hi:
+        raise GenerationError(f"{spec.key}: gold at {gold.session}, {after} sessions before the "
+                              f"question; the window is {lo}..{hi}")
+    if len(gold.competitors) != count:
+        raise GenerationError(f"{spec.key}: {len(gold.competitors)} competitors of the asked kind "
+                              f"read back, {count} planned")
+    record["answer"] = gold.value
+    record["typedmemeval"]["answer_key"] = engine.answer_key(accepted=[gold.value],
+                                                             wrong=list(gold.others))
+    engine.judge_gold(record, wrong_answers=[*gold.competitors, *gold.others[:3],
+                                             f"The {kind.noun} you have {kind.verb} is "
+                                             f"{gold.competitors[0]}."])
     return record
 
 
 def build(seed: int, competition_by_shape: Mapping[str, float], *,
           shapes: Sequence[str] = SHAPES) -> engine.Built:
-    """The records of ``shapes`` in id order, and the rendering tally (deterministic in seed and
-    dial; a rung's records never depend on which other rungs are built)."""
-    if unknown := set(shapes) - set(SHAPES):
-        raise GenerationError(f"unknown shapes {sorted(unknown)}")
-    values = fact_values(seed)
-    plans = [plan_family(seed, family) for family in FAMILIES]
+    """The records of ``shapes`` in id order and the rendering tally (deterministic in seed and
+    dial; a cell's record never depends on which other rungs are built)."""
+    if unknown := sorted(set(shapes) - set(SHAPES)):
+        raise GenerationError(f"unknown shapes {unknown}")
     tally = engine.Tally()
-    records: list[dict[str, Any]] = []
-    for distance, shape in zip(DISTANCES, SHAPES):
-        if shape not in shapes:
-            continue
-        rate = _rate(competition_by_shape, shape)
-        for plan in plans:
-            value = values[(plan.family.key, distance)]
-            stay = render_cell(seed, plan, distance, value, rate, tally)
-            gold, value = check_cell(stay, plan, distance)
-            records.append(_record(stay, plan, distance, gold, value))
-    engine.check_rarity(records, {r["question_id"]: tokenize(r["question"]) for r in records},
-                        share=RARE_SHARE)
+    records = [_records(seed, spec, float(competition_by_shape[spec.shape]), tally)
+               for spec in _layout(seed) if spec.shape in shapes]
+    if set(shapes) == set(SHAPES):
+        engine.check_rarity(records, {r["question_id"]: tokenize(r["question"]) for r in records},
+                            share=RARE_SHARE)
     engine.assign_ids(records, seed=seed, vertical=VERTICAL, abbrev=ABBREV,
-                      universe=[f"{s}/{f.key}" for s in SHAPES for f in FAMILIES])
+                      universe=[spec.key for spec in _layout(seed)])
     return engine.Built(engine.finish(records), tally)
 
 
 def search_dial(seed: int = SEED) -> dict[str, Any]:
-    """The authoring search for the one dial the five matched rungs share (prints nothing; returns
-    what to record). The sweep and bisection of :func:`..calibration.search_shape` run on the
-    pooled grid (60 questions, so coverage moves in steps of 1/60, not 1/12), and a point counts
-    only when every rung's lexical panel maximum is under the ceiling. A per-rung search would give
-    each rung its own rate (its own number of near misses) and break the matching."""
-    def measure(rate: float) -> tuple[list[QuestionRecord], dict[str, float]]:
-        built = build(seed, {shape: rate for shape in SHAPES}).records
-        records = [QuestionRecord.model_validate(r) for r in built]
-        return records, {s: calibration.shape_coverage(records, s) or 0.0 for s in SHAPES}
+    """The authoring search for the one dial the five rungs share. The sweep and bisection of
+    :func:`..calibration.search_shape` run on the pooled grid (60 questions); a point's ceiling
+    figure is the largest, over the rungs, of the whole lexical panel, the phrase reader's
+    coverage@5 and the subject-and-value reader's gold@1 scaled to its bound (0.60 -> 0.90), so the
+    search never lands where an adversary bound breaks. Returns what to record."""
+    from ...corpus.models import QuestionRecord
+    from ...gates import adversaries
 
-    def evaluate(rate: float) -> tuple[float, float]:
-        records, by_rung = measure(rate)
-        worst = max(calibration.panel_max_coverage(records, s) or 0.0 for s in SHAPES)
-        return sum(by_rung.values()) / len(SHAPES), max(worst, *by_rung.values())
+    figures: dict[float, dict[str, Any]] = {}
+
+    def evaluate(dial: float) -> tuple[float, float]:
+        records = [QuestionRecord.model_validate(r)
+                   for r in build(seed, {shape: dial for shape in SHAPES}).records]
+        stays = adversaries._haystacks(records)
+        row: dict[str, Any] = {}
+        worst = 0.0
+        for shape in SHAPES:
+            mine = [h for h in stays if h.shape == shape]
+            panel_max = calibration.panel_max_coverage(records, shape, whole=True) or 0.0
+            phrase = sum(adversaries._tied_coverage(adversaries.phrase_scores(h), h.gold)
+                         for h in mine) / len(mine)
+            reader = sum(adversaries._gold_at_1(adversaries.reader_scores(h), h.gold)
+                         for h in mine) / len(mine)
+            reference = calibration.shape_coverage(records, shape) or 0.0
+            row[shape] = {"reference": round(reference, 6), "panel_max": round(panel_max, 6),
+                          "phrase_reader": round(phrase, 6), "reader_gold_at_1": round(reader, 6)}
+            worst = max(worst, reference, panel_max, phrase,
+                        reader * calibration.SATURATION_CEILING / adversaries.READER_GOLD_AT_1)
+        figures[dial] = row
+        pooled = sum(r["reference"] for r in row.values()) / len(SHAPES)
+        return pooled, worst
 
     search = calibration.search_shape(evaluate, "pooled")
-    _, by_rung = measure(search.dial)
-    return {"method": SEARCH_METHOD, "target": calibration.TARGET, "ceiling": 0.9, "k_ref": 5,
+    # Then the adversary gate on the whole corpus (its learned adversary trains across rungs, so it
+    # cannot be folded into the per-point figure): the allowed points, nearest the target first,
+    # are tried in turn and every step is recorded, so the record shows how much of the choice the
+    # adversaries made (as Prospective's search does).
+    from ...gates.declarations import declarations_for
+    from ..primitives import dump_json
+    from ..sidecar import corpus_from_text
+
+    coverage = dict(search.points)
+    allowed = sorted((d for d, c in search.points if search.panel_max[d] <= calibration.SATURATION_CEILING),
+                     key=lambda d: (round(abs(coverage[d] - calibration.TARGET), 9), d))
+    steps: list[dict[str, Any]] = []
+    chosen = search.dial
+    for dial in allowed[:LEARNED_TRIES]:
+        corpus = corpus_from_text(dump_json(build(seed, {shape: dial for shape in SHAPES}).records),
+                                  f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
+        verdict = adversaries.check(corpus, declared=declarations_for(VERTICAL))
+        steps.append({"dial": dial, "coverage": coverage[dial],
+                      "refused_by_adversaries": sorted(r.line() for r in verdict.refusals)})
+        if verdict.status == "passed":
+            chosen = dial
+            break
+    return {"method": SEARCH_METHOD, "target": calibration.TARGET,
+            "ceiling": calibration.SATURATION_CEILING, "k_ref": 5, "max_count": MAX_COUNT,
             "iterations": search.iterations, "pooled": search.as_dict(),
-            "by_shape": {s: {"dial": search.dial, "coverage": round(by_rung[s], 6)}
+            "figures": {str(d): row for d, row in sorted(figures.items())},
+            "adversary_steps": steps, "chosen": chosen,
+            "by_shape": {s: {"dial": chosen, "coverage": figures[chosen][s]["reference"]}
                          for s in SHAPES}}
 
 
-__all__ = ["CALIBRATED_SHAPES", "DISTANCES", "FAMILIES", "GENERATOR",
-           "GENERATOR_VERSION", "H", "INTERVAL", "RECORDED_COMPETITION", "REVISION", "SEED",
-           "SHAPES", "VERTICAL", "build", "check_cell", "plan_family", "read_fact",
-           "render_cell", "search_dial", "template_parity"]
+LEARNED_TRIES = 8
+"""How many allowed points the adversary walk of :func:`search_dial` may try."""
+
+
+__all__ = ["ABBREV", "CALIBRATED_SHAPES", "DISTANCES", "FAMILIES", "GENERATOR", "GENERATOR_VERSION",
+           "H", "INTERVAL", "KINDS", "N_SESSIONS", "RECORDED_COMPETITION", "REVISION", "SEED",
+           "SHAPES", "VERTICAL", "WINDOWS", "asked_kind", "build", "read_statements",
+           "recompute_gold", "search_dial"]

@@ -1,0 +1,253 @@
+"""TypedMemEval-WorkingMemory revision 3 (generate/verticals/workingmemory.py).
+
+Each of v2's tells an outside audit used is a test here that v2 fails: gold at five fixed indices
+(a position prior alone found it), haystacks of a family differing only in their gold session,
+the question's verb and kind only in gold, gold and filler values from two halves of one name
+list, and a slot skeleton instead of conversation. Plus V5 read-back, determinism and each
+validity rule refusing an injected defect."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from typing import Any
+
+import pytest
+
+from pytest_typedmemeval.corpus import naturalness
+from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
+from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.gates.declarations import declarations_for
+from pytest_typedmemeval.gates.vertical_specs import VERTICAL_SPECS
+from pytest_typedmemeval.generate import episodes_bank, values
+from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
+from pytest_typedmemeval.generate.sidecar import corpus_from_text
+from pytest_typedmemeval.generate.verticals import workingmemory as wm
+from pytest_typedmemeval.judge.mechanical import judge_answer
+from pytest_typedmemeval.judge.outcomes import Outcome
+from pytest_typedmemeval.retrieval.tokenizer import raw_tokens
+
+DIAL = wm.RECORDED_COMPETITION
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[dict[str, Any]]:
+    return wm.build(wm.SEED, DIAL).records
+
+
+def _texts(record: dict[str, Any]) -> list[list[str]]:
+    return [[t["content"] for t in s] for s in record["haystack_sessions"]]
+
+
+def _gold(record: dict[str, Any]) -> int:
+    (index,) = [i for i, s in enumerate(record["haystack_sessions"]) if any(t["has_answer"] for t in s)]
+    return index
+
+
+def _grade(record: dict[str, Any], answer: str) -> Outcome:
+    return judge_answer(answer, AnswerKey.model_validate(record["typedmemeval"]["answer_key"])).outcome
+
+
+# --- bytes, ids, geometry --------------------------------------------------------------------------
+
+
+def test_builds_are_byte_identical_and_a_rung_does_not_depend_on_the_others(
+        corpus: list[dict[str, Any]]) -> None:
+    alone = wm.build(wm.SEED, DIAL, shapes=("distance-25",)).records
+    assert dump_json(alone) == dump_json(wm.build(wm.SEED, DIAL, shapes=("distance-25",)).records)
+    assert dump_json(alone) == dump_json([r for r in corpus if r["question_type"] == "distance-25"])
+    assert dump_json(wm.build(wm.SEED + 1, DIAL, shapes=("distance-25",)).records) != dump_json(alone)
+
+
+def test_ids_are_opaque_and_the_geometry_is_appendix_a(corpus: list[dict[str, Any]]) -> None:
+    ids = [r["question_id"] for r in corpus]
+    assert ids == sorted(ids) and len(set(ids)) == 60
+    assert all(re.fullmatch(r"tme-wm-\d{3}", qid) for qid in ids)
+    assert Counter(r["question_type"] for r in corpus) == {shape: 12 for shape in wm.SHAPES}
+    for record in corpus:
+        QuestionRecord.model_validate(record)
+        assert len(record["haystack_sessions"]) == 65 and len(record["answer_session_ids"]) == 1
+        dates = QuestionRecord.model_validate(record).haystack_dates
+        assert len(dates) == 65 and list(dates) == sorted(dates)
+    families = Counter(r["typedmemeval"]["fact_family"] for r in corpus)
+    assert families == {family: 5 for family in wm.FAMILIES}
+
+
+def test_gold_is_drawn_within_the_rungs_window_never_at_a_fixed_index(
+        corpus: list[dict[str, Any]]) -> None:
+    """v2: gold at 64 - d, five indices for sixty questions."""
+    spec = VERTICAL_SPECS["workingmemory"]
+    indices = {_gold(r) for r in corpus}
+    assert len(indices) >= 40
+    for shape in wm.SHAPES:
+        lo, hi = spec.shape(shape).distance_window  # type: ignore[union-attr,misc]
+        records = [r for r in corpus if r["question_type"] == shape]
+        after = [64 - _gold(r) for r in records]
+        assert all(lo <= d <= hi for d in after)
+        assert after == [r["typedmemeval"]["distance_sessions"] for r in records]
+        # dealt evenly over the window: every distance of it, none more than once over the rest
+        counts = Counter(after)
+        assert len(counts) == min(12, hi - lo + 1) and max(counts.values()) - min(counts.values()) <= 1
+    assert wm.WINDOWS == {d: spec.shape(f"distance-{d}").distance_window for d in wm.DISTANCES}
+
+
+def test_no_two_haystacks_share_a_session(corpus: list[dict[str, Any]]) -> None:
+    """v2: a family's five haystacks differed only in the gold session (diffing found gold)."""
+    ids = [sid for r in corpus for sid in r["haystack_session_ids"]]
+    texts = [tuple(tuple(t) for t in s) for r in corpus for s in _texts(r)]
+    assert len(set(ids)) == len(ids) and len(set(texts)) == len(texts)
+
+
+# --- competition carries values, and the question's own phrase -----------------------------------
+
+
+def test_the_questions_verb_and_kind_occur_in_valued_competitors(corpus: list[dict[str, Any]]) -> None:
+    """v2: "settled in the village" occurred only in gold, so turn-level keyword matching saturated."""
+    for record in corpus:
+        kind = wm.asked_kind(record["question"])
+        phrase = re.compile(rf"\b{re.escape(kind.verb)}\b.*\b{re.escape(kind.noun)}\b|"
+                            rf"\b{re.escape(kind.noun)}\b.*\b{re.escape(kind.verb)}\b")
+        # a holder's "moored her boat at", the assistant's "moored your boat at": the same verb
+        holding = [i for i, s in enumerate(_texts(record))
+                   if any(phrase.search(re.sub(r"\b(?:his|her|your)\b", "my", t)) for t in s)]
+        gold = _gold(record)
+        assert gold in holding
+        rivals = [i for i in holding if i != gold]
+        assert len(rivals) == record["typedmemeval"]["dial"]["value"] >= 2
+        readings = wm.read_statements(_texts(record))
+        competitors = [r for r in readings if r.noun == kind.noun and r.form != "own"]
+        assert {r.session for r in competitors} == set(rivals)
+        for rival in competitors:
+            assert values.value_type(rival.value) == kind.type
+            assert _grade(record, rival.value) is not Outcome.CORRECT
+        assert _grade(record, record["answer"]) is Outcome.CORRECT
+
+
+def test_every_session_holds_one_own_fact_of_its_own_kind_and_one_competitor(
+        corpus: list[dict[str, Any]]) -> None:
+    for record in corpus:
+        readings = wm.read_statements(_texts(record))
+        by_session = defaultdict(list)
+        for reading in readings:
+            by_session[reading.session].append(reading.form)
+        assert all(forms.count("own") == 1 and len(forms) == 2 for forms in by_session.values())
+        own = [r.noun for r in readings if r.form == "own"]
+        assert len(set(own)) == 65
+        assert len({r.value for r in readings}) == len(readings) == 130
+
+
+def test_deleting_value_less_sentences_leaves_competition(corpus: list[dict[str, Any]]) -> None:
+    """v2's difficulty came from content-free mentions alone; here fact-only BM25 stays under 0.90."""
+    records = [QuestionRecord.model_validate(r) for r in corpus]
+    stays = adversaries._haystacks(records)
+    for shape in wm.SHAPES:
+        mine = [h for h in stays if h.shape == shape]
+        assert sum(adversaries.fact_only_coverage(h) for h in mine) / len(mine) <= 0.90
+
+
+# --- one pool per type, roles after the draw ------------------------------------------------------
+
+
+def test_values_come_from_one_pool_and_answer_in_one_haystack_while_filling_others(
+        corpus: list[dict[str, Any]]) -> None:
+    """v2: gold names from one half of an interleaved list, filler from the other."""
+    gold_values = {r["answer"] for r in corpus}
+    filler = Counter(v for r in corpus for x in wm.read_statements(_texts(r))
+                     for v in (x.value,) if v != r["answer"])
+    assert sum(1 for v in gold_values if v in filler) >= len(gold_values) // 2
+    gold_words = {w for v in gold_values for w in v.split()}
+    filler_words = {w for v in filler for w in v.split()}
+    assert len(gold_words & filler_words) >= 0.8 * len(gold_words)
+    for record in corpus:
+        assert values.value_type(record["answer"]) == wm.asked_kind(record["question"]).type
+
+
+def test_no_kind_is_asked_twice_and_every_asked_kind_is_filler_elsewhere(
+        corpus: list[dict[str, Any]]) -> None:
+    asked = [wm.asked_kind(r["question"]).noun for r in corpus]
+    assert len(set(asked)) == 60
+    own_elsewhere = Counter(x.noun for r in corpus for x in wm.read_statements(_texts(r))
+                            if x.form == "own" and x.session != _gold(r))
+    assert all(own_elsewhere[noun] >= 30 for noun in asked)  # about 46 of 59 other haystacks
+
+
+def test_the_question_blind_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
+    corpus_ = corpus_from_text(dump_json(corpus), "typedmemeval-workingmemory-v3", "workingmemory")
+    result = adversaries.check(corpus_, declared=declarations_for("workingmemory"))
+    assert result.status == "passed", [r.line() for r in result.refusals]
+    assert result.measured["exemptions_applied"].keys() <= set(wm.SHAPES)
+    assert all(entry["rules"] == ["position_prior"]
+               for entry in result.measured["exemptions_applied"].values())
+    pooled = result.measured["pooled"]["learned"]
+    assert pooled["gold_at_1"] <= pooled["gold_at_1_bound"] and pooled["auc"] <= 0.65
+
+
+# --- conversation ---------------------------------------------------------------------------------
+
+
+def test_conversation_meets_appendix_d_bounds(corpus: list[dict[str, Any]]) -> None:
+    stats = naturalness.measure(corpus).as_stats()
+    for name, bound in naturalness.BOUNDS.items():
+        assert stats[name]["share"] >= bound, (name, stats[name])
+
+
+def test_one_persona_per_haystack(corpus: list[dict[str, Any]]) -> None:
+    nouns = {r.noun for r in episodes_bank.RELATIONS.values()}
+    for record in corpus[:10]:
+        holders = {x.rel for x in wm.read_statements(_texts(record)) if x.rel}
+        assert 1 <= len(holders) <= 3 and holders <= nouns
+
+
+# --- validity rules refuse injected defects -------------------------------------------------------
+
+
+def test_a_competitor_stating_the_users_own_fact_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second own statement of the asked kind (the fact said twice) is refused by the read-back."""
+    record = wm.build(wm.SEED, DIAL, shapes=("distance-8",)).records[0]
+    kind = wm.asked_kind(record["question"])
+    gold = _gold(record)
+    other = (gold + 3) % 65
+    session = record["haystack_sessions"][other]
+    session[0]["content"] += f" I have {kind.verb} a new {kind.noun}, {record['answer']}."
+    with pytest.raises(GenerationError, match="stated 2 times|named twice"):
+        wm.recompute_gold(record)
+
+
+def test_a_value_of_the_wrong_type_or_outside_a_statement_is_refused() -> None:
+    with pytest.raises(GenerationError, match="is not a person"):
+        wm.read_statements([["I have registered with a new dentist, Ashcombe."]])
+    with pytest.raises(GenerationError, match="outside a statement"):
+        wm.read_statements([["We walked past Ashcombe on the way home."]])
+    with pytest.raises(GenerationError, match="with verb"):
+        wm.read_statements([["I have joined a new dentist, Harriet Colby."]])
+
+
+def test_a_gold_outside_its_window_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = wm._layout(wm.SEED)
+    moved = tuple(spec._replace(distance=spec.distance + 20) if spec.shape == "distance-8" else spec
+                  for spec in layout)
+    monkeypatch.setattr(wm, "_layout", lambda seed: moved)
+    with pytest.raises(GenerationError, match="window"):
+        wm.build(wm.SEED, DIAL, shapes=("distance-8",))
+
+
+def test_a_question_word_common_across_the_corpus_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wm, "RARE_SHARE", 0.001)
+    with pytest.raises(GenerationError, match="question word"):
+        wm.build(wm.SEED, DIAL)
+
+
+def test_a_dial_outside_zero_to_one_and_an_unknown_shape_are_refused() -> None:
+    with pytest.raises(GenerationError, match="competitor share"):
+        wm.build(wm.SEED, {shape: 1.5 for shape in wm.SHAPES}, shapes=("distance-8",))
+    with pytest.raises(GenerationError, match="unknown shapes"):
+        wm.build(wm.SEED, DIAL, shapes=("distance-9",))
+
+
+def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -> None:
+    frames = {w for t in (*wm.OWN, *(t for ts in wm.COMPETITORS.values() for t in ts))
+              for w in raw_tokens(re.sub(r"\{\w+\}", " ", t))}
+    pool = values.pool_words()
+    for kind in wm.KINDS:
+        assert not set(raw_tokens(kind.noun + " " + kind.verb)) & pool
+    assert {"nearly", "would", "not"} <= frames  # the reason a competitor does not answer
