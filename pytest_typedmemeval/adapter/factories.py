@@ -1,0 +1,89 @@
+"""``--tme-agent`` (and ``--tme-scenario-memory``) resolved to the factory it names.
+
+A spec is ``module:factory`` or a built-in alias: ``reference`` (:mod:`.reference_agent`),
+``reference-memory`` (the scenario benchmark's reference memory) and the ``llm-*`` aliases of
+:mod:`.llm_agents`, which are not factories (the plugin builds them from the model options). Apart
+from :mod:`.protocol` so that the value types import nothing, and apart from the plugin so that a
+spec means the same in the plugin, the probe runner and a user's script.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+REFERENCE_AGENT_ALIAS = "reference"
+REFERENCE_AGENT_SPEC = "pytest_typedmemeval.adapter.reference_agent:make_agent"
+
+
+class AgentSpecError(ValueError):
+    """``--tme-agent`` names nothing importable or callable."""
+
+
+def is_llm_agent_alias(spec: str | None) -> bool:
+    """``llm-full-context``, ``llm-bm25`` or ``llm-no-memory``: a reference LLM agent, which the
+    plugin builds from the model options (``--tme-model`` ...), not from a zero-argument factory."""
+    from .llm_agents import LLM_AGENT_SELECTIONS
+
+    return spec in LLM_AGENT_SELECTIONS
+
+
+def resolve_factory(spec: str, *, option: str, example: str, aliases: dict[str, str],
+                    error: type[ValueError] = ValueError) -> Callable[[], Any]:
+    """``module:factory`` (or one of ``aliases``) -> the callable it names, for any option that
+    takes one (``--tme-agent``, ``--tme-scenario-memory``); ``error`` with a one-line reason that
+    names ``option`` otherwise."""
+    resolved = aliases.get(spec, spec)
+    module_name, sep, attribute = resolved.partition(":")
+    if not sep or not module_name or not attribute:
+        known = ", ".join(f"'{alias}'" for alias in aliases)
+        raise error(f"{option} {spec!r}: expected 'module:factory' (e.g. {example!r})"
+                    + (f" or {known}" if known else ""))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as failure:
+        raise error(f"{option} {spec!r}: cannot import module {module_name!r}: {failure}") from None
+    target: Any = module
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise error(f"{option} {spec!r}: module {module_name!r} has no attribute "
+                        f"{attribute!r}") from None
+    if not callable(target):
+        raise error(f"{option} {spec!r}: {attribute!r} is not callable")
+    factory: Callable[[], Any] = target
+    return factory
+
+
+REFERENCE_MEMORY_AGENT_ALIAS = "reference-memory"
+REFERENCE_MEMORY_AGENT_SPEC = "pytest_typedmemeval.scenarios.reference_memory:make_agent"
+
+
+def load_agent_factory(spec: str) -> Callable[[], Any]:
+    """Resolve ``module:factory`` (or the aliases ``reference`` and ``reference-memory``) to a
+    zero-argument callable."""
+    if is_llm_agent_alias(spec):
+        raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
+                             "it from --tme-model and the other model options; elsewhere use "
+                             "pytest_typedmemeval.adapter.llm_agents.make_llm_agent(alias, caller)")
+    try:
+        return resolve_factory(spec, option="--tme-agent", example="my_memory.adapter:make_agent",
+                               aliases={REFERENCE_AGENT_ALIAS: REFERENCE_AGENT_SPEC,
+                                        REFERENCE_MEMORY_AGENT_ALIAS: REFERENCE_MEMORY_AGENT_SPEC},
+                               error=AgentSpecError)
+    except AgentSpecError as error:
+        if ":" not in spec and spec not in (REFERENCE_AGENT_ALIAS, REFERENCE_MEMORY_AGENT_ALIAS):
+            raise AgentSpecError(f"{error}, or one of the reference LLM agents llm-full-context, "
+                                 "llm-bm25, llm-no-memory") from None
+        raise
+
+
+def check_agent(agent: object, origin: str) -> None:
+    """Fail early with a clear message when the object lacks the protocol's methods."""
+    missing = [name for name in ("reset", "ingest", "answer") if not callable(getattr(agent, name, None))]
+    if missing:
+        raise TypeError(f"{origin} returned {type(agent).__name__}, which lacks {', '.join(missing)}(); "
+                        "an adapter needs reset(), ingest(session) and answer(question, *, query_time, "
+                        "instruction)")
