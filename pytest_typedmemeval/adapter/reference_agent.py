@@ -55,5 +55,6 @@ class LexicalMemoryAgent:
 
 
 def make_agent() -> LexicalMemoryAgent:
-    """Factory for ``--tme-agent pytest_typedmemeval.reference_agent:make_agent``."""
+    """Factory for ``--tme-agent pytest_typedmemeval.adapter.reference_agent:make_agent`` (alias
+    ``reference``)."""
     return LexicalMemoryAgent()
