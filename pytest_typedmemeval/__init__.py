@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .agent import Answer, Evidence, MemoryAgent, Session, Turn
+    from .adapter.protocol import Answer, Evidence, MemoryAgent, Session, Turn
     from .corpus.identity import CorpusError
     from .corpus.loading import Corpus, load_corpus
     from .corpus.models import AnswerKey, NumericKey, QuestionRecord, Sidecar
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from .results import QuestionResult
 
 _HOMES = {
-    "Answer": ".agent", "Evidence": ".agent", "MemoryAgent": ".agent", "Session": ".agent", "Turn": ".agent",
+    "Answer": ".adapter.protocol", "Evidence": ".adapter.protocol", "MemoryAgent": ".adapter.protocol",
+    "Session": ".adapter.protocol", "Turn": ".adapter.protocol",
     "Corpus": ".corpus.loading", "CorpusError": ".corpus.identity", "load_corpus": ".corpus.loading",
     "AnswerKey": ".corpus.models", "NumericKey": ".corpus.models", "QuestionRecord": ".corpus.models",
     "Sidecar": ".corpus.models",

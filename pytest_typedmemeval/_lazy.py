@@ -1,4 +1,4 @@
-"""Package names imported on first use (PEP 562), for the package root and ``corpus``.
+"""Package names imported on first use (PEP 562), for the package root, ``corpus`` and ``calls``.
 
 pytest imports the package for the plugin entry point in every run, enabled or not; a run that
 collects from pytest's cache never needs pydantic or the record models. So public names resolve to

@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="rebuild in memory and compare with the shipped bytes; write nothing")
     generate.set_defaults(handler=_generate)
     _add_probe(commands)
-    from . import _report_command
+    from .report import command as _report_command
 
     _report_command.add_parser(commands)
     args = parser.parse_args(argv)

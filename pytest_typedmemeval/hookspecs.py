@@ -2,20 +2,28 @@
 
 Register an implementation as you would any pytest hook (a function of this name in a conftest or
 plugin). None of these hooks is required.
+
+The markers are pluggy's for the project ``"pytest"``, which is what ``pytest.hookspec`` is: the
+specs are the same, and this module (which the entry point adds with ``pytest_addhooks``) needs
+pytest only for the annotations.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
+import pluggy
 
 if TYPE_CHECKING:
+    import pytest
+
+    from .judge.protocol import Judge
     from .results import QuestionResult
-    from .run import Judge
+
+hookspec = pluggy.HookspecMarker("pytest")
 
 
-@pytest.hookspec(firstresult=True)
+@hookspec(firstresult=True)
 def pytest_typedmemeval_make_judge(config: pytest.Config) -> Judge | None:
     """Return the judge that grades every answer, or ``None`` to keep the judge ``--tme-judge``
     names (mechanical by default).

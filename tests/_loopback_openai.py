@@ -226,7 +226,8 @@ def warm_model_clients() -> None:
     everything once, first, keeps those runs honest.
     """
     from pytest_typedmemeval.calls import ModelCaller, ModelSettings
-    from pytest_typedmemeval.model_call import ModelClient, ModelEndpoint
+    from pytest_typedmemeval.calls.json_client import ModelClient
+    from pytest_typedmemeval.calls.endpoint import ModelEndpoint
 
     with LoopbackOpenAI(lambda body: '{"ok": true}') as server:
         caller = ModelCaller(ModelSettings.resolve("warm", server.base_url, allow_unpriced=True))

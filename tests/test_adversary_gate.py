@@ -341,11 +341,11 @@ def test_the_reader_counts_question_words_only_in_value_sentences() -> None:
 
 
 def test_the_gate_is_registered_with_its_marker() -> None:
-    from pytest_typedmemeval import plugin
     from pytest_typedmemeval.gates import registry
+    from pytest_typedmemeval.plugin import gate_items
 
     assert registry.GATES["adversaries"] is adversaries
-    assert "tme_gate_adversaries" in plugin.GATE_MARKERS
+    assert "tme_gate_adversaries" in gate_items.GATE_MARKERS
     assert "adversaries" in registry.SELF_TESTED and "adversaries" in registry.WORST_FIGURES
 
 

@@ -55,7 +55,7 @@ def test_gate_on_a_malformed_corpus_is_one_line_and_exit_2(capsys: pytest.Captur
 
 def test_gates_import_neither_pytest_nor_the_runner() -> None:
     code = ("import sys, pytest_typedmemeval.gates.registry; "
-            "print(sorted(m for m in ('pytest', '_pytest', 'pytest_typedmemeval.run', "
+            "print(sorted(m for m in ('pytest', '_pytest', 'pytest_typedmemeval.adapter.run', "
             "'pytest_typedmemeval.plugin') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -19,7 +19,7 @@ import pytest
 from _dataset_shapes import (
     halumem_user, locomo_record, longmemeval_records, write_halumem, write_locomo, write_longmemeval,
 )
-from pytest_typedmemeval.agent import Answer, Evidence, Session
+from pytest_typedmemeval.adapter.protocol import Answer, Evidence, Session
 from pytest_typedmemeval.datasets import (
     DatasetFormatError, DatasetOptionError, DatasetQuestion, DatasetResult, aggregate_results,
     dataset_item_id, exact_match, item_markers, load_dataset, load_halumem, load_locomo,

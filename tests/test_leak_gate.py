@@ -18,7 +18,7 @@ from pytest_typedmemeval.corpus.models import (
     QuestionRecord,
 )
 from pytest_typedmemeval.gates import leaks
-from pytest_typedmemeval.projection import adapter_view
+from pytest_typedmemeval.adapter.projection import adapter_view
 
 
 @pytest.mark.parametrize("case", leaks.self_test(), ids=lambda case: case.name)

@@ -21,15 +21,15 @@ import pytest
 from pytest_typedmemeval import Answer, Evidence, load_corpus, shipped_corpora
 from pytest_typedmemeval.corpus.loading import Corpus
 from pytest_typedmemeval.corpus.models import QuestionRecord
-from pytest_typedmemeval.llm_agents import (
+from pytest_typedmemeval.adapter.llm_agents import (
     LLM_AGENT_SELECTIONS,
     NO_SESSIONS_TEXT,
     LLMMemoryAgent,
     build_messages,
 )
 from pytest_typedmemeval.judge.choice import JudgeChoice
-from pytest_typedmemeval.model_call import ModelCallError
-from pytest_typedmemeval.projection import adapter_view
+from pytest_typedmemeval.calls.endpoint import ModelCallError
+from pytest_typedmemeval.adapter.projection import adapter_view
 from pytest_typedmemeval.retrieval.bm25 import K_REF, rank_sessions, session_document
 
 from _loopback_openai import LoopbackOpenAI, Reply, warm_model_clients

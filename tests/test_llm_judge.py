@@ -29,14 +29,14 @@ from pytest_typedmemeval.judge.llm import (
 )
 from pytest_typedmemeval.judge.mechanical import MechanicalJudge
 from pytest_typedmemeval.judge.outcomes import JUDGED_OUTCOMES, SUBCOUNTS, Outcome
-from pytest_typedmemeval.model_call import (
+from pytest_typedmemeval.calls.endpoint import (
     LOOPBACK_PLACEHOLDER_KEY,
     ModelCallError,
-    ModelClient,
     ModelEndpoint,
     resolve_api_key,
     resolve_base_url,
 )
+from pytest_typedmemeval.calls.json_client import ModelClient
 
 from _loopback_openai import LoopbackOpenAI, Reply
 from _support import fixture_corpus_files
@@ -163,7 +163,8 @@ def test_a_single_code_fence_around_the_json_is_tolerated(loopback_openai: Loopb
 
 
 def test_importing_the_model_judge_does_not_import_openai() -> None:
-    code = ("import sys, pytest_typedmemeval.plugin, pytest_typedmemeval.model_call, "
+    code = ("import sys, pytest_typedmemeval.plugin, pytest_typedmemeval.calls.endpoint, "
+            "pytest_typedmemeval.calls.json_client, "
             "pytest_typedmemeval.judge.llm, pytest_typedmemeval.judge.choice; "
             "print('openai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

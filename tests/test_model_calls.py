@@ -26,7 +26,7 @@ from pytest_typedmemeval.calls import (
 )
 from pytest_typedmemeval.calls import retry
 from pytest_typedmemeval.calls.budget import worst_case_tokens
-from pytest_typedmemeval.model_call import ModelCallError
+from pytest_typedmemeval.calls.endpoint import ModelCallError
 
 from _loopback_openai import LoopbackOpenAI, Reply
 
@@ -234,7 +234,7 @@ _WORKER = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     from pytest_typedmemeval.calls import ModelCaller, ModelSettings, Price, PriceTable
-    from pytest_typedmemeval.model_call import ModelCallError
+    from pytest_typedmemeval.calls.endpoint import ModelCallError
     base_url, ledger, name = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     settings = ModelSettings(model="m", base_url=base_url, max_usd=0.2, max_tokens=100,
                              concurrency=4, cache_dir=None, ledger_path=ledger)

@@ -18,7 +18,8 @@ import pytest
 from _support import fixture_corpus_files
 
 HEAVY = ("pydantic", "pydantic_core", "numpy", "rank_bm25", "openai", "httpx",
-         "pytest_typedmemeval.corpus.models", "pytest_typedmemeval.results", "pytest_typedmemeval.calls")
+         "pytest_typedmemeval.corpus.models", "pytest_typedmemeval.results", "pytest_typedmemeval.calls.budget",
+         "pytest_typedmemeval.calls.caller")
 
 
 def _imported_after(code: str) -> list[str]:
@@ -65,22 +66,22 @@ def test_an_unrelated_run_with_the_plugin_installed_imports_no_heavy_module(pyte
 
 
 def test_the_scenario_marker_categories_are_the_schemas() -> None:
-    from pytest_typedmemeval._scenario_plugin import MARKER_CATEGORIES
+    from pytest_typedmemeval.plugin.scenario_items import MARKER_CATEGORIES
     from pytest_typedmemeval.scenarios.models import CATEGORIES
 
     assert MARKER_CATEGORIES == CATEGORIES
 
 
 def test_help_text_defaults_match_the_model_call_layer() -> None:
-    from pytest_typedmemeval import plugin
     from pytest_typedmemeval.calls import settings
+    from pytest_typedmemeval.plugin import options
 
-    assert plugin.DEFAULT_MAX_USD == settings.DEFAULT_MAX_USD
-    assert plugin.DEFAULT_CONCURRENCY == settings.DEFAULT_CONCURRENCY
+    assert options.DEFAULT_MAX_USD == settings.DEFAULT_MAX_USD
+    assert options.DEFAULT_CONCURRENCY == settings.DEFAULT_CONCURRENCY
 
 
 NO_FREEZE_CONFTEST = '''
-from pytest_typedmemeval._session import TypedMemEvalSession
+from pytest_typedmemeval.plugin.session import TypedMemEvalSession
 
 TypedMemEvalSession.freeze_gc = lambda self: None  # the run as it was before freezing
 '''

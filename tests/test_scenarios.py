@@ -14,7 +14,8 @@ from typing import Any
 import pydantic
 import pytest
 
-from pytest_typedmemeval.agent import Session, Turn, check_agent
+from pytest_typedmemeval.adapter.protocol import Session, Turn
+from pytest_typedmemeval.adapter.factories import check_agent
 from pytest_typedmemeval.scenarios import (CATEGORIES, ScenarioCorpusError, canonical_json, compare,
                                            load_scenarios, prepare_scenario, run_corpus, run_probe,
                                            run_scenario)

@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..model_call import ModelCallError
+from .endpoint import ModelCallError
 
 MESSAGE_OVERHEAD_TOKENS = 8
 """Role and framing tokens per chat message, generously (the wire format adds about four)."""

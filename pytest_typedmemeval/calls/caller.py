@@ -4,7 +4,7 @@ In order, for each request: the response cache (a hit makes no call and costs no
 check (an unpriced model is refused unless allowed); pre-admission against the shared ceiling
 (:mod:`.budget`); the request itself, on ``openai.AsyncOpenAI`` with the client's own retries off;
 retries for transient faults only (:mod:`.retry`); settling the ledger from the reported usage;
-storing the reply. Every refusal or give-up is a :class:`..model_call.ModelCallError` with a
+storing the reply. Every refusal or give-up is a :class:`.endpoint.ModelCallError` with a
 one-line reason that callers turn into an ``error`` outcome — never into a judged answer.
 
 Concurrency: the caller owns one event loop on a daemon thread and one async client on it; at most
@@ -22,10 +22,16 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..model_call import (JSON_RESPONSE_FORMAT, ModelCallError, message_content, resolve_api_key,
-                          status_message, usage_of)
 from .budget import CostLedger, Price, PriceTable, worst_case_tokens
 from .cache import ResponseCache
+from .endpoint import (
+    JSON_RESPONSE_FORMAT,
+    ModelCallError,
+    message_content,
+    resolve_api_key,
+    status_message,
+    usage_of,
+)
 from .retry import BREAKER_AFTER, delay_before, is_transient, parse_retry_after, should_retry
 from .settings import ModelSettings
 

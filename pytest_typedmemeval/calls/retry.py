@@ -15,7 +15,7 @@ from __future__ import annotations
 from email.utils import parsedate_to_datetime
 from datetime import datetime, timezone
 
-from ..model_call import ModelCallError
+from .endpoint import ModelCallError
 
 MAX_ATTEMPTS = 4
 BASE_DELAY = 0.5

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model_call import DEFAULT_TIMEOUT_SECONDS, resolve_api_key, resolve_base_url
+from .endpoint import DEFAULT_TIMEOUT_SECONDS, resolve_api_key, resolve_base_url
 
 DEFAULT_MAX_USD = 1.0
 """The ceiling when the user names none: small enough that a mistake costs little, large enough

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..agent import Session, Turn
+from ..adapter.protocol import Session, Turn
 from .dates import parse_halumem_time
 from .fields import Where, expect, require
 from .models import DatasetQuestion, DatasetSpec, DefectLog, EvidenceRef, LoadedDataset

@@ -26,7 +26,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from ..agent import Session, Turn
+from ..adapter.protocol import Session, Turn
 from .dates import parse_locomo_time
 from .fields import Where, expect, require
 from .models import DatasetQuestion, DatasetSpec, DefectLog, EvidenceRef, LoadedDataset

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..agent import Session
+from ..adapter.protocol import Session
 
 MAX_EXAMPLES = 3
 """Ids kept per defect kind in a report: enough to find the rows, few enough to read."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..agent import Evidence
+from ..adapter.protocol import Evidence
 from .models import DatasetQuestion
 
 Provenance = Literal["observed", "unobserved", "not_applicable"]

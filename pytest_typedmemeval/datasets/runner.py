@@ -13,9 +13,9 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..adapter_calls import AdapterCalls
+from ..adapter.bounded_calls import AdapterCalls
+from ..adapter.run import STORED_ANSWER_CHARS, failure_reason, plain_text, read_answer
 from ..judge.outcomes import Outcome
-from ..run import STORED_ANSWER_CHARS, failure_reason, plain_text, read_answer
 from .models import DatasetQuestion
 from .provenance import ProvenanceObservation, observe_provenance, recall_at
 from .scoring import Score, score_answer

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from ..projection import ANSWER_CONTRACT
+from ..adapter.projection import ANSWER_CONTRACT
 
 DATASET_INSTRUCTION = f"Answer from what was said in our conversations, in a short phrase. {ANSWER_CONTRACT}"
 """The instruction every dataset question carries. "A short phrase" because these datasets score

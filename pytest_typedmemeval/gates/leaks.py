@@ -57,7 +57,7 @@ from ..corpus.models import (
     Sidecar,
     format_corpus_date,
 )
-from ..projection import ANSWER_CONTRACT, DEFAULT_INSTRUCTION, AdapterView, adapter_view
+from ..adapter.projection import ANSWER_CONTRACT, DEFAULT_INSTRUCTION, AdapterView, adapter_view
 from .declarations import VerticalDeclarations
 from .result import GateResult, Refusal, SelfTestCase, control_case, defect_case
 

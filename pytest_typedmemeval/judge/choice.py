@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ..model_call import DEFAULT_TIMEOUT_SECONDS, ModelCallError, ModelEndpoint
+from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS, ModelCallError, ModelEndpoint
 
 if TYPE_CHECKING:
-    from ..run import Judge
+    from .protocol import Judge
 
 JudgeMode = Literal["mechanical", "llm", "hybrid"]
 JUDGE_MODES: tuple[JudgeMode, ...] = ("mechanical", "llm", "hybrid")
@@ -94,7 +94,7 @@ class JudgeChoice:
         mechanical = MechanicalJudge()
         if self.mode == "mechanical":
             return mechanical
-        from ..model_call import ModelClient
+        from ..calls.json_client import ModelClient
         from .llm import HybridJudge, LLMJudge
 
         endpoint = self.endpoint()

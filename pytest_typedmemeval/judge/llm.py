@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from ..calls.endpoint import JSON_RESPONSE_FORMAT, ModelCallError, ModelEndpoint
+from ..calls.json_client import ModelClient
 from ..corpus.loading import RESERVED_BENCHMARK_TOKEN
 from ..corpus.models import AnswerKey
-from ..model_call import JSON_RESPONSE_FORMAT, ModelCallError, ModelClient, ModelEndpoint
 from .outcomes import SUBCOUNTS, Outcome, Verdict
 
 if TYPE_CHECKING:
-    from ..run import Judge
+    from .protocol import Judge
 
 __all__ = ["LLM_JUDGE_VERSION", "HybridJudge", "LLMJudge", "LLMVerdictPayload", "parse_verdict",
            "prompt_template_sha256", "render_messages"]

@@ -2,7 +2,7 @@
 draws, and which sessions it shows.
 
 Arms differ **only** in the sessions they hand the reference model; the prompt around them is the
-one builder the reference LLM agents use (:func:`..llm_agents.build_messages`), so a V8 request is
+one builder the reference LLM agents use (:func:`..adapter.llm_agents.build_messages`), so a V8 request is
 byte-identical to what ``llm-full-context`` sends and a V9 request to what ``llm-bm25`` sends.
 
 Scope is decided from the corpus declarations, never from results (§3.6): V1/V2/V3/V8/V9 apply to

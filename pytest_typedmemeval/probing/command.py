@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..calls import ModelCaller, ModelSettings, default_cache_dir
+from ..calls.endpoint import ModelCallError, resolve_base_url
 from ..corpus.loading import Corpus, CorpusError, load_corpus
 from ..gates import probes as probe_gate
 from ..judge.choice import JudgeChoice, JudgeChoiceError
-from ..model_call import ModelCallError, resolve_base_url
-from ..run import Judge
+from ..judge.protocol import Judge
 from .arms import ARMS, ArmError, parse_arms, samples_for
 from .grading import decisions
 from .records import read_sidecar_json

@@ -30,7 +30,7 @@ from typing import Literal
 from ..corpus.models import AnswerKey, ProbeRecord, QuestionRecord
 from ..judge.mechanical import judge_answer
 from ..judge.outcomes import JUDGED_OUTCOMES, Outcome
-from ..run import Judge
+from ..judge.protocol import Judge
 from .arms import ARMS, components
 
 ERROR = "error"

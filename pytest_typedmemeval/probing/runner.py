@@ -23,14 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from ..adapter.llm_agents import build_messages
+from ..adapter.projection import adapter_view
 from ..calls import ModelCaller
 from ..calls.budget import worst_case_tokens
+from ..calls.endpoint import ModelCallError
 from ..corpus.loading import Corpus
 from ..corpus.models import ProbeRecord, ProbeVerdict, QuestionRecord
-from ..llm_agents import build_messages
-from ..model_call import ModelCallError
-from ..projection import adapter_view
-from ..run import Judge
+from ..judge.protocol import Judge
 from .arms import ARM_ORDER, ARMS, applies, contexts, samples_for
 from .grading import ERROR, grade
 from .records import build_record, write_records

@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..model_call import ModelCallError
+from ..calls.endpoint import ModelCallError
 from .live_evidence import (EVIDENCE_FORMAT, EVIDENCE_FORMAT_VERSION, decide, evidence_digest,
                             grade_answer, summarize)
 from .loading import ScenarioCorpus

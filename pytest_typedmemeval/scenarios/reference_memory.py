@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..agent import Answer, Evidence, Session
+from ..adapter.protocol import Answer, Evidence, Session
 from ..retrieval.bm25 import rank_sessions
 from ..retrieval.tokenizer import tokenize
 from .extraction import extract

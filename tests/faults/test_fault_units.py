@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from pytest_typedmemeval import load_corpus, shipped_corpora
-from pytest_typedmemeval.adapter_calls import AdapterCalls, AdapterTimeout, LoopBlocked
+from pytest_typedmemeval.adapter.bounded_calls import AdapterCalls, AdapterTimeout, LoopBlocked
 from pytest_typedmemeval.item_ids import _TOKEN, item_ids, label_tokens
 from pytest_typedmemeval.judge.mechanical import MechanicalJudge
 from pytest_typedmemeval.report.document import dumps_report, write_report
-from pytest_typedmemeval.run import STORED_ANSWER_CHARS, run_question
-from pytest_typedmemeval.snapshot_file import SnapshotFileError, read_snapshot_file, recorded_outcomes
+from pytest_typedmemeval.adapter.run import STORED_ANSWER_CHARS, run_question
+from pytest_typedmemeval.plugin.snapshot_file import SnapshotFileError, read_snapshot_file, recorded_outcomes
 
 from _support import fixture_corpus_files
 
@@ -139,7 +139,7 @@ def test_exceptions_cross_the_helper_thread_unchanged() -> None:
 
 def test_a_process_with_a_hung_adapter_call_still_exits() -> None:
     script = ("import threading, time\n"
-              "from pytest_typedmemeval.adapter_calls import AdapterCalls, AdapterTimeout\n"
+              "from pytest_typedmemeval.adapter.bounded_calls import AdapterCalls, AdapterTimeout\n"
               "calls = AdapterCalls(timeout=0.2)\n"
               "try:\n    calls.call_sync(threading.Event().wait)\n"
               "except AdapterTimeout:\n    print('timed out')\n")

@@ -91,7 +91,7 @@ from ...corpus.models import QuestionRecord
 from ...gates import leaks
 from ...gates.structure import (SUBSET_EXTRA, SubsetItem, duration_between, extract_amounts,
                                 find_coincident_subset, v4_findings)
-from ...projection import adapter_view
+from ...adapter.projection import adapter_view
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import conversation, engine, talk, values
 from .. import episodes_bank as bank

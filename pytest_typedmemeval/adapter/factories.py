@@ -1,77 +1,20 @@
-"""The adapter protocol between TypedMemEval and the memory system under test.
+"""``--tme-agent`` (and ``--tme-scenario-memory``) resolved to the factory it names.
 
-The adapter sees only what a user would have said: sessions (opaque id, timestamp, turns), the
-question, the moment of asking and the answer-format instruction. Labels, gold and the question id
-never cross this boundary (the leak guards test exactly that).
+A spec is ``module:factory`` or a built-in alias: ``reference`` (:mod:`.reference_agent`),
+``reference-memory`` (the scenario benchmark's reference memory) and the ``llm-*`` aliases of
+:mod:`.llm_agents`, which are not factories (the plugin builds them from the model options). Apart
+from :mod:`.protocol` so that the value types import nothing, and apart from the plugin so that a
+spec means the same in the plugin, the probe runner and a user's script.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One turn of a session as the adapter receives it: role and text, nothing else."""
-
-    role: Literal["user", "assistant"]
-    content: str
-
-
-@dataclass(frozen=True)
-class Session:
-    """One conversation session. ``session_id`` is opaque: its text and order say nothing of gold."""
-
-    session_id: str
-    timestamp: datetime
-    turns: tuple[Turn, ...]
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the system says it used, in the opaque session ids it was given.
-
-    ``retrieved`` are the sessions the memory surfaced; ``context`` those placed in the answer
-    context. Either may be ``None`` when the system cannot tell; coverage then falls back to the
-    other list, or to ``null`` when neither is known (never to zero).
-    """
-
-    retrieved: tuple[str, ...] | None = None
-    context: tuple[str, ...] | None = None
-    contents: dict[str, str] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The system's answer text and, optionally, the evidence behind it."""
-
-    text: str
-    evidence: Evidence | None = None
-
-
-@runtime_checkable
-class MemoryAgent(Protocol):
-    """What an adapter implements. ``ingest`` and ``answer`` may also be ``async def``.
-
-    ``reset`` is called before every question: each question owns its haystack, so nothing may
-    carry over between questions (pairs included).
-    """
-
-    def reset(self) -> None | Awaitable[None]: ...
-
-    def ingest(self, session: Session) -> None | Awaitable[None]: ...
-
-    def answer(
-        self, question: str, *, query_time: datetime, instruction: str
-    ) -> Answer | str | Awaitable[Answer | str]: ...
-
+from collections.abc import Callable
+from typing import Any
 
 REFERENCE_AGENT_ALIAS = "reference"
-REFERENCE_AGENT_SPEC = "pytest_typedmemeval.reference_agent:make_agent"
+REFERENCE_AGENT_SPEC = "pytest_typedmemeval.adapter.reference_agent:make_agent"
 
 
 class AgentSpecError(ValueError):
@@ -124,7 +67,7 @@ def load_agent_factory(spec: str) -> Callable[[], Any]:
     if is_llm_agent_alias(spec):
         raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
                              "it from --tme-model and the other model options; elsewhere use "
-                             "pytest_typedmemeval.llm_agents.make_llm_agent(alias, caller)")
+                             "pytest_typedmemeval.adapter.llm_agents.make_llm_agent(alias, caller)")
     try:
         return resolve_factory(spec, option="--tme-agent", example="my_memory.adapter:make_agent",
                                aliases={REFERENCE_AGENT_ALIAS: REFERENCE_AGENT_SPEC,

@@ -1,10 +1,11 @@
-"""The dataset items of the plugin (issue 11): registered by :mod:`.plugin` only when asked for.
+"""The dataset items (issue 11): a plugin object registered by the entry point only when
+``--tme-dataset`` asks for it.
 
-A plugin object of its own, so the main plugin stays about the TypedMemEval corpora and a run
-that asks for neither pays nothing beyond adding these options.
+A plugin object of its own, so the corpus run stays about the TypedMemEval corpora and a run
+that asks for no dataset pays nothing beyond declaring the options (:mod:`.options`).
 
 ``--tme-dataset NAME=PATH`` reads a public dataset (LoCoMo, LongMemEval, HaluMem) from the user's
-local file (:mod:`.datasets`; never downloaded) on every process — loading is deterministic, so
+local file (:mod:`..datasets`; never downloaded) on every process — loading is deterministic, so
 xdist workers collect the same items — and collects one item per scored question under
 ``<rootdir>/dataset/<name>``. Each item runs its question through the same adapter the corpus
 questions use (the ``typedmemeval_agent`` fixture or ``--tme-agent``) and passes iff the dataset's
@@ -19,30 +20,32 @@ appears in its own section and metrics file only.
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._run_options import (
-    configure_models,
-    is_worker,
-    is_xdist_controller,
-    parse_positive_int,
-    parse_timeout,
+from .adapter_fixture import (
+    ADAPTER_FAILURE_ATTRIBUTE,
+    NO_ADAPTER_MESSAGE,
+    conftest_defines_agent,
+    resolve_agent,
+    uses_default_agent_fixture,
 )
+from .collectors import PluginItemsModule, parametrized_case
+from .configure import configure_models
+from .options import parse_timeout
+from .session import tme_session
+from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
-    from ._session import TypedMemEvalSession
-    from .datasets import DatasetQuestion, DatasetResult, LoadedDataset
+    from ..datasets import DatasetQuestion, DatasetResult, LoadedDataset
+    from .session import TypedMemEvalSession
 
 PLUGIN_NAME = "typedmemeval-datasets"
 XDIST_PLUGIN_NAME = "typedmemeval-datasets-xdist"
-ITEMS_MODULE = "pytest_typedmemeval._dataset_items"
 DATASET_FUNCTION = "dataset_question"
 """The plugin-owned test function every dataset question is parametrized over."""
 CASE_ARGUMENT = "tme_dataset_case"
@@ -54,33 +57,6 @@ SECTION_TITLE = "public memory datasets (informational; not TypedMemEval results
 METRICS_SUFFIX = "-metrics.json"
 
 
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-
-
-def add_options(parser: pytest.Parser) -> None:
-    """The dataset options (called from :func:`.plugin.pytest_addoption`)."""
-    group = parser.getgroup("typedmemeval-datasets",
-                            "TypedMemEval public datasets (LoCoMo, LongMemEval, HaluMem, read from a local file)")
-    group.addoption("--tme-dataset", action="append", default=[], metavar="NAME=PATH",
-                    help="collect the questions of a public dataset from your local copy (repeatable): "
-                    "locomo=PATH (locomo10.json), longmemeval=PATH (longmemeval_s/_m/_oracle.json), "
-                    "halumem=PATH (HaluMem-*.jsonl). Never downloaded; scored by token F1 >= 0.5 and "
-                    "reported apart from TypedMemEval results")
-    group.addoption("--tme-dataset-principal", choices=("a", "b"), default=None,
-                    help="LoCoMo: whose turns are the user's (speaker_a or speaker_b; default a)")
-    group.addoption("--tme-dataset-sample", type=parse_positive_int, default=None, metavar="N",
-                    help="run N questions per dataset, drawn deterministically with --tme-dataset-seed")
-    group.addoption("--tme-dataset-seed", type=_int, default=None, metavar="S",
-                    help="seed of the --tme-dataset-sample draw (default 0)")
-    group.addoption("--tme-dataset-metrics", default=None, metavar="DIR",
-                    help="write DIR/<name>-metrics.json per dataset: derived figures only (no path, "
-                    "no question or answer text)")
-
-
 @dataclass(frozen=True)
 class DatasetCase:
     """The parameter of one dataset item. Its repr is the position-based item id only (never the
@@ -89,14 +65,14 @@ class DatasetCase:
     question: DatasetQuestion
 
     def __repr__(self) -> str:
-        from .datasets import dataset_item_id
+        from ..datasets import dataset_item_id
 
         return dataset_item_id(self.question)
 
 
 def param_id(question: DatasetQuestion) -> str:
     """The item's parameter id: the position-based id within its dataset (``conv-26/q017``, ``q0042``)."""
-    from .datasets import dataset_item_id
+    from ..datasets import dataset_item_id
 
     return dataset_item_id(question).removeprefix(f"{COLLECTION_DIR}/{question.dataset}/")
 
@@ -106,21 +82,21 @@ def dataset_nodeid(question: DatasetQuestion) -> str:
     return f"{COLLECTION_DIR}/{question.dataset}::{DATASET_FUNCTION}[{param_id(question)}]"
 
 
-class DatasetModule(pytest.Module):
+def dataset_question(tme_dataset_case: object, request: pytest.FixtureRequest) -> None:
+    """The test function every dataset question is parametrized over."""
+    # The adapter (the ``typedmemeval_agent`` fixture, overridable in conftest.py) is requested
+    # inside the call, as for corpus questions: a fixture that raises is then one usage error for
+    # the run, not a setup traceback per question.
+    evaluate_dataset_question(request, tme_dataset_case)
+
+
+class DatasetModule(PluginItemsModule):
     """One loaded dataset as a collector at ``<rootdir>/dataset/<name>`` (not a real file): readable
-    node ids, ``--lf`` finds the items again. Not a ``QuestionModule``, so the main plugin's
+    node ids, ``--lf`` finds the items again. Not a ``QuestionModule``, so the question items'
     collection hooks leave it alone."""
 
     tme_dataset: LoadedDataset
-
-    def _getobj(self) -> ModuleType:
-        return importlib.import_module(ITEMS_MODULE)
-
-    def istestfunction(self, obj: object, name: str) -> bool:
-        return name == DATASET_FUNCTION
-
-    def istestclass(self, obj: object, name: str) -> bool:
-        return False
+    test_function = staticmethod(dataset_question)
 
 
 PLUGIN_KEY = pytest.StashKey["DatasetPlugin"]()
@@ -144,7 +120,7 @@ def register_if_wanted(config: pytest.Config) -> None:
                 raise pytest.UsageError(f"{flag} applies to the datasets named by --tme-dataset NAME=PATH, "
                                         "and none was named")
         return
-    from .datasets import (
+    from ..datasets import (
         DatasetFormatError,
         DatasetOptionError,
         item_markers,
@@ -152,7 +128,7 @@ def register_if_wanted(config: pytest.Config) -> None:
         parse_dataset_option,
         spec_markers,
     )
-    from .datasets.items import DATASET_MARKER
+    from ..datasets.items import DATASET_MARKER
 
     here = config.invocation_params.dir
     named: dict[str, Path] = {}
@@ -204,19 +180,17 @@ def register_if_wanted(config: pytest.Config) -> None:
 
 
 def _dataset_case(item: pytest.Item) -> DatasetCase | None:
-    callspec = getattr(item, "callspec", None)
-    case = callspec.params.get(CASE_ARGUMENT) if callspec is not None else None
-    return case if isinstance(case, DatasetCase) else None
+    case: DatasetCase | None = parametrized_case(item, CASE_ARGUMENT, DatasetCase)
+    return case
 
 
 def evaluate_dataset_question(request: pytest.FixtureRequest, case: object) -> None:
     """Run one dataset question through the run's adapter; the item passes iff it is correct."""
-    from ._session import _resolve_agent, tme_session
-    from .datasets import run_dataset_question
+    from ..datasets import run_dataset_question
 
     assert isinstance(case, DatasetCase)
     session = tme_session(request.config)
-    agent = _resolve_agent(request, session)
+    agent = resolve_agent(request, session)
     result = run_dataset_question(agent, case.question, calls=session.adapter_calls())
     request.node.stash[DATASET_RESULT_KEY] = result
     if not result.correct:
@@ -225,8 +199,8 @@ def evaluate_dataset_question(request: pytest.FixtureRequest, case: object) -> N
 
 def error_result(question: DatasetQuestion, reason: str) -> DatasetResult:
     """A result for a dataset question whose item could not run (setup failed, its worker died)."""
-    from .datasets import DatasetResult
-    from .run import one_line
+    from ..adapter.run import one_line
+    from ..datasets import DatasetResult
 
     return DatasetResult(
         dataset=question.dataset, question_id=question.question_id, item_id=question.item_id,
@@ -271,16 +245,13 @@ class DatasetPlugin:
         """Without corpora the main plugin leaves the adapter options unread (its configure stops
         early): read them the same way here, so ``--tme-agent`` (``reference``, ``module:factory``,
         ``llm-*``), ``--tme-timeout`` and the rootdir conftest fixture work for datasets alone."""
-        from ._session import tme_session
-
         tme = tme_session(self.config)
         if tme.enabled:
             return  # the main plugin configured the adapter, its timeout and any model
         self._configure_adapter(tme)
 
     def _configure_adapter(self, tme: TypedMemEvalSession) -> None:
-        from . import plugin as main
-        from .agent import AgentSpecError, is_llm_agent_alias, load_agent_factory
+        from ..adapter.factories import AgentSpecError, is_llm_agent_alias, load_agent_factory
 
         config = self.config
         ini_timeout = config.getini("typedmemeval_timeout")
@@ -297,10 +268,10 @@ class DatasetPlugin:
                 raise pytest.UsageError(str(error)) from None
         configure_models(config, tme)
         if (is_xdist_controller(config) and not tme.agent_spec and not config.option.collectonly
-                and not main._conftest_defines_agent(config)):
+                and not conftest_defines_agent(config)):
             # The controller collects nothing under xdist: it checks what it can see, the rootdir
             # conftest (as the main plugin does for corpus questions).
-            raise pytest.UsageError(main.NO_ADAPTER_MESSAGE)
+            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
 
     # --- collection -------------------------------------------------------------------------------
 
@@ -324,7 +295,7 @@ class DatasetPlugin:
         module = metafunc.definition.parent
         if not isinstance(module, DatasetModule):
             return
-        from .datasets import item_markers
+        from ..datasets import item_markers
 
         params = [pytest.param(DatasetCase(question), id=param_id(question),
                                marks=[getattr(pytest.mark, marker) for marker in item_markers(question)])
@@ -344,16 +315,10 @@ class DatasetPlugin:
             if case is not None:
                 self.selected[case.question.dataset, case.question.question_id] = item.nodeid
                 first = first or item
-        from ._session import tme_session
-
         if first is None or tme_session(config).agent_spec:
             return
-        from . import plugin as main
-
-        manager = getattr(session, "_fixturemanager", None)
-        fixturedefs = manager.getfixturedefs("typedmemeval_agent", first) if manager is not None else None
-        if fixturedefs and fixturedefs[-1].func is main._default_agent_function():
-            raise pytest.UsageError(main.NO_ADAPTER_MESSAGE)
+        if uses_default_agent_fixture(session, first):
+            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
 
     # --- results ----------------------------------------------------------------------------------
 
@@ -378,15 +343,13 @@ class DatasetPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
-        from .datasets import DatasetResult
+        from ..datasets import DatasetResult
 
         payload = getattr(report, RESULT_ATTRIBUTE, None)
         if payload is not None:
             result = DatasetResult.from_dict(payload)
             self.results[result.dataset, result.question_id] = result
             return
-        from .plugin import ADAPTER_FAILURE_ATTRIBUTE
-
         failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
         if failure is not None:
             self.adapter_failure = self.adapter_failure or str(failure)
@@ -409,8 +372,6 @@ class DatasetPlugin:
         if exitstatus == pytest.ExitCode.USAGE_ERROR and not self.results:
             return  # refused before any question ran (e.g. no adapter): the error says it all
         self.finish()
-        from ._session import tme_session
-
         tme = tme_session(config)
         if not tme.enabled and self.adapter_failure is not None:
             tme.exit_status = 4  # as the main plugin does: applied after every other sessionfinish
@@ -434,8 +395,8 @@ class DatasetPlugin:
         return sorted(rows, key=lambda r: (order.get(r.question_id, len(order)), r.question_id))
 
     def finish(self) -> None:
-        from .datasets import aggregate_results, write_metrics_file
-        from .datasets.items import dataset_item_id
+        from ..datasets import aggregate_results, write_metrics_file
+        from ..datasets.items import dataset_item_id
 
         lines: list[str] = []
         for name in self._shown():
@@ -474,8 +435,6 @@ class DatasetPlugin:
                     lines.append(f"  ERROR: {self.metrics_error}")
                 else:
                     lines.append(f"  metrics: {target}")
-        from ._session import tme_session
-
         tme = tme_session(self.config)
         if not tme.enabled:
             # The main plugin's summary is silent without corpora: say here what it would say.
@@ -483,7 +442,7 @@ class DatasetPlugin:
                 lines.append(f"ERROR: {self.adapter_failure}")
             model = tme.model_description()
             if model is not None:
-                from ._finish import model_line
+                from .finish import model_line
 
                 lines.append(model_line(model))
         self.lines = lines
@@ -509,9 +468,6 @@ class DatasetXdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         """A dataset-only run with an ``llm-*`` agent: every worker shares the run's spend ledger
         (with corpora the main plugin passes it already)."""
-        from ._run_options import LEDGER_INPUT_KEY
-        from ._session import tme_session
-
         ledger = tme_session(self.plugin.config).ledger_path
         if ledger is not None and LEDGER_INPUT_KEY not in node.workerinput:
             node.workerinput[LEDGER_INPUT_KEY] = str(ledger)
@@ -531,9 +487,6 @@ class DatasetXdistHooks:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """A dataset-only run: the model names the workers' servers reported (for the model line)."""
-        from ._session import tme_session
-        from .plugin import WORKER_PAYLOAD_KEY
-
         tme = tme_session(self.plugin.config)
         if tme.enabled:
             return  # the main plugin's controller hooks read the payload

@@ -9,30 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Protocol
+from typing import Any
 
-from .adapter_calls import AdapterCalls, AdapterTimeout, LoopBlocked
-from .agent import Answer, Evidence
-from .corpus.loading import CorpusIdentity
-from .corpus.models import AnswerKey, QuestionRecord
-from .judge.outcomes import Outcome, Verdict
+from ..corpus.loading import CorpusIdentity
+from ..corpus.models import QuestionRecord
+from ..judge.outcomes import Outcome, Verdict
+from ..judge.protocol import Judge
+from ..results import Attribution, QuestionResult
+from .bounded_calls import AdapterCalls, AdapterTimeout, LoopBlocked
 from .projection import adapter_view, opaque_to_index
-from .results import Attribution, QuestionResult
-
-
-class Judge(Protocol):
-    """A judge grades one answer against the answer key. The mechanical judge is the default.
-
-    ``question`` is the question text as the adapter saw it (never its id): the mechanical rules do
-    not need it, a model judge does. A judge may also offer ``model: str | None`` (named in the
-    report's ``judge`` block) and ``close()`` (called once at the end of the session).
-    """
-
-    name: str
-    fingerprint: str
-
-    def judge(self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None,
-              *, question: str | None = None) -> Verdict: ...
+from .protocol import Answer, Evidence
 
 
 STORED_ANSWER_CHARS = 20_000

@@ -12,8 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from .agent import Session, Turn
-from .corpus.models import QuestionRecord
+from ..corpus.models import QuestionRecord
+from .protocol import Session, Turn
 
 DECLINE_PHRASE = "I do not have that information."
 """The one decline wording the answer contract asks for (the scenario benchmark's abstain phrase,

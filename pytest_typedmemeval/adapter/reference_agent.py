@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from .agent import Answer, Evidence, Session
-from .retrieval.bm25 import K_REF, rank_sessions, session_document
-from .retrieval.tokenizer import tokenize
+from ..retrieval.bm25 import K_REF, rank_sessions, session_document
+from ..retrieval.tokenizer import tokenize
+from .protocol import Answer, Evidence, Session
 
 _SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -55,5 +55,6 @@ class LexicalMemoryAgent:
 
 
 def make_agent() -> LexicalMemoryAgent:
-    """Factory for ``--tme-agent pytest_typedmemeval.reference_agent:make_agent``."""
+    """Factory for ``--tme-agent pytest_typedmemeval.adapter.reference_agent:make_agent`` (alias
+    ``reference``)."""
     return LexicalMemoryAgent()

@@ -6,6 +6,9 @@ but whose report never arrived (Ctrl-C), a question in flight on a worker that d
 result naming the worker). Every selected question without a result is named in ``not_run`` with
 its cause; a run with any is ``complete: false``, its thresholds are not evaluated, and its exit code
 is never 0.
+
+Imported only when a run that selected questions ends (it loads pydantic, the report and the
+aggregation), from the entry point's ``pytest_sessionfinish`` and ``pytest_terminal_summary``.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._session import TypedMemEvalSession, marker_name
-from .corpus.index import CorpusIndex
-from .report.aggregate import aggregate, outcome_vector
-from .report.document import build_report, dumps_report, write_report
-from .report.terminal import render_lines
-from .results import QuestionResult
+from ..corpus.index import CorpusIndex
+from ..report.aggregate import aggregate, outcome_vector
+from ..report.document import build_report, dumps_report, write_report
+from ..report.terminal import render_lines
+from ..results import QuestionResult
+from .session import TypedMemEvalSession, marker_name
 
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_USAGE_ERROR = 0, 1, 4
 NOT_RUN_SHOWN = 10
@@ -67,7 +70,7 @@ def _threshold_row(scope: dict[str, str], bound: float, evaluated: bool,
 
 def _baseline_summary(tme: TypedMemEvalSession) -> dict[str, list[str]]:
     """Per-question baseline changes, sorted by the baseline gate's own comparison (one rule set)."""
-    from .gates.baseline import compare
+    from ..gates.baseline import compare
 
     changes: dict[str, list[str]] = {"regressions": [], "improvements": [], "shifts": [], "new": []}
     by_corpus: dict[str, list[dict[str, Any]]] = {}
@@ -127,7 +130,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     tme.recovered_from_spool = _merge_spool(tme)
     if not tme.selected and not tme.results:
         return None
-    from . import shipped_sha256s
+    from ..corpus.registry import shipped_sha256s
 
     shipped = shipped_sha256s()
     not_run = _not_run(tme)
@@ -170,7 +173,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         except OSError as error:
             tme.report_error = f"the JSON report could not be written to {tme.report_path}: {error.strerror or error}"
     if tme.html_path is not None:
-        from .report.html import render_html
+        from ..report.html import render_html
 
         try:
             write_report(tme.html_path, render_html(report))

@@ -1,9 +1,9 @@
 """``typedmemeval report``: band several runs, compare two run sets, render the HTML page.
 
-Kept out of :mod:`.cli` so the command line stays a list of commands, and so that reading reports
+Kept out of :mod:`..cli` so the command line stays a list of commands, and so that reading reports
 never imports the plugin. Every input problem is one line naming the file: a missing or unreadable
 file, a file that is not a TypedMemEval JSON report, runs that cannot be banded or compared
-(:class:`.report.bands.BandError` names the differing field). Exit status: 0 done, 2 for any such
+(:class:`.bands.BandError` names the differing field). Exit status: 0 done, 2 for any such
 refusal (nothing is written then).
 """
 
@@ -55,10 +55,10 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .report.bands import BandError, band_lines, band_runs
-    from .report.compare import compare_runs, comparison_lines
-    from .report.document import write_report
-    from .report.html import render_html
+    from .bands import BandError, band_lines, band_runs
+    from .compare import compare_runs, comparison_lines
+    from .document import write_report
+    from .html import render_html
 
     try:
         reports = [read_report(Path(p)) for p in args.runs]

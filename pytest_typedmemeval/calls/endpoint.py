@@ -1,7 +1,9 @@
-"""Endpoint settings, errors and JSON replies for model calls; the JSON-verdict client of the judge.
+"""Where a model call goes and how it fails: endpoint settings, the API key, the one error type.
 
 The model-call layer itself — response cache, price table, cost ceiling, retries, concurrency —
-is :mod:`.calls`. This module holds what every caller shares and what the layer is built on:
+is :mod:`.caller` and its helpers; the JSON-verdict client of the judge is :mod:`.json_client`.
+This module holds what every caller shares and what the layer is built on, and imports nothing of
+the package (nor ``openai``, nor pydantic), so the plugin can name its defaults at every start:
 
 - :class:`ModelCallError`: every way a call can fail, as one type with a ``kind`` and a one-line
   reason, so callers map a broken endpoint, a refusal or the ceiling to outcome ``error``, never
@@ -10,24 +12,16 @@ is :mod:`.calls`. This module holds what every caller shares and what the layer 
   shell history, CI logs or a committed ini); a loopback endpoint without one gets a placeholder,
   because local servers (llama.cpp, vLLM, Ollama) ignore the key but the client insists on one;
 - the base URL is the caller's, else ``OPENAI_BASE_URL``, else the client's public default;
-- :class:`ModelClient`: one JSON-object reply per request, on top of a
-  :class:`.calls.ModelCaller` (so the judge shares the run's cache and ceiling).
-  ``response_format={"type": "json_object"}`` is asked for; a server that refuses the parameter
-  with HTTP 400/422 is asked once more without it, and the refusal is remembered for the rest of the
-  client's life (see :meth:`ModelClient.complete_json`). The caller's prompt must demand JSON on
-  its own either way, and the reply is parsed and checked to be one JSON object here.
-
-``openai`` is imported on the first call, never at import time, so the plugin stays cheap to load.
+- reading a completion the ``openai`` client returned: its message, its token usage, the message
+  of an HTTP error.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -39,9 +33,6 @@ LOOPBACK_PLACEHOLDER_KEY = "not-needed"
 DEFAULT_TIMEOUT_SECONDS = 60.0
 """Generous for a small local model on a CPU; a verdict is a few dozen tokens."""
 JSON_RESPONSE_FORMAT: Mapping[str, str] = {"type": "json_object"}
-# Statuses with which OpenAI-compatible servers refuse an unsupported request parameter.
-_PARAMETER_REFUSALS = (400, 422)
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 
 FailureKind = Literal["config", "connection", "timeout", "http_status", "malformed_response",
                       "malformed_json", "client", "ceiling", "unpriced"]
@@ -112,94 +103,6 @@ class ModelEndpoint:
         url = resolve_base_url(base_url, environ)
         resolve_api_key(url, environ)
         return cls(model=model, base_url=url, timeout_seconds=timeout_seconds)
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """What one call returned: the message text, the JSON object parsed from it, token usage
-    (``None`` where the server did not say), and whether JSON mode was in force for the request."""
-
-    content: str
-    data: dict[str, Any]
-    usage: Mapping[str, int | None] = field(default_factory=dict)
-    json_mode: bool = True
-
-
-def parse_json_object(content: str) -> dict[str, Any]:
-    """The message as one JSON object. A single surrounding Markdown code fence is tolerated,
-    because servers without JSON mode often wrap the object in one; anything else is refused."""
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ModelCallError("malformed_json", f"the model's message is not JSON ({error.msg} at "
-                             f"char {error.pos}): {_preview(content)}") from None
-    if not isinstance(data, dict):
-        raise ModelCallError("malformed_json", f"the model's message is JSON but not an object: "
-                             f"{_preview(content)}")
-    return data
-
-
-def _preview(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[:limit] + "…")
-
-
-class ModelClient:
-    """JSON-object replies from one endpoint, through the model-call layer. Holds the
-    :class:`.calls.ModelCaller` (given, to share a run's cache and ceiling, or built private:
-    no cache, unpriced allowed) and whether the server refused JSON mode; closed at the end."""
-
-    def __init__(self, endpoint: ModelEndpoint, *, environ: Mapping[str, str] | None = None,
-                 caller: Any = None) -> None:
-        self.endpoint = endpoint
-        if caller is None:
-            from .calls import ModelCaller, ModelSettings
-
-            caller = ModelCaller(ModelSettings(
-                model=endpoint.model, base_url=endpoint.base_url, temperature=endpoint.temperature,
-                timeout_seconds=endpoint.timeout_seconds, allow_unpriced=True, cache_dir=None),
-                environ=environ)
-        self.caller = caller
-        self.json_mode_refused = False
-        """Set when the server refused ``response_format`` once; later requests omit it."""
-
-    def close(self) -> None:
-        self.caller.close()
-
-    def complete_json(self, messages: Sequence[Mapping[str, str]]) -> ModelReply:
-        """One request; the reply's message parsed as a JSON object.
-
-        JSON mode is requested first. When the server answers 400/422 to a request carrying it —
-        the usual way OpenAI-compatible servers refuse a parameter they do not know — the same
-        request is sent once without it and, if that succeeds, JSON mode is not asked for again.
-        A 400/422 that persists without the parameter is the server's real answer and is raised.
-        """
-        if not self.json_mode_refused:
-            try:
-                return self._request(messages, json_mode=True)
-            except ModelCallError as error:
-                if error.status not in _PARAMETER_REFUSALS:
-                    raise
-                first_refusal = error
-            try:
-                reply = self._request(messages, json_mode=False)
-            except ModelCallError as error:
-                if error.status in _PARAMETER_REFUSALS:
-                    raise ModelCallError(error.kind, f"{error.reason} (also refused with JSON mode: "
-                                         f"{first_refusal.reason})", status=error.status) from None
-                raise
-            self.json_mode_refused = True
-            return reply
-        return self._request(messages, json_mode=False)
-
-    def _request(self, messages: Sequence[Mapping[str, str]], *, json_mode: bool) -> ModelReply:
-        completion = self.caller.complete(messages, json_mode=json_mode)
-        return ModelReply(content=completion.text, data=parse_json_object(completion.text),
-                          usage=dict(completion.usage), json_mode=json_mode)
 
 
 def status_message(error: Any) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .judge.outcomes import ALL_OUTCOMES
+from ..judge.outcomes import ALL_OUTCOMES
 
 OUTCOMES = frozenset(outcome.value for outcome in ALL_OUTCOMES)
 ENTRY_PREFIX = "question["

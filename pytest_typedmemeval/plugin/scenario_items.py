@@ -1,7 +1,8 @@
-"""The scenario items of the plugin (issue 11): registered by :mod:`.plugin` only when asked for.
+"""The scenario items (issue 11): a plugin object registered by the entry point only when
+``--tme-scenarios`` (or its ini key, or ``--tme-scenario-live``) asks for it.
 
-A plugin object of its own, so the main plugin stays about the TypedMemEval corpora and a run
-that asks for neither pays nothing beyond adding these options.
+A plugin object of its own, so the corpus run stays about the TypedMemEval corpora and a run
+that asks for no scenario pays nothing beyond declaring the options (:mod:`.options`).
 
 ``pytest --tme-scenarios --tme-scenario-memory reference-memory`` collects, for the scenario corpus
 (the shipped ``scenarios-v1.json`` unless ``--tme-scenarios=PATH``), under the collector
@@ -14,10 +15,10 @@ that asks for neither pays nothing beyond adding these options.
   was rendered, or ``ask()`` raised);
 * with ``--tme-baseline``: every item asserts its row against the syrupy snapshot
   ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` instead, and
-  ``scenario[baseline]`` compares the whole run with the recorded one (:func:`.scenarios.compare`),
+  ``scenario[baseline]`` compares the whole run with the recorded one (:func:`..scenarios.compare`),
   red unless *no regression* and *baseline current*; ``--snapshot-update`` re-records;
 * with ``--tme-scenario-live OUT.json``: ``scenario[live]``, the paired live arm
-  (:mod:`.scenarios.live`).
+  (:mod:`..scenarios.live`).
 
 Markers: ``scenario``, ``scenario_<category>`` (``scenario_update`` ...), ``scenario_formation``,
 ``scenario_baseline``, ``scenario_live``, and ``xdist_group(<scenario id>)`` so ``-n N --dist
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -40,19 +40,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._run_options import is_worker, is_xdist_controller
+from .collectors import PluginItemsModule, parametrized_case
+from .options import REFERENCE_MEMORY_ALIAS, SHIPPED_SCENARIOS
+from .options import SCENARIO_MEMORY_FIXTURE as MEMORY_FIXTURE
+from .session import SESSION_KEY
+from .xdist_roles import is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
-    from .calls import ModelSettings
-    from .scenarios import PreparedScenario, ScenarioCorpus
-    from .scenarios.models import BenchmarkScenario
+    from ..calls import ModelSettings
+    from ..scenarios import PreparedScenario, ScenarioCorpus
+    from ..scenarios.models import BenchmarkScenario
 
 PLUGIN_NAME = "typedmemeval-scenarios"
-MEMORY_FIXTURE = "typedmemeval_scenario_memory"
-REFERENCE_MEMORY_ALIAS = "reference-memory"
 REFERENCE_MEMORY_SPEC = "pytest_typedmemeval.scenarios.reference_memory:make_memory"
-SHIPPED = "\0shipped"
-"""``--tme-scenarios`` given without a path."""
 ROW_ATTRIBUTE = "typedmemeval_scenario_row"
 LIVE_ATTRIBUTE = "typedmemeval_scenario_live"
 BASELINE_ATTRIBUTE = "typedmemeval_scenario_baseline"
@@ -76,26 +76,6 @@ NO_MEMORY_MESSAGE = (
     f"`{MEMORY_FIXTURE}` fixture in the conftest.py at your rootdir that returns such a factory."
 )
 MEMORY_METHODS = ("add_message", "form", "ask")
-
-
-def add_options(parser: pytest.Parser) -> None:
-    """The scenario options (called from :func:`.plugin.pytest_addoption`)."""
-    group = parser.getgroup("typedmemeval-scenarios", "TypedMemEval scenario memory benchmark")
-    group.addoption("--tme-scenarios", nargs="?", const=SHIPPED, default=None, metavar="PATH",
-                    help="collect the scenario benchmark: one item per probe and per scenario's "
-                    "formation, of the shipped scenarios-v1.json or of PATH (write --tme-scenarios=PATH; "
-                    "ini typedmemeval_scenarios)")
-    group.addoption("--tme-scenario-memory", default=None, metavar="MODULE:FACTORY",
-                    help="zero-argument factory of the ScenarioMemory under test (a fresh instance per "
-                    f"scenario), or '{REFERENCE_MEMORY_ALIAS}' (the built-in reference memory); overrides "
-                    f"the {MEMORY_FIXTURE} fixture (ini typedmemeval_scenario_memory)")
-    group.addoption("--tme-scenario-report", default=None, metavar="PATH",
-                    help="write the run's canonical metrics here (JSON, byte-identical across runs)")
-    group.addoption("--tme-scenario-live", default=None, metavar="OUT.json",
-                    help="also run the paired live arm (with and without memory) through --tme-model "
-                    "and write its self-verifying evidence to OUT.json, which must not exist")
-    parser.addini("typedmemeval_scenarios", "scenario corpus to collect: 'shipped' or a path", default="")
-    parser.addini("typedmemeval_scenario_memory", "scenario memory factory as module:factory", default="")
 
 
 MARKER_CATEGORIES: tuple[str, ...] = ("single_hop", "multi_hop", "temporal", "update", "correction",
@@ -123,19 +103,19 @@ def register_if_wanted(config: pytest.Config) -> None:
         if config.getoption("tme_scenario_report"):
             raise pytest.UsageError("--tme-scenario-report needs --tme-scenarios (nothing would be reported)")
         return
-    if given is not None and given != SHIPPED:
+    if given is not None and given != SHIPPED_SCENARIOS:
         source: Path | None = Path(config.invocation_params.dir, given)
     elif given is None and ini and ini.lower() not in ("shipped", "true", "1", "yes"):
         source = Path(config.rootpath, ini)
     else:
         source = None
-    from .scenarios import ScenarioCorpusError, load_scenarios
+    from ..scenarios import ScenarioCorpusError, load_scenarios
 
     try:
         corpus = load_scenarios(source)
     except ScenarioCorpusError as error:
         hint = ""
-        if given not in (None, SHIPPED) and not str(given).endswith(".json"):
+        if given not in (None, SHIPPED_SCENARIOS) and not str(given).endswith(".json"):
             # ``--tme-scenarios`` takes an optional PATH, so argparse hands it the next argument.
             hint = (f" (--tme-scenarios took {given!r} as the scenario corpus: if it is a test path, "
                     f"put it before --tme-scenarios, or write --tme-scenarios=PATH for a corpus)")
@@ -157,7 +137,7 @@ class ScenarioMemoryError(TypeError):
 def load_memory_factory(spec: str) -> Callable[[], Any]:
     """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable;
     :class:`ValueError` with a one-line reason otherwise."""
-    from .agent import resolve_factory
+    from ..adapter.factories import resolve_factory
 
     return resolve_factory(spec, option="--tme-scenario-memory", example="my_memory.adapter:make_memory",
                            aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC})
@@ -200,20 +180,21 @@ class ScenarioCase:
         return self.key
 
 
-class ScenarioModule(pytest.Module):
+def scenario(tme_scenario_case: object, request: pytest.FixtureRequest) -> None:
+    """The test function every scenario item is parametrized over."""
+    # The memory (the ``typedmemeval_scenario_memory`` fixture or --tme-scenario-memory) is
+    # resolved inside the call, so a broken factory is one failure for the run, not a setup
+    # traceback per probe.
+    evaluate(request, tme_scenario_case)
+
+
+class ScenarioModule(PluginItemsModule):
     """The scenario corpus as a collector at ``<rootdir>/typedmemeval/scenarios/<corpus stem>`` (not
     a real file): readable node ids, ``--lf`` finds the items again, and syrupy puts the baseline in
     ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` — a directory of its own,
     so syrupy's clean-up of a re-record never reaches the question baselines beside it."""
 
-    def _getobj(self) -> ModuleType:
-        return importlib.import_module("pytest_typedmemeval._scenario_items")
-
-    def istestfunction(self, obj: object, name: str) -> bool:
-        return name == "scenario"
-
-    def istestclass(self, obj: object, name: str) -> bool:
-        return False
+    test_function = staticmethod(scenario)
 
 
 def _stem(corpus: ScenarioCorpus) -> str:
@@ -277,7 +258,7 @@ class ScenarioPlugin:
         if report:
             self.report_path = Path(config.invocation_params.dir, report)
             if not worker:
-                from ._run_options import check_report_path
+                from .configure import check_report_path
 
                 check_report_path(self.report_path, report, flag="--tme-scenario-report",
                                    example="scenario-report.json")
@@ -300,10 +281,10 @@ class ScenarioPlugin:
     def _configure_live(self, *, check: bool) -> None:
         """Model settings of the live arm from the run's model options; refuse now (before any
         request) an existing output path, a missing model or an unusable one."""
-        from ._run_options import model_guard
-        from .calls import ModelCaller, ModelSettings
-        from .model_call import DEFAULT_TIMEOUT_SECONDS, ModelCallError
-        from .scenarios.live import LiveRunError, refuse_existing
+        from ..calls import ModelCaller, ModelSettings
+        from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS, ModelCallError
+        from ..scenarios.live import LiveRunError, refuse_existing
+        from .configure import model_guard
 
         config = self.config
         assert self.live_path is not None
@@ -396,9 +377,9 @@ class ScenarioPlugin:
             self.baseline_lines = [str(line) for line in lines]
 
     def run_data(self) -> dict[str, Any] | None:
-        """The run as :func:`.scenarios.run_corpus` would give it, from the rows that reached this
+        """The run as :func:`..scenarios.run_corpus` would give it, from the rows that reached this
         process, in corpus order (so arrival order under xdist changes nothing)."""
-        from .scenarios.results import FormationResult, ProbeResult, build_run
+        from ..scenarios.results import FormationResult, ProbeResult, build_run
 
         formations, probes = [], []
         versions: dict[str, str] | None = None
@@ -421,7 +402,7 @@ class ScenarioPlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if is_worker(self.config) or self.config.option.collectonly or self.report_path is None:
             return
-        from .scenarios import canonical_json
+        from ..scenarios import canonical_json
 
         run = self.run_data()
         if run is None:
@@ -472,7 +453,7 @@ class ScenarioPlugin:
         pytest.fail(message, pytrace=False)
 
     def prepared_scenario(self, request: pytest.FixtureRequest, scenario_id: str) -> PreparedScenario:
-        from .scenarios import prepare_scenario
+        from ..scenarios import prepare_scenario
 
         found = self.prepared.get(scenario_id)
         if isinstance(found, str):
@@ -495,7 +476,7 @@ class ScenarioPlugin:
 
     def probe_result(self, request: pytest.FixtureRequest, scenario_id: str, probe_id: str) -> Any:
         """The probe's result, its scenario's earlier probes asked first (in corpus order)."""
-        from .scenarios import run_probe
+        from ..scenarios import run_probe
 
         prepared = self.prepared_scenario(request, scenario_id)
         for probe in self.scenarios[scenario_id].probes:
@@ -506,8 +487,8 @@ class ScenarioPlugin:
 
     def current_run(self, request: pytest.FixtureRequest) -> dict[str, Any]:
         """The whole corpus through this process's cache (what ``scenario[baseline]`` compares)."""
-        from .scenarios.results import build_run
-        from .scenarios.runner import adapter_versions
+        from ..scenarios.results import build_run
+        from ..scenarios.runner import adapter_versions
 
         formations, probes, versions = [], [], None
         for scenario in self.corpus.document.scenarios:
@@ -518,16 +499,9 @@ class ScenarioPlugin:
         return build_run(self.corpus.sha256, versions or {}, len(formations), formations, probes)
 
 
-def _session_key() -> Any:
-    from ._session import SESSION_KEY
-
-    return SESSION_KEY
-
-
 def _case(item: pytest.Item) -> ScenarioCase | None:
-    callspec = getattr(item, "callspec", None)
-    case = callspec.params.get("tme_scenario_case") if callspec is not None else None
-    return case if isinstance(case, ScenarioCase) else None
+    case: ScenarioCase | None = parametrized_case(item, "tme_scenario_case", ScenarioCase)
+    return case
 
 
 def _conftest_defines(config: pytest.Config, name: str) -> bool:
@@ -555,7 +529,7 @@ def evaluate(request: pytest.FixtureRequest, case: object) -> None:
 
 def _payload(plugin: ScenarioPlugin, prepared: PreparedScenario, case: ScenarioCase,
              row: dict[str, Any] | None) -> dict[str, Any]:
-    from .scenarios.runner import adapter_versions
+    from ..scenarios.runner import adapter_versions
 
     return {"scenario_id": case.scenario_id, "probe_id": case.probe_id if row is not None else "",
             "row": row, "formation": prepared.formation.to_row(),
@@ -632,7 +606,7 @@ def _recalled(snapshot: Any) -> Any:
 
 def _assert_snapshot(request: pytest.FixtureRequest, plugin: ScenarioPlugin, case: ScenarioCase,
                      row: dict[str, Any], section: str) -> None:
-    from .scenarios import compare
+    from ..scenarios import compare
 
     snapshot = request.getfixturevalue("snapshot")
     if snapshot == row or plugin.updating:
@@ -678,7 +652,7 @@ def read_recorded_run(path: Path) -> dict[str, Any] | None:
 
 
 def _evaluate_baseline(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -> None:
-    from .scenarios import compare
+    from ..scenarios import compare
     from .snapshot_file import SnapshotFileError
 
     current = plugin.current_run(request)
@@ -710,15 +684,15 @@ def _evaluate_baseline(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -
 
 # --- live ------------------------------------------------------------------------------------------
 def _evaluate_live(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -> None:
-    from .calls import ModelCaller
-    from .model_call import ModelCallError
-    from .scenarios.live import LiveRunError, run_live
-    from .scenarios.live_evidence import summary_lines as live_lines
+    from ..calls import ModelCaller
+    from ..calls.endpoint import ModelCallError
+    from ..scenarios.live import LiveRunError, run_live
+    from ..scenarios.live_evidence import summary_lines as live_lines
 
     assert plugin.live_path is not None and plugin.live_settings is not None
     factory = plugin.factory(request)
     settings = plugin.live_settings
-    main = request.config.stash.get(_session_key(), None)
+    main = request.config.stash.get(SESSION_KEY, None)
     if main is not None and main.ledger_path is not None:
         # Models the main plugin calls in this run (llm-* agents, a model judge) spend from the same
         # ceiling: one ledger for the run.
@@ -758,7 +732,7 @@ SUMMARY_COLUMNS = (
 def summary_lines(plugin: ScenarioPlugin, run: dict[str, Any] | None) -> list[str]:
     """Per category the integer metrics with both recall measures and the noise ratio, formation
     totals, the corpus digest; then the baseline comparison and the live lift when they ran."""
-    from .scenarios import display_ratios
+    from ..scenarios import display_ratios
 
     lines: list[str] = []
     if run is not None:
@@ -801,5 +775,5 @@ def summary_lines(plugin: ScenarioPlugin, run: dict[str, Any] | None) -> list[st
 
 
 __all__ = ["MEMORY_FIXTURE", "NO_MEMORY_MESSAGE", "REFERENCE_MEMORY_ALIAS", "ScenarioModule", "ScenarioPlugin",
-           "add_options", "checked_factory", "load_memory_factory", "parse_amber", "read_recorded_run",
-           "register_if_wanted"]
+           "checked_factory", "load_memory_factory", "parse_amber", "read_recorded_run",
+           "register_if_wanted", "scenario"]

@@ -1,7 +1,10 @@
 """Run state of one pytest session, kept on the config stash (no module-level mutable globals).
 
-The plugin's hooks are thin and delegate here; this module knows pytest only as far as items,
-requests and failure reporting go.
+One :class:`TypedMemEvalSession` per process holds what the run was asked (options read at
+:mod:`.configure`), what it loaded (the corpora), what it built on first use (the judge, the
+adapter call helpers, a reference LLM agent and its model caller) and what it gathered (results,
+the selection, causes of questions that did not run). Every item module reads and fills it; none
+keeps state of its own about the corpus run. Knows pytest only as far as ``Config`` and the stash go.
 """
 
 from __future__ import annotations
@@ -14,15 +17,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
-from .judge.choice import JudgeChoice
+from ..judge.choice import JudgeChoice
 
 if TYPE_CHECKING:
-    from .adapter_calls import AdapterCalls
-    from .calls import ModelCaller, ModelSettings
-    from .corpus.index import CorpusIndex, QuestionHead
-    from .llm_agents import LLMMemoryAgent
-    from .results import QuestionResult
-    from .run import Judge
+    from ..adapter.bounded_calls import AdapterCalls
+    from ..adapter.llm_agents import LLMMemoryAgent
+    from ..calls import ModelCaller, ModelSettings
+    from ..corpus.index import CorpusIndex, QuestionHead
+    from ..judge.protocol import Judge
+    from ..results import QuestionResult
 
 # Importing this module stays cheap (no pydantic, asyncio, corpus models): the plugin imports it in
 # every pytest process, enabled or not. What a run needs is imported where it is first used.
@@ -34,18 +37,6 @@ QUESTION_FUNCTION = "question"
 def marker_name(label: str) -> str:
     """A vertical or shape as a bare marker: ``due-later`` -> ``due_later`` (usable in ``-m``)."""
     return label.strip().lower().replace("-", "_").replace(" ", "_")
-
-
-@dataclass(frozen=True)
-class QuestionCase:
-    """The parameter of one question item: the corpus it belongs to and its question's head (the
-    record itself is read back when the question runs, :meth:`CorpusIndex.record`)."""
-
-    corpus: CorpusIndex
-    head: QuestionHead
-
-    def __repr__(self) -> str:  # shown by --setup-show and in failure text
-        return f"{self.corpus.corpus_id}/{self.head.question_id}"
 
 
 @dataclass
@@ -182,7 +173,7 @@ class TypedMemEvalSession:
     def adapter_calls(self) -> AdapterCalls:
         """The process's way of calling the adapter (helper threads and event loop live here)."""
         if self._calls is None:
-            from .adapter_calls import AdapterCalls
+            from ..adapter.bounded_calls import AdapterCalls
 
             self._calls = AdapterCalls(self.timeout)
         return self._calls
@@ -190,11 +181,11 @@ class TypedMemEvalSession:
     # --- the reference LLM agents -------------------------------------------------------------
 
     def llm_agent(self) -> LLMMemoryAgent:
-        """The process's reference LLM agent, on one :class:`~.calls.ModelCaller` (built on first
+        """The process's reference LLM agent, on one :class:`~..calls.ModelCaller` (built on first
         use, closed with the session)."""
         if self._llm_agent is None:
-            from .calls import ModelCaller
-            from .llm_agents import make_llm_agent
+            from ..adapter.llm_agents import make_llm_agent
+            from ..calls import ModelCaller
 
             assert self.model_settings is not None and self.agent_spec is not None
             self._caller = ModelCaller(self.model_settings)
@@ -213,7 +204,7 @@ class TypedMemEvalSession:
         holds just the ledger, so the judge's spend is reported too. ``None`` when no model was
         called at all."""
         settings = self.model_settings
-        from .calls import CostLedger
+        from ..calls import CostLedger
 
         if settings is None:
             if self.ledger_path is None or self.judge_guard is None:
@@ -253,9 +244,9 @@ class TypedMemEvalSession:
     # --- item ids ---------------------------------------------------------------------------
 
     def item_ids(self, corpus: CorpusIndex) -> dict[str, str]:
-        """Question id -> the label-free id its item carries (see :mod:`.item_ids`)."""
+        """Question id -> the label-free id its item carries (see :mod:`..item_ids`)."""
         if corpus.corpus_id not in self._item_ids:
-            from .item_ids import item_ids
+            from ..item_ids import item_ids
 
             self._item_ids[corpus.corpus_id] = item_ids(corpus.heads, corpus.sha256)
         return self._item_ids[corpus.corpus_id]
@@ -304,164 +295,13 @@ SPOOL_VERSION = 1
 
 
 def question_nodeid(corpus: CorpusIndex, item_id: str) -> str:
-    """The node id of a question item, relative to the rootdir (see ``plugin.QuestionModule``)."""
+    """The node id of a question item, relative to the rootdir (see
+    :class:`.question_items.QuestionModule`)."""
     return f"typedmemeval/{corpus.corpus_id}::{QUESTION_FUNCTION}[{item_id}]"
 
 
 SESSION_KEY = pytest.StashKey[TypedMemEvalSession]()
-RESULT_KEY = pytest.StashKey["QuestionResult"]()
-BASELINE_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 def tme_session(config: pytest.Config) -> TypedMemEvalSession:
     return config.stash[SESSION_KEY]
-
-
-def failure_text(result: QuestionResult) -> str:
-    from .judge.outcomes import Outcome
-
-    coverage = "null (no evidence reported)" if result.coverage is None else (
-        f"{result.coverage:.2f} from the {result.coverage_source} list")
-    return "\n".join([
-        f"{result.corpus_id}/{result.question_id} [{result.vertical}/{result.shape}] outcome: {result.outcome}"
-        + (" (the judge could not read this answer; it is counted apart, never as wrong)"
-           if result.outcome == Outcome.UNJUDGED.value else ""),
-        f"  question:    {result.question}",
-        f"  gold:        {result.gold}",
-        f"  answer:      {result.answer if result.answer is not None else '(none)'}",
-        f"  reason:      {result.reason}",
-        *([f"  mechanical:  {result.mechanical_outcome} (second opinion; not the verdict)"]
-          if result.mechanical_outcome is not None else []),
-        f"  coverage:    {coverage}",
-        f"  attribution: {result.attribution}",
-    ])
-
-
-def error_result(case: QuestionCase, judge: Judge, reason: str) -> QuestionResult:
-    """A result for a question whose item could not run (a setup error, its worker died)."""
-    return error_result_for(case.corpus, case.head, judge.name, judge.fingerprint, reason)
-
-
-def error_result_for(corpus: CorpusIndex, head: QuestionHead, judge_name: str, judge_fingerprint: str,
-                     reason: str) -> QuestionResult:
-    from .judge.outcomes import Outcome
-    from .results import QuestionResult
-    from .run import one_line
-
-    return QuestionResult(
-        corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256,
-        question_id=head.question_id, vertical=head.vertical, shape=head.shape,
-        pair_id=head.pair_id, arm=head.arm, distance_sessions=head.distance_sessions,
-        outcome=Outcome.ERROR.value, reason=one_line(reason), question=head.question, gold=head.answer,
-        judge=judge_name, judge_fingerprint=judge_fingerprint,
-    )
-
-
-def _recalled_outcome(snapshot: Any) -> str | None:
-    """The outcome recorded in the snapshot file, read back from syrupy's public execution record."""
-    from .snapshot_file import recalled_text
-
-    recalled = recalled_text(snapshot)
-    return None if recalled is None else recalled.strip().strip("'\"")
-
-
-ADAPTER_FAILURE_KEY = pytest.StashKey[str]()
-
-
-def _adapter_origin(session: TypedMemEvalSession) -> str:
-    if session.agent_spec:
-        return f"the --tme-agent factory {session.agent_spec!r}"
-    return "the typedmemeval_agent fixture"
-
-
-def adapter_failure_message(session: TypedMemEvalSession, error: BaseException) -> str:
-    from .run import one_line
-
-    detail = one_line(str(error))
-    where = "your conftest.py fixture" if not session.agent_spec else "the factory"
-    return (f"TypedMemEval: the adapter could not be built: {_adapter_origin(session)} raised "
-            f"{type(error).__name__}" + (f": {detail}" if detail else "")
-            + f". No question can run; fix {where} and rerun.")
-
-
-def _resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) -> Any:
-    """The adapter, or a one-line failure that stops the run (once, not once per question).
-
-    The fixture is requested here, in the call, rather than as an argument: a fixture that raises
-    during setup would be reported with its traceback for every question.
-    """
-    from .agent import check_agent
-    from .run import one_line
-
-    if session.adapter_failure is not None:
-        pytest.fail("the adapter is unusable (see the TypedMemEval summary)", pytrace=False)
-    try:
-        agent = request.getfixturevalue("typedmemeval_agent")
-    except (KeyboardInterrupt, pytest.skip.Exception):
-        raise  # Ctrl-C, or a fixture that skips on purpose (e.g. its service is absent)
-    except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
-        message = adapter_failure_message(session, error)
-    else:
-        try:
-            check_agent(agent, _adapter_origin(session))
-        except TypeError as error:
-            message = f"TypedMemEval: the adapter is not usable: {one_line(str(error))}"
-        else:
-            return agent
-    session.adapter_failure = message
-    request.node.stash[ADAPTER_FAILURE_KEY] = message
-    # The full line is printed once, in the TypedMemEval summary (and the report); the item and
-    # pytest's stop banner point there.
-    request.session.shouldfail = "TypedMemEval: stopped, the adapter is unusable (reason in the TypedMemEval summary)"
-    pytest.fail("the adapter is unusable, so no question ran; the reason is in the TypedMemEval summary",
-                pytrace=False)
-
-
-def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
-    """Run one question and decide the item's fate according to the mode."""
-    from .judge.outcomes import Outcome
-    from .run import run_question
-
-    assert isinstance(case, QuestionCase)
-    session = tme_session(request.config)
-    from .corpus.identity import CorpusError
-
-    agent = _resolve_agent(request, session)
-    judge = session.judge()
-    try:
-        record = case.corpus.record(case.head)
-    except CorpusError as error:
-        result = error_result(case, judge, str(error))
-    else:
-        result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
-    request.node.stash[RESULT_KEY] = result
-    request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
-
-    if session.baseline:
-        snapshot = request.getfixturevalue("snapshot")
-        matches = snapshot == result.outcome
-        recorded = _recalled_outcome(snapshot)
-        request.node.stash[BASELINE_KEY] = {"question_id": result.question_id, "corpus_id": result.corpus_id,
-                                            "recorded": recorded, "fresh": result.outcome}
-        if not matches:
-            snapshot_file = request.config.rootpath / "typedmemeval" / "__snapshots__" / f"{case.corpus.corpus_id}.ambr"
-            if recorded is None and snapshot_file.is_file():
-                # The file exists but lacks this question: recorded partially (-m/-k), or cut short.
-                # Re-recording a cut file would hide the regressions it held, so say both.
-                hint = (f"no recorded outcome in {snapshot_file.name} (if that file was cut short, "
-                        "restore it from version control; otherwise record this question with "
-                        "--snapshot-update)")
-                pytest.fail(f"outcome {result.outcome}: {hint}\n" + failure_text(result), pytrace=False)
-            was = "no recorded outcome" if recorded is None else f"baseline {recorded}"
-            pytest.fail(f"outcome {result.outcome} differs from {was} "
-                        "(re-record with --snapshot-update if the change is intended)\n"
-                        + failure_text(result), pytrace=False)
-        return
-    if session.threshold_mode:
-        if result.outcome == Outcome.ERROR.value:
-            pytest.fail("error from the adapter or the judge's endpoint (errors fail even in "
-                        "threshold mode: they are harness faults, not memory results)\n"
-                        + failure_text(result), pytrace=False)
-        return
-    if result.outcome != Outcome.CORRECT.value:
-        pytest.fail(failure_text(result), pytrace=False)

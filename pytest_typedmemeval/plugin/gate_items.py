@@ -1,7 +1,14 @@
-"""The test function each certification gate is parametrized over, one item per corpus and gate.
+"""The gate items: one ``pytest.Function`` per corpus and certification gate (``--tme-gates``, or
+``-m`` naming a ``tme_gate_`` marker), collected at ``<rootdir>/typedmemeval/gates/<corpus id>``
+after the questions.
 
 A gate item fails with the gate's own few-line summary (vertical, rule, feature or question, value),
 and a gate that could not measure (e.g. no probe records) is *skipped with its reason*, never passed.
+The model-free gates are replayed from pytest's cache when nothing they read has changed
+(:mod:`..gates.replay`); ``baseline`` runs the adapter afresh against the recorded outcomes.
+
+A registered plugin module (named in :data:`pytest_typedmemeval.plugin.pytest_plugins`); the gates
+themselves (:mod:`..gates`) load when a gate item first runs.
 """
 
 from __future__ import annotations
@@ -9,15 +16,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._session import tme_session
-from .corpus.index import CorpusIndex
-from .gates.result import GateResult
-from .run import run_question
+from .collectors import PluginItemsModule
+from .session import marker_name, tme_session
 
+if TYPE_CHECKING:
+    from ..corpus.index import CorpusIndex
+    from ..gates.result import GateResult
+
+GATE_MARKERS = ("tme_gate_structure", "tme_gate_separability", "tme_gate_calibration", "tme_gate_leaks",
+                "tme_gate_adversaries", "tme_gate_probes", "tme_gate_baseline")
 CORPUS_GATES = ("structure", "separability", "calibration", "leaks", "adversaries", "probes", "baseline")
 """``baseline`` needs a fresh run of the adapter; the others are pure functions of the corpus."""
 
@@ -68,11 +79,13 @@ def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult
         recorded = recorded_outcomes(snapshot_file, question_for_item)
     except SnapshotFileError as error:
         pytest.fail(str(error), pytrace=False)
+    from ..adapter.run import run_question
+
     judge = session.judge()
     fresh = {record.question_id: run_question(agent, case.corpus, record, judge,
                                               calls=session.adapter_calls()).outcome
              for record in case.corpus.whole().records}
-    from .gates import baseline
+    from ..gates import baseline
 
     return baseline.check(recorded, fresh, corpus_id=case.corpus.corpus_id)
 
@@ -83,9 +96,9 @@ REPLAY_NOTE = ("(replayed from pytest's cache: corpus, sidecar, package code and
 
 def _model_free_verdict(case: GateCase, request: pytest.FixtureRequest) -> tuple[str, str]:
     """``(status, summary)`` of a model-free gate, replayed when nothing it reads has changed
-    (:mod:`.gates.replay`), else computed and stored for the next run."""
-    from .gates import replay
-    from .gates.registry import run_corpus_gate
+    (:mod:`..gates.replay`), else computed and stored for the next run."""
+    from ..gates import replay
+    from ..gates.registry import run_corpus_gate
 
     require_probes = tme_session(request.config).require_probes
     cache = getattr(request.config, "cache", None)
@@ -105,6 +118,7 @@ def _model_free_verdict(case: GateCase, request: pytest.FixtureRequest) -> tuple
 
 
 def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
+    """The test function every gate item is parametrized over."""
     if tme_gate.gate == "baseline":
         result = _baseline_gate(tme_gate, request)
         status, summary = result.status, result.summary()
@@ -114,3 +128,29 @@ def gate(tme_gate: GateCase, request: pytest.FixtureRequest) -> None:
         pytest.skip(summary)
     if status != "passed":
         pytest.fail(summary, pytrace=False)
+
+
+class GateModule(PluginItemsModule):
+    """The gates of one corpus as a collector at ``<rootdir>/typedmemeval/gates/<corpus id>``."""
+
+    tme_corpus: CorpusIndex
+    test_function = staticmethod(gate)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The gate items of every corpus, after its questions (this module is registered before
+    :mod:`.question_items`, so its hook of equal priority runs after that one's)."""
+    tme = tme_session(config)
+    if tme.collect_gates:
+        for corpus in tme.corpora:
+            path = config.rootpath / "typedmemeval" / "gates" / corpus.corpus_id
+            module = GateModule.from_parent(session, path=path)
+            module.tme_corpus = corpus
+            items.extend(item for item in session.genitems(module) if isinstance(item, pytest.Item))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.definition.parent
+    if isinstance(module, GateModule):
+        metafunc.parametrize("tme_gate", gate_params(module.tme_corpus, marker_name))

@@ -12,8 +12,8 @@ Whatever is selected is shown in ingest order with its timestamp and turns, then
 moment of asking and the answer-format instruction. Nothing else reaches the model: the agent sees
 only what the adapter protocol gives it (no labels, no gold, no question id).
 
-Every model call goes through :class:`.calls.ModelCaller` (cache, price check, the shared cost
-ceiling, retries for transient faults). A :class:`.model_call.ModelCallError` is *raised* out of
+Every model call goes through :class:`..calls.ModelCaller` (cache, price check, the shared cost
+ceiling, retries for transient faults). A :class:`..calls.endpoint.ModelCallError` is *raised* out of
 ``answer()``: the runner turns it into outcome ``error`` with the one-line reason, so a refused or
 failed call is a harness fault, never a judged answer.
 """
@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal, Protocol
 
-from .agent import Answer, Evidence, Session
-from .corpus.models import format_corpus_date
-from .retrieval.bm25 import K_REF, rank_sessions, session_document
+from ..corpus.models import format_corpus_date
+from ..retrieval.bm25 import K_REF, rank_sessions, session_document
+from .protocol import Answer, Evidence, Session
 
 Selection = Literal["full-context", "bm25", "no-memory"]
 
@@ -46,7 +46,7 @@ NO_SESSIONS_TEXT = "(No earlier conversations are available.)"
 
 
 class Completes(Protocol):
-    """What the agent needs of a model caller (:class:`.calls.ModelCaller` has it; tests stub it)."""
+    """What the agent needs of a model caller (:class:`..calls.ModelCaller` has it; tests stub it)."""
 
     def complete(self, messages: Sequence[Mapping[str, str]]) -> object: ...
 

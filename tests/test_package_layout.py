@@ -1,0 +1,172 @@
+"""The package layout, checked statically: no import cycle, a small package root, pytest only in
+``plugin/`` (and the command line), and every subpackage shipped by a non-editable install.
+
+The import graph is built with :mod:`ast` from every ``.py`` file under ``pytest_typedmemeval/``,
+never by importing anything. Every ``import x`` and ``from x import y`` counts, at any level:
+module level, inside functions (the deferred imports that keep the plugin cheap to load) and under
+``if TYPE_CHECKING:``. Deferring an import hides a cycle from the interpreter, not from the design,
+so deferred imports are not accepted as cycle breakers; the layout has none to break. An import of
+``a.b`` is an edge to ``a.b`` only: that Python runs ``a/__init__`` first is not a cycle of the
+code. Imports by string (``importlib.import_module("...")``, ``module:factory`` specs) are not
+imports of the code and are not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = PROJECT / "pytest_typedmemeval"
+PACKAGE = PACKAGE_DIR.name
+
+ROOT_MODULES = {"__init__", "_lazy", "cli", "hookspecs", "item_ids", "results"}
+"""What the package root may hold: the public face (``__init__``, ``cli``, ``hookspecs``), the
+plain value types every layer shares (``results``, ``item_ids``) and the lazy-export helper of the
+package ``__init__`` files. Anything else belongs in a subpackage that says what it is for."""
+MAX_ROOT_MODULES = 8
+PYTEST_ALLOWED = ("plugin", "cli")
+"""Modules (under ``pytest_typedmemeval.``) that may import pytest at run time."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: dict[str, Path] = {_module_name(path): path for path in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def _resolve(name: str) -> str | None:
+    """The module ``name`` names, or the nearest package or module above it (``a.b.attr`` -> ``a.b``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(module: str) -> Iterator[tuple[str, bool]]:
+    """``(imported module, type_checking_only)`` for every import statement of ``module``, at any
+    depth. ``from a import b`` imports ``a.b`` when that is a module, else ``a`` (``b`` is then an
+    attribute of ``a``); names outside the package are yielded as written."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+
+    def walk(node: ast.AST, typing_only: bool) -> Iterator[tuple[str, bool]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield alias.name, typing_only
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package[: len(package) - child.level + 1]
+                    source = ".".join([*base, *([child.module] if child.module else [])])
+                else:
+                    source = child.module or ""
+                for alias in child.names:
+                    submodule = f"{source}.{alias.name}"
+                    yield (submodule if submodule in MODULES else source), typing_only
+            yield from walk(child, typing_only or _is_type_checking_block(child))
+
+    yield from walk(tree, False)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (``import a.b.c`` names the deepest module of
+    the three that exists)."""
+    graph: dict[str, set[str]] = {}
+    for module in MODULES:
+        targets = {_resolve(name) for name, _ in _imports(module) if name.split(".")[0] == PACKAGE}
+        graph[module] = {target for target in targets if target is not None and target != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(cycles)
+
+
+def test_the_graph_sees_relative_deferred_and_type_checking_imports() -> None:
+    graph = import_graph()
+    assert f"{PACKAGE}.results" in graph[PACKAGE]  # ``from .results import`` under TYPE_CHECKING
+    assert f"{PACKAGE}.corpus.registry" in graph[f"{PACKAGE}.cli"]  # imported inside a function
+    assert f"{PACKAGE}.datasets.locomo" in graph[f"{PACKAGE}.datasets.registry"]  # ``from . import``
+    assert f"{PACKAGE}.datasets" not in graph[f"{PACKAGE}.datasets.registry"]
+
+
+def test_there_is_no_import_cycle_in_the_package() -> None:
+    cycles = import_cycles(import_graph())
+    assert cycles == [], "import cycles (each a strongly connected set of modules):\n" + "\n".join(
+        " <-> ".join(cycle) for cycle in cycles)
+
+
+def test_the_package_root_holds_only_its_public_face_and_shared_value_types() -> None:
+    root = {path.stem for path in PACKAGE_DIR.glob("*.py")}
+    assert len(root) <= MAX_ROOT_MODULES, sorted(root)
+    assert root <= ROOT_MODULES, f"modules that belong in a subpackage: {sorted(root - ROOT_MODULES)}"
+
+
+def _allowed_pytest(module: str) -> bool:
+    return any(module == f"{PACKAGE}.{name}" or module.startswith(f"{PACKAGE}.{name}.")
+               for name in PYTEST_ALLOWED)
+
+
+def test_only_the_plugin_and_the_command_line_import_pytest() -> None:
+    """Run time only: an import under ``if TYPE_CHECKING:`` (``hookspecs`` annotates its hooks with
+    ``pytest.Config``) never loads pytest, so it does not make a module depend on it."""
+    offenders = sorted(
+        f"{module} imports {name}" for module in MODULES if not _allowed_pytest(module)
+        for name, typing_only in _imports(module)
+        if not typing_only and name.split(".")[0] in ("pytest", "_pytest"))
+    assert offenders == []
+
+
+def test_every_subpackage_ships_in_a_non_editable_install() -> None:
+    """``[tool.setuptools] packages`` is an explicit list: a subpackage missing from it would work
+    from the checkout and be absent from the wheel."""
+    config = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    packages = {module for module, path in MODULES.items() if path.name == "__init__.py"}
+    assert packages - listed == set()
