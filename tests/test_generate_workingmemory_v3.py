@@ -44,6 +44,10 @@ def _gold(record: dict[str, Any]) -> int:
     return index
 
 
+def _roles(record: dict[str, Any], index: int) -> list[str]:
+    return [t["role"] for t in record["haystack_sessions"][index]]
+
+
 def _grade(record: dict[str, Any], answer: str) -> Outcome:
     return judge_answer(answer, AnswerKey.model_validate(record["typedmemeval"]["answer_key"])).outcome
 
@@ -107,9 +111,9 @@ def test_the_questions_verb_and_kind_occur_in_valued_competitors(corpus: list[di
         kind = wm.asked_kind(record["question"])
         phrase = re.compile(rf"\b{re.escape(kind.verb)}\b.*\b{re.escape(kind.noun)}\b|"
                             rf"\b{re.escape(kind.noun)}\b.*\b{re.escape(kind.verb)}\b")
-        # a holder's "moored her boat at", the assistant's "moored your boat at": the same verb
+        # the assistant's "moored your boat at", "treated yourself to": the same verb
         holding = [i for i, s in enumerate(_texts(record))
-                   if any(phrase.search(re.sub(r"\b(?:his|her|your)\b", "my", t)) for t in s)]
+                   if any(phrase.search(re.sub(r"\byour(self)?\b", r"my\1", t)) for t in s)]
         gold = _gold(record)
         assert gold in holding
         rivals = [i for i in holding if i != gold]
@@ -250,4 +254,24 @@ def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -
     pool = values.pool_words()
     for kind in wm.KINDS:
         assert not set(raw_tokens(kind.noun + " " + kind.verb)) & pool
-    assert {"nearly", "would", "not"} <= frames  # the reason a competitor does not answer
+    assert {"no", "mine", "only", "not"} <= frames  # the reason a competitor does not answer
+
+
+def test_the_user_says_i_have_and_the_questions_verb_in_competitors_too(
+        corpus: list[dict[str, Any]]) -> None:
+    """Red team 13 beat revision 3's first build with "the one session where the user says *I
+    have* + the question's verb phrase + its noun" (gold at rank 1 in 0.886 of questions). Every
+    user-said competitor of the asked kind now says it too: that rule ranks gold among them at
+    random."""
+    hits = []
+    for record in corpus:
+        kind = wm.asked_kind(record["question"])
+        phrase = re.compile(rf"\bI have {re.escape(kind.verb)}\b[^.;]*\b{re.escape(kind.noun)}\b|"
+                            rf"\b{re.escape(kind.noun)}\b[^.;]* I have {re.escape(kind.verb)}\b")
+        sessions = [i for i, s in enumerate(_texts(record))
+                    if any(phrase.search(t) for t, role in zip(s, _roles(record, i)) if role == "user")]
+        readings = wm.read_statements(_texts(record))
+        user_said = {r.session for r in readings if r.noun == kind.noun and r.form != "suggestion"}
+        assert set(sessions) == user_said and _gold(record) in sessions
+        hits.append(1 / len(sessions))
+    assert sum(hits) / len(hits) < 0.25, sum(hits) / len(hits)

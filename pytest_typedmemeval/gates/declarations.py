@@ -63,8 +63,12 @@ _RUNG_IS_A_POSITION = (
 DECLARATIONS: dict[str, VerticalDeclarations] = {
     "workingmemory": VerticalDeclarations(
         adversary_exemptions=(
+            # Declared where the rule fires on the shipped bytes (8c945ace...): on the three wider
+            # windows the prior, learned from the other half's exact gold indices, finds none of
+            # this half's (the rung's distances are dealt evenly, so the halves hold different
+            # ones); the gate reports an exemption that is not needed as stale.
             Declared(name="position_prior", reason=_RUNG_IS_A_POSITION,
-                     shapes=tuple(f"distance-{d}" for d in (8, 15, 25, 40, 60))),
+                     shapes=("distance-8", "distance-15")),
         ),
     ),
     "episodic": VerticalDeclarations(

@@ -40,7 +40,7 @@ from .engine import Haystack, Role, Tally, Turn, sentence_count, session_ids
 from .primitives import GenerationError, derive_rng
 
 Stance = Literal["arranged", "intends", "other", "declined", "state",
-                 "assistant-offer-declined"]
+                 "assistant-offer-declined", "noted"]
 
 LEAD_SHARE = 0.4
 """Share of statement episodes, not first in their session and about a topic an earlier statement

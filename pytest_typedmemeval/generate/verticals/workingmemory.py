@@ -21,21 +21,29 @@ question, so session and time distance agree in every cell). A family (:data:`FA
 3. *The question's phrase only in gold.* Every session states one **own** fact (first person,
    present perfect) of a distinct kind from one bank of :data:`KINDS` (84 kinds, every asked one
    among them), so gold's construction is every session's, and the asked kind's noun and verb
-   recur in **valued competitors** (:data:`COMPETITORS`): ``holder`` (a persona relation's: "My
-   sister has joined a gym, Lumivo."), ``declined`` ("I nearly joined a gym, Lumivo, then thought
-   better of it."), ``hypothetical`` ("I would have joined a gym, Lumivo, had it been cheaper.")
-   and ``suggestion`` (the assistant's, declined by the user: "If you have not joined a gym yet,
-   Lumivo is worth a look."). No competitor states an earlier or later state of the user's own
-   fact: that would contradict it, which is Forgetting's variable (§2.4 rule 2).
+   recur in **valued competitors** (:data:`COMPETITORS`), which say "I have {verb}" as the own
+   facts do and carry the reason they do not answer in what follows: ``holder`` ("My sister asked
+   whether I have joined a gym too, since she has gone with Lumivo."), ``declined`` ("In case you
+   wondered whether I have joined the gym Lumivo: no, I decided against it."), ``hypothetical``
+   ("People assume I have joined the gym Lumivo, but I only asked about the price.") and
+   ``suggestion`` (the assistant's, declined by the user: "If you have not joined a gym yet,
+   Lumivo is worth a look."). Revision 3's first build had competitors say "I nearly joined",
+   "My sister has joined", and red team 13 found gold as "the one session saying *I have* + the
+   question's verb phrase" (0.886). No competitor states an earlier or later state of the user's
+   own fact, nor denies the kind: that would contradict it, which is Forgetting's variable (§2.4
+   rule 2).
 4. *Split value pools.* Every value of a haystack (people, shops, places, products) comes from one
    :func:`..values.draw` per type, dealt to the statements in a shuffled order; the gold value is
    whichever lands on the asked own statement. Types fit kinds: a dentist is a person, a plumber a
    shop of its trade, a village a place, a gym or a laptop a product word.
 5. *A slot skeleton.* Sessions are rendered by :func:`..conversation.render_haystack`, one persona
    per haystack: a session's own fact and its competitor are said in one sentence (joined by a
-   semicolon, order drawn), the assistant's reply takes up the last of them, then optional small
-   talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline episode. No
-   assistant leads (``lead_share=0``: their eligibility grows with the session's place).
+   semicolon, order drawn), the assistant's reply takes up the last of them from one bank for
+   every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
+   optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline
+   episode. No assistant leads (``lead_share=0``: their eligibility grows with the session's
+   place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
+   in a town, a beach hut on an island), not homes one lives in (red team 13: "4-8 homes at once").
 
 **Clusters and the dial.** As in Prospective v3 (:func:`..engine.clusters_for`): the asked kind
 and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value pools can pay)
@@ -93,7 +101,9 @@ MAX_COUNT = 12
 SEARCH_METHOD = ("one dial for the five rungs: sweep (9 points over [0, 1]) then bisection "
                  "(6 steps max, tolerance 0.0125) on the pooled grid; a point counts when every "
                  "rung's whole lexical panel, phrase reader and subject-and-value reader stay under "
-                 "their bounds")
+                 "their bounds; then the allowed points, nearest the target first, each built whole "
+                 "and kept only if the adversary gate passes and every rung's dense and hybrid arms "
+                 "stay under the ceiling")
 DIFFICULTY_NOTE = ("declared, not validated: the band is the distance rung (1 = d 5-11 .. 5 = d "
                    "48-63), which is also the shape; BM25 cannot see position, so the reference "
                    "retriever is a flat null control (§2.4), not a validator")
@@ -140,28 +150,29 @@ KINDS: tuple[Kind, ...] = (
         locksmith|stuck with|Locksmiths; removal company|lined up|Removals;
         upholsterer|trusted|Upholstery; garage|opted for|Motors;
         builders merchant|opened an account with|Hardware""", trade=True),
-    *_kinds("place", """village|settled in; town|moved to; city|relocated to;
-        hamlet|restored a cottage in; suburb|rented a flat in; parish|put down roots in;
-        island|retired to; valley|rented a barn in; harbour|moored my boat at;
-        estate|found a flat on; resort|reserved a timeshare in; county|set up my business in;
-        quarter|leased a studio in; district|moved into; peninsula|holidayed on"""),
+    *_kinds("place", """village|bought a plot in; town|rented a parking space in;
+        city|found a weekend flat in; hamlet|restored a cottage in; suburb|hired a workshop in;
+        parish|sponsored a bench in; island|bought a beach hut on; valley|rented a barn in;
+        harbour|moored my boat at; estate|let out a flat on; resort|reserved a timeshare in;
+        county|set up my business in;
+        quarter|leased a studio in; district|opened a market stall in; peninsula|holidayed on"""),
     *_kinds("brand", """car|bought; laptop|ordered; phone|purchased; bank|transferred my savings to;
         energy supplier|switched to; broadband provider|moved to; insurer|insured the house with;
         gym|joined; streaming service|subscribed to; electric bike|leased; mattress|picked;
         coffee machine|installed; boiler|fitted; pension fund|invested in; choir|performed with;
         language school|enrolled at; charity|volunteered for; coworking space|hired a desk at;
-        fitness tracker|paired my phone with; sofa|had delivered; washing machine|installed;
+        fitness tracker|paired my phone with; sofa|picked out; washing machine|installed;
         vacuum cleaner|purchased; camera|settled on; tablet|ordered; running club|trained with;
         reading group|signed up to; credit card|switched to; meal kit|subscribed to;
         motor insurer|renewed with; dating app|downloaded; smart speaker|set up;
-        headphones|splashed out on; hiking boots|treated myself to; heat pump|fitted; supermarket|shopped with;
+        record player|splashed out on; rucksack|treated myself to; heat pump|fitted; supermarket|shopped with;
         airline|stayed loyal to; tennis club|enrolled in;
         mortgage lender|borrowed from; smartwatch|strapped on; dishwasher|plumbed in;
         swimming club|signed up for; newspaper|subscribed to; allotment society|volunteered with"""),
 )
-"""One bank of fact kinds for gold and every other session alike (72: more than the 65 sessions of
-a haystack, so every session states a distinct kind). Verbs read the same as past simple and past
-participle, so "I nearly {verb}" and "I have {verb}" both hold the question's own verb."""
+"""One bank of fact kinds for gold and every other session alike (84: more than the 65 sessions of
+a haystack, so every session states a distinct kind). Every verb is a past participle, said after
+"I have" by own and competitor frames alike; a kind's verb names no kind's noun."""
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "care": ("dentist", "vet", "physiotherapist", "personal trainer", "hairdresser", "childminder",
@@ -171,7 +182,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "trades": ("plumber", "roofer", "electrician", "joiner", "glazier", "locksmith", "tiler"),
     "services": ("removal company", "upholsterer", "garage", "builders merchant", "boiler",
                  "heat pump", "landlord"),
-    "homes": ("village", "town", "city", "hamlet", "suburb", "parish", "district"),
+    "property": ("village", "town", "city", "hamlet", "suburb", "parish", "district"),
     "places": ("island", "valley", "harbour", "estate", "resort", "county", "peninsula"),
     "money": ("bank", "energy supplier", "broadband provider", "insurer", "pension fund",
               "credit card", "mortgage lender"),
@@ -182,10 +193,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
               "swimming club"),
     "subscriptions": ("streaming service", "meal kit", "dating app", "supermarket", "airline",
                       "fitness tracker", "newspaper"),
-    "leisure": ("charity", "coworking space", "headphones", "hiking boots", "quarter",
+    "leisure": ("charity", "coworking space", "record player", "rucksack", "quarter",
                 "motor insurer", "allotment society"),
 }
-"""The twelve fact families of §2.4, six kinds each (the 72 kinds exactly). Each rung asks one kind
+"""The twelve fact families of §2.4, seven kinds each (the 84 kinds exactly). Each rung asks one kind
 of every family, a different kind on every rung (drawn), so no kind is asked twice: a kind asked
 on every rung would be gold in five haystacks and filler in the other fifty-five, and a
 question-blind reader learns which kinds get asked (the first v3 build, twelve kinds asked five
@@ -195,52 +206,64 @@ KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 OWN: tuple[str, ...] = (
     "I have {verb} a new {noun}, {value}.",
     "It is official now: the {noun} I have {verb} is {value}.",
-    "Some news from my side: I have {verb} {value}, {a} {noun} I had my eye on for a while.",
-    "So that is decided, the {noun} I have {verb} is {value}, and I feel good about it.",
-    "I have {verb} {value} at last, the {noun} I kept coming back to.",
+    "In case you wondered whether I have {verb} {a} {noun}: yes, {value}, and I am happy with it.",
+    "You might think I have {verb} {value} on a whim, but I thought that {noun} over for weeks.",
+    "People assume I have {verb} the {noun} {value} for the price, but it was the reviews that won me over.",
+    "My {rel} asked whether I have {verb} {a} {noun} yet, and I said yes, {value}.",
     "On my {rel}'s advice I have {verb} a new {noun}, {value}.",
-    "My {rel} helped me decide, and the {noun} I have {verb} is {value}.",
+    "I have {verb} {value} at last, the {noun} I kept coming back to.",
 )
-"""The user's own facts, one bank for gold and every other session's own statement. Two of the seven
-name a persona relation, as the holder competitors do (a third of the competitor deck): with
-relations only in competitor sentences, a sentence holding both a recurring kind and the
-haystack's recurring relation word was a competitor's, never gold's (the learned adversary's
-"largest summed recurrence excess of one sentence", AUC 0.30 folded to 0.70)."""
+"""The user's own facts, one bank for gold and every other session's own statement. Every frame,
+own and competitor alike, says "I have {verb}" with the kind's noun and a value (red team 13 beat
+revision 3's first build with "the one session saying *I have* + the question's verb phrase": gold
+at rank 1 in 0.886 of questions); what makes a competitor not the user's fact is carried by the
+content after the phrase ("no, I decided against it", "that one is my sister's"). Own frames share
+their openings with competitor frames ("In case you wondered whether I have...: yes / no", "You
+might think I have...", "People assume I have...", "My {rel} asked whether I have...") and two of
+eight name a persona relation, so neither the opening, a relation word nor a negation-free
+sentence marks the own statement: a reader has to read to the end of the sentence."""
 COMPETITORS: dict[str, tuple[str, ...]] = {
     "holder": (
-        "My {rel} has {verb} {a} {noun}, {value}.",
-        "The {noun} my {rel} has {verb} is {value}, though that is {poss} own, not mine.",
-        "My {rel} has {verb} {value}, {a} {noun} {subj} is very happy with.",
+        "My {rel} asked whether I have {verb} {a} {noun} too, since {subj} has gone with {value}.",
+        "People think I have {verb} the {noun} {value}, but that one is my {rel}'s, not mine.",
+        "Now my {rel} wants to know whether I have {verb} the {noun} {value} as well, since it is "
+        "{poss} favourite.",
     ),
     "declined": (
-        "I nearly {verb} {a} {noun}, {value}, then thought better of it.",
-        "The {noun} I nearly {verb} was {value}, but it fell through.",
-        "I almost {verb} the {noun} {value}, but I changed my mind.",
+        "In case you wondered whether I have {verb} the {noun} {value}: no, I decided against it.",
+        "You might think I have {verb} {value} by now, but I turned that {noun} down.",
+        "My {rel} is convinced I have {verb} the {noun} {value}, but I only looked at it.",
     ),
     "hypothetical": (
-        "I would have {verb} a new {noun}, {value}, but the timing was wrong.",
-        "Had the timing been better, the {noun} I would have {verb} is {value}.",
-        "I would have {verb} {value} as the {noun} if the price had been right.",
-        "I would have {verb} {a} {noun}, {value}, had it been cheaper.",
+        "People assume I have {verb} the {noun} {value}, but I only asked about the price.",
+        "If anyone asks whether I have {verb} the {noun} {value}, the answer is not unless the "
+        "price comes down.",
     ),
     "suggestion": (
         "If you have not {verb} {a} {noun} yet, {value} is worth a look.",
         "A good {noun} to try is {value}, if you have not {verb} one.",
     ),
 }
-"""Competitors: a value of the kind's type with the question's verb and noun, and the reason it
-does not answer in the sentence itself (another holder, declined, hypothetical, a suggestion).
-Their frames are as long as the own ones (content words of the sentence holding the kind's noun
-and verb, slots included: own 3-5, competitors 3-6, means 4.3 and 4.2): with competitor frames a
-word longer than the shortest own ones, sentence-level BM25 put gold first whenever it drew one
-(panel maximum 1.00 on a rung at a dial where the reference sat at 0.75)."""
+"""Competitors: a value of the kind's type in a sentence that says "I have {verb}" with the kind's
+noun, as the own frames do, and the reason it does not answer later in the same sentence (the value
+is a relation's, the user turned it down, only asked about it); the assistant's suggestions, turned
+down in the reply, are the one form without the user's "I have". Each denies only its *value*,
+never the kind ("not that I have joined a gym yet" would contradict an earlier gold statement:
+that is Forgetting's variable, §2.4 rule 2)."""
 REQUESTS: tuple[str, ...] = ("Out of interest, is there {a} {noun} you would suggest?",
                              "I am curious, which {noun} do people tend to go for?")
 FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
 """Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
 the declines twice."""
-STANCE = {"own": "arranged", "holder": "other", "declined": "declined", "hypothetical": "declined",
+STANCE = {"own": "noted", "holder": "noted", "declined": "noted", "hypothetical": "noted",
           "suggestion": "assistant-offer-declined"}
+"""The reply bank each form takes (:data:`..episodes_bank.STATEMENT_REPLIES`). The user's own
+fact and every user-said competitor take one bank, "noted", whose replies fit a choice made, a
+relation's choice and a value turned down alike ("Thanks for filling me in on the gym."), and name
+the topic the same way ("the gym", never "her gym" or "that gym"): with a bank per stance, the
+reply would say which statement of a session was the user's own without the statement being read
+(red team 13 found the stance in closed vocabularies; the task-shaped "arranged" bank also misfit
+a sofa picked out: "Has it been giving you trouble?")."""
 
 _NOUN_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.noun))
 _VERB_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.verb))
@@ -254,11 +277,17 @@ _RELS = "|".join(sorted({re.escape(r.noun) for r in episodes_bank.RELATIONS.valu
                         reverse=True))
 
 
+def _you(verb: str) -> str:
+    """The verb phrase as the assistant says it to the user ("moored your boat at", "treated
+    yourself to")."""
+    return re.sub(r"\bmyself\b", "yourself", re.sub(r"\bmy\b", "your", verb))
+
+
 def _alternation(words: Sequence[str]) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
-_VERB_FORMS = [re.sub(r"\bmy\b", owner, k.verb) for k in KINDS for owner in ("my", "his", "her", "your")]
+_VERB_FORMS = [k.verb for k in KINDS] + [_you(k.verb) for k in KINDS]
 """Every verb phrase as any form says it (:func:`_verb`)."""
 
 
@@ -273,7 +302,11 @@ def _pattern(template: str) -> re.Pattern[str]:
     pattern = (f"[{head.upper()}{head.lower()}]" if head.isalpha() and not template.startswith("I ") else
                re.escape(head)) + re.escape(body)
     for name, group in groups.items():
-        pattern = pattern.replace(re.escape("{" + name + "}"), group)
+        slot = re.escape("{" + name + "}")
+        first, *again = pattern.split(slot)
+        # a slot said twice is the same words twice: a backreference, not a second group
+        repeat = f"(?P={name})" if group.startswith("(?P<") else group
+        pattern = first + group + repeat.join(again) if again else first
     return re.compile(pattern)
 
 
@@ -304,7 +337,7 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
             for form, pattern in _PATTERNS:
                 while m := pattern.search(rest):
                     kind = KIND_OF.get(m["noun"])
-                    said = re.sub(r"\b(?:his|her|your)\b", "my", m["verb"])
+                    said = re.sub(r"\byourself\b", "myself", re.sub(r"\byour\b", "my", m["verb"]))
                     if kind is None or kind.verb != said:
                         raise GenerationError(f"session {index}: {m['noun']!r} with verb "
                                               f"{m['verb']!r}: {text!r}")
@@ -323,17 +356,16 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
     return sorted(found)
 
 
-def _verb(kind: Kind, form: str, holder: episodes_bank.Relation | None) -> str:
-    """The kind's verb phrase as ``form`` says it: "moored my boat at" is the user's (own,
-    declined, hypothetical), "moored her boat at" a holder's, "moored your boat at" the assistant
-    suggesting it to the user."""
-    owner = holder.poss if form == "holder" and holder else "your" if form == "suggestion" else "my"
-    return re.sub(r"\bmy\b", owner, kind.verb)
+def _verb(kind: Kind, form: str) -> str:
+    """The kind's verb phrase as ``form`` says it: every user frame has the user as its subject
+    ("moored my boat at", a holder's value included: "whether I have moored my boat at the harbour
+    X too, since she has..."); the assistant suggesting it says "moored your boat at"."""
+    return _you(kind.verb) if form == "suggestion" else kind.verb
 
 
 def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
           form: str = "own") -> str:
-    slots = {"verb": _verb(kind, form, holder), "noun": kind.noun, "value": value, "a": kind.article,
+    slots = {"verb": _verb(kind, form), "noun": kind.noun, "value": value, "a": kind.article,
              "rel": holder.noun if holder else "", "poss": holder.poss if holder else "",
              "subj": holder.subj if holder else ""}
     text = template.format(**slots)
@@ -399,7 +431,7 @@ class Spec(NamedTuple):
 @lru_cache(maxsize=4)
 def _layout(seed: int) -> tuple[Spec, ...]:
     """Per rung, its twelve distances dealt evenly over the window and drawn onto the families;
-    per family, five of its six kinds drawn onto the five rungs."""
+    per family, five of its seven kinds drawn onto the five rungs."""
     rng = derive_rng(seed, VERTICAL, "layout")
     asked = {family: rng.sample(kinds, len(DISTANCES)) for family, kinds in FAMILIES.items()}
     specs = []
@@ -543,7 +575,7 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         said = Said(i, forms[i], kind)
         bank = COMPETITORS[said.form]
         said.template = bank[int(stream.random() * len(bank))]
-        if said.form == "holder":
+        if "{rel}" in said.template:
             said.holder = persona.holder(stream.randrange(len(persona.relations)))
         rival.append(said)
     every = own + rival
@@ -560,17 +592,10 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
     stance (a holder's own thing is "her gym", introduced by the statement itself)."""
     kind = said.kind
     text = _fill(said.template, kind, said.value, said.holder, said.form)
-    if said.form == "holder":
-        assert said.holder is not None
-        return conversation.Statement(text, f"{said.holder.poss} {kind.noun}", "other",
-                                      holder=f"your {said.holder.noun}")
     if said.form == "suggestion":
         request = rng.choice(REQUESTS).format(a=kind.article, noun=kind.noun)
         return conversation.Statement(text, f"the {kind.noun}", "assistant-offer-declined",
                                       role="assistant", request=request)
-    if said.form == "own":  # a settled fact takes an "arranged" or a "state" reply alike
-        stance = "arranged" if rng.random() < 0.5 else "state"
-        return conversation.Statement(text, f"the {kind.noun}", stance)
     return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form])  # type: ignore[arg-type]
 
 
@@ -755,18 +780,40 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
     from ..primitives import dump_json
     from ..sidecar import corpus_from_text
 
+    from ...retrieval import panel
+
     coverage = dict(search.points)
     allowed = sorted((d for d, c in search.points if search.panel_max[d] <= calibration.SATURATION_CEILING),
                      key=lambda d: (round(abs(coverage[d] - calibration.TARGET), 9), d))
+    dense = panel.dense_retriever()
     steps: list[dict[str, Any]] = []
     chosen = search.dial
     for dial in allowed[:LEARNED_TRIES]:
-        corpus = corpus_from_text(dump_json(build(seed, {shape: dial for shape in SHAPES}).records),
-                                  f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
+        built = build(seed, {shape: dial for shape in SHAPES}).records
+        corpus = corpus_from_text(dump_json(built), f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
         verdict = adversaries.check(corpus, declared=declarations_for(VERTICAL))
-        steps.append({"dial": dial, "coverage": coverage[dial],
-                      "refused_by_adversaries": sorted(r.line() for r in verdict.refusals)})
-        if verdict.status == "passed":
+        step: dict[str, Any] = {"dial": dial, "coverage": coverage[dial],
+                                "refused_by_adversaries": sorted(r.line() for r in verdict.refusals)}
+        # The dense and hybrid arms, too costly for every point of the sweep (one embedding pass
+        # of 3,900 sessions), are measured on each point the walk tries: the first rebuild of
+        # this revision was searched without them and its hybrid arm read 0.917 on one rung.
+        over: list[str] = []
+        if dense is not None:
+            records = [QuestionRecord.model_validate(r) for r in built]
+            rankings = panel.question_rankings(records, dense)
+            arms = {panel.DENSE_NAME: panel.mean_by_shape(records, panel.coverage_from_rankings(
+                        records, rankings)),
+                    panel.HYBRID_NAME: panel.mean_by_shape(records, panel.hybrid_coverage(
+                        records, panel.HybridRRF(dense), rankings))}
+            step["dense_and_hybrid"] = {arm: {s: round(v, 6) for s, v in sorted(means.items())}
+                                        for arm, means in arms.items()}
+            over = sorted(f"{arm} {s} {v:.3f}" for arm, means in arms.items()
+                          for s, v in means.items() if v > calibration.SATURATION_CEILING)
+        else:
+            step["dense_and_hybrid"] = "not measured (no [dense] extra)"
+        step["refused_by_panel"] = over
+        steps.append(step)
+        if verdict.status == "passed" and not over:
             chosen = dial
             break
     return {"method": SEARCH_METHOD, "target": calibration.TARGET,
