@@ -212,18 +212,21 @@ def test_a_competitor_stating_the_users_own_fact_is_refused(monkeypatch: pytest.
     gold = _gold(record)
     other = (gold + 3) % 65
     session = record["haystack_sessions"][other]
-    session[0]["content"] += f" I have {kind.verb} a new {kind.noun}, {record['answer']}."
+    session[0]["content"] += (f" I have {kind.verb} {record['answer']} at last, the {kind.noun} I "
+                              "could not stop coming back to.")
     with pytest.raises(GenerationError, match="stated 2 times|named twice"):
         wm.recompute_gold(record)
 
 
 def test_a_value_of_the_wrong_type_or_outside_a_statement_is_refused() -> None:
     with pytest.raises(GenerationError, match="is not a person"):
-        wm.read_statements([["I have registered with a new dentist, Ashcombe."]])
+        wm.read_statements([["I have registered with Ashcombe at last, the dentist I could not stop "
+                              "coming back to."]])
     with pytest.raises(GenerationError, match="outside a statement"):
         wm.read_statements([["We walked past Ashcombe on the way home."]])
     with pytest.raises(GenerationError, match="with verb"):
-        wm.read_statements([["I have joined a new dentist, Harriet Colby."]])
+        wm.read_statements([["I have joined Harriet Colby at last, the dentist I could not stop "
+                              "coming back to."]])
 
 
 def test_a_gold_outside_its_window_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -92,7 +92,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.625
+_DIAL = 0.4921875
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -204,24 +204,32 @@ times each: learned AUC up to 0.71)."""
 KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
 OWN: tuple[str, ...] = (
-    "I have {verb} a new {noun}, {value}.",
-    "It is official now: the {noun} I have {verb} is {value}.",
-    "In case you wondered whether I have {verb} {a} {noun}: yes, {value}, and I am happy with it.",
-    "You might think I have {verb} {value} on a whim, but I thought that {noun} over for weeks.",
-    "People assume I have {verb} the {noun} {value} for the price, but it was the reviews that won me over.",
-    "My {rel} asked whether I have {verb} {a} {noun} yet, and I said yes, {value}.",
-    "On my {rel}'s advice I have {verb} a new {noun}, {value}.",
-    "I have {verb} {value} at last, the {noun} I kept coming back to.",
+    "It took a while, but I have {verb} a new {noun}, {value}, and I do not regret it.",
+    "It is official now: the only {noun} I have {verb} is {value}, no question about it.",
+    "In case you wondered whether I have {verb} {a} {noun}: I have, {value}, the only one I really "
+    "considered.",
+    "You might think I have {verb} {value} on a whim, but I sat down and thought that {noun} through.",
+    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but {subj} had nothing to "
+    "do with it.",
+    "My {rel} asked whether I have {verb} {a} {noun} yet, and I said I had: {value}, to {poss} "
+    "surprise.",
+    "I was unsure, but on my {rel}'s advice I have {verb} a new {noun}, {value}, and {subj} was right.",
+    "I have {verb} {value} at last, the {noun} I could not stop coming back to.",
+    "I held out against it for ages, but I have {verb} {a} {noun} at last: {value}.",
+    "My {rel} is convinced I have {verb} the best {noun} around, {value}, and I agree.",
 )
 """The user's own facts, one bank for gold and every other session's own statement. Every frame,
 own and competitor alike, says "I have {verb}" with the kind's noun and a value (red team 13 beat
 revision 3's first build with "the one session saying *I have* + the question's verb phrase": gold
-at rank 1 in 0.886 of questions); what makes a competitor not the user's fact is carried by the
-content after the phrase ("no, I decided against it", "that one is my sister's"). Own frames share
-their openings with competitor frames ("In case you wondered whether I have...: yes / no", "You
-might think I have...", "People assume I have...", "My {rel} asked whether I have...") and two of
-eight name a persona relation, so neither the opening, a relation word nor a negation-free
-sentence marks the own statement: a reader has to read to the end of the sentence."""
+at rank 1 in 0.886 of questions); what makes a competitor not the user's fact is carried by what
+follows the phrase ("no, I decided against it", "that one is my sister's"). Own frames share their
+openings with competitor frames ("In case you wondered whether I have...", "You might think I
+have...", "People assume I have...", "My {rel} asked whether / is convinced I have...") and carry
+the words a competitor's reason is made of (*not, no, only, nothing, down, against, but,* a
+relation and its pronouns) about as often: red team 15 beat the rebuild's first candidate with a
+bag of nine such words ("a user clause holding the kind and a name and none of *not, no, only,
+down, against, she, he, her, his*": gold at rank 1 in 0.992), so which clause a negation or a
+pronoun belongs to has to be read."""
 COMPETITORS: dict[str, tuple[str, ...]] = {
     "holder": (
         "My {rel} asked whether I have {verb} {a} {noun} too, since {subj} has gone with {value}.",
@@ -236,7 +244,7 @@ COMPETITORS: dict[str, tuple[str, ...]] = {
     ),
     "hypothetical": (
         "People assume I have {verb} the {noun} {value}, but I only asked about the price.",
-        "If anyone asks whether I have {verb} the {noun} {value}, the answer is not unless the "
+        "If anyone asks whether I have {verb} the {noun} {value}, the answer is only if the "
         "price comes down.",
     ),
     "suggestion": (
@@ -569,13 +577,25 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         single[i] = fresh[int(order.random() * len(fresh))]
         used.add(single[i].noun)
         room[_pool(single[i])] -= 1
+    # A relation holds one value of a kind: a cluster's holder competitors name different relations
+    # (red team 15: "a sister with two heat pumps" in 73 of 648 holder statements), and a holder
+    # slot whose kind has used every relation of the persona says a decline instead.
+    holding: dict[str, set[str]] = {}
     for i in range(n):
         stream = derive_rng(seed, VERTICAL, spec.key, "slot", i)
         kind = target[i] if i in target else single[i]
         said = Said(i, forms[i], kind)
+        free = [r for r in range(len(persona.relations))
+                if persona.relations[r] not in holding.get(kind.noun, set())]
+        if said.form == "holder" and not free:
+            said.form = "declined"
         bank = COMPETITORS[said.form]
         said.template = bank[int(stream.random() * len(bank))]
-        if "{rel}" in said.template:
+        if said.form == "holder":
+            pick = free[stream.randrange(len(free))]
+            holding.setdefault(kind.noun, set()).add(persona.relations[pick])
+            said.holder = persona.holder(pick)
+        elif "{rel}" in said.template:
             said.holder = persona.holder(stream.randrange(len(persona.relations)))
         rival.append(said)
     every = own + rival
