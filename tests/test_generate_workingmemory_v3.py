@@ -111,9 +111,10 @@ def test_the_questions_verb_and_kind_occur_in_valued_competitors(corpus: list[di
         kind = wm.asked_kind(record["question"])
         phrase = re.compile(rf"\b{re.escape(kind.verb)}\b.*\b{re.escape(kind.noun)}\b|"
                             rf"\b{re.escape(kind.noun)}\b.*\b{re.escape(kind.verb)}\b")
-        # the assistant's "moored your boat at", "treated yourself to": the same verb
+        # the assistant's "moored their boat at", "treated themselves to": the same verb
         holding = [i for i, s in enumerate(_texts(record))
-                   if any(phrase.search(re.sub(r"\byour(self)?\b", r"my\1", t)) for t in s)]
+                   if any(phrase.search(re.sub(r"\bthemselves\b", "myself",
+                                               re.sub(r"\btheir\b", "my", t))) for t in s)]
         gold = _gold(record)
         assert gold in holding
         rivals = [i for i in holding if i != gold]
@@ -212,21 +213,19 @@ def test_a_competitor_stating_the_users_own_fact_is_refused(monkeypatch: pytest.
     gold = _gold(record)
     other = (gold + 3) % 65
     session = record["haystack_sessions"][other]
-    session[0]["content"] += (f" I have {kind.verb} {record['answer']} at last, the {kind.noun} I "
-                              "could not stop coming back to.")
+    session[0]["content"] += " " + wm._fill(wm.OWN[0], kind, record["answer"], None)
     with pytest.raises(GenerationError, match="stated 2 times|named twice"):
         wm.recompute_gold(record)
 
 
 def test_a_value_of_the_wrong_type_or_outside_a_statement_is_refused() -> None:
     with pytest.raises(GenerationError, match="is not a person"):
-        wm.read_statements([["I have registered with Ashcombe at last, the dentist I could not stop "
-                              "coming back to."]])
+        wm.read_statements([[wm._fill(wm.OWN[0], wm.KIND_OF["dentist"], "Ashcombe", None)]])
     with pytest.raises(GenerationError, match="outside a statement"):
         wm.read_statements([["We walked past Ashcombe on the way home."]])
     with pytest.raises(GenerationError, match="with verb"):
-        wm.read_statements([["I have joined Harriet Colby at last, the dentist I could not stop "
-                              "coming back to."]])
+        wm.read_statements([[wm._fill(wm.OWN[0], wm.KIND_OF["dentist"], "Harriet Colby", None)
+                             .replace("registered with", "joined")]])
 
 
 def test_a_gold_outside_its_window_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1893,7 +1893,7 @@ STATEMENT_REPLIES: dict[str, tuple[StatementReply, ...]] = {
         ("Right, I have the gist about {topic}.",),
         ("Understood about {topic}. Do you feel [relaxed|calm|easy] about it all?",
          "<sortof>, fairly [relaxed|calm|easy] about it all, [thanks|to be honest].",
-         "[Fairly relaxed|Calm enough|Easy enough] sounds [healthy|about right|sensible]."),
+         "That sounds [healthy|about right|sensible]."),
         ("Interesting, about {topic}. Does that [sort|kind] of thing come up a lot?",
          "<sortof>, it comes up [here and there|from time to time|on and off].",
          "[Things|Matters] like that [crop up|turn up|arise] for [most people|most of us]."),

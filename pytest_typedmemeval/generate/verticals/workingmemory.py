@@ -26,8 +26,8 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    whether I have joined a gym too, since she has gone with Lumivo."), ``declined`` ("In case you
    wondered whether I have joined the gym Lumivo: no, I decided against it."), ``hypothetical``
    ("People assume I have joined the gym Lumivo, but I only asked about the price.") and
-   ``suggestion`` (the assistant's, declined by the user: "If you have not joined a gym yet,
-   Lumivo is worth a look."). Revision 3's first build had competitors say "I nearly joined",
+   ``suggestion`` (the assistant's, declined by the user: "Plenty of people who have joined a gym
+   speak well of Lumivo."). Revision 3's first build had competitors say "I nearly joined",
    "My sister has joined", and red team 13 found gold as "the one session saying *I have* + the
    question's verb phrase" (0.886). No competitor states an earlier or later state of the user's
    own fact, nor denies the kind: that would contradict it, which is Forgetting's variable (§2.4
@@ -92,7 +92,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.4921875
+_DIAL = 0.5
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -204,8 +204,8 @@ times each: learned AUC up to 0.71)."""
 KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
 OWN: tuple[str, ...] = (
-    "It took a while, but I have {verb} a new {noun}, {value}, and I do not regret it.",
-    "It is official now: the only {noun} I have {verb} is {value}, no question about it.",
+    "It took a while, but I have {verb} {a} {noun}, {value}, and I do not regret it.",
+    "It is official now: the only {noun} I have {verb} is {value}, if anyone asks.",
     "In case you wondered whether I have {verb} {a} {noun}: I have, {value}, the only one I really "
     "considered.",
     "You might think I have {verb} {value} on a whim, but I sat down and thought that {noun} through.",
@@ -213,9 +213,12 @@ OWN: tuple[str, ...] = (
     "do with it.",
     "My {rel} asked whether I have {verb} {a} {noun} yet, and I said I had: {value}, to {poss} "
     "surprise.",
-    "I was unsure, but on my {rel}'s advice I have {verb} a new {noun}, {value}, and {subj} was right.",
-    "I have {verb} {value} at last, the {noun} I could not stop coming back to.",
-    "I held out against it for ages, but I have {verb} {a} {noun} at last: {value}.",
+    "I assumed it would be a mistake, but on my {rel}'s advice I have {verb} {a} {noun}, {value}, and "
+    "{subj} was right.",
+    "I have {verb} {value} at last, whatever people might think: the {noun} I could not stop coming "
+    "back to.",
+    "I held out against it for ages, but I have {verb} {a} {noun} at last, whether or not it was "
+    "wise: {value}.",
     "My {rel} is convinced I have {verb} the best {noun} around, {value}, and I agree.",
 )
 """The user's own facts, one bank for gold and every other session's own statement. Every frame,
@@ -248,8 +251,8 @@ COMPETITORS: dict[str, tuple[str, ...]] = {
         "price comes down.",
     ),
     "suggestion": (
-        "If you have not {verb} {a} {noun} yet, {value} is worth a look.",
-        "A good {noun} to try is {value}, if you have not {verb} one.",
+        "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
+        "A {noun} a lot of people have {verb} is {value}, if you want a name to compare.",
     ),
 }
 """Competitors: a value of the kind's type in a sentence that says "I have {verb}" with the kind's
@@ -258,8 +261,11 @@ is a relation's, the user turned it down, only asked about it); the assistant's 
 down in the reply, are the one form without the user's "I have". Each denies only its *value*,
 never the kind ("not that I have joined a gym yet" would contradict an earlier gold statement:
 that is Forgetting's variable, §2.4 rule 2)."""
-REQUESTS: tuple[str, ...] = ("Out of interest, is there {a} {noun} you would suggest?",
+REQUESTS: tuple[str, ...] = ("Out of interest, which {noun} do you hear good things about?",
                              "I am curious, which {noun} do people tend to go for?")
+"""The user asking the assistant about a kind: curiosity, never "I am looking for one" (red team 16:
+half the suggestions came after the user had stated the kind, and "if you have not joined a gym
+yet" forgot it; the suggestions now speak of other people, not of the user)."""
 FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
 """Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
 the declines twice."""
@@ -285,17 +291,17 @@ _RELS = "|".join(sorted({re.escape(r.noun) for r in episodes_bank.RELATIONS.valu
                         reverse=True))
 
 
-def _you(verb: str) -> str:
-    """The verb phrase as the assistant says it to the user ("moored your boat at", "treated
-    yourself to")."""
-    return re.sub(r"\bmyself\b", "yourself", re.sub(r"\bmy\b", "your", verb))
+def _their(verb: str) -> str:
+    """The verb phrase as the assistant says it of other people ("moored their boat at", "treated
+    themselves to")."""
+    return re.sub(r"\bmyself\b", "themselves", re.sub(r"\bmy\b", "their", verb))
 
 
 def _alternation(words: Sequence[str]) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
-_VERB_FORMS = [k.verb for k in KINDS] + [_you(k.verb) for k in KINDS]
+_VERB_FORMS = [k.verb for k in KINDS] + [_their(k.verb) for k in KINDS]
 """Every verb phrase as any form says it (:func:`_verb`)."""
 
 
@@ -345,7 +351,7 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
             for form, pattern in _PATTERNS:
                 while m := pattern.search(rest):
                     kind = KIND_OF.get(m["noun"])
-                    said = re.sub(r"\byourself\b", "myself", re.sub(r"\byour\b", "my", m["verb"]))
+                    said = re.sub(r"\bthemselves\b", "myself", re.sub(r"\btheir\b", "my", m["verb"]))
                     if kind is None or kind.verb != said:
                         raise GenerationError(f"session {index}: {m['noun']!r} with verb "
                                               f"{m['verb']!r}: {text!r}")
@@ -367,8 +373,9 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
 def _verb(kind: Kind, form: str) -> str:
     """The kind's verb phrase as ``form`` says it: every user frame has the user as its subject
     ("moored my boat at", a holder's value included: "whether I have moored my boat at the harbour
-    X too, since she has..."); the assistant suggesting it says "moored your boat at"."""
-    return _you(kind.verb) if form == "suggestion" else kind.verb
+    X too, since she has..."); the assistant's suggestion, about other people, says "moored their
+    boat at"."""
+    return _their(kind.verb) if form == "suggestion" else kind.verb
 
 
 def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
