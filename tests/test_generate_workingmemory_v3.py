@@ -259,6 +259,25 @@ def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -
     assert {"no", "mine", "only", "not"} <= frames  # the reason a competitor does not answer
 
 
+def test_no_kind_is_named_inside_another_kind_or_a_verb() -> None:
+    """A question about the insurer matched the motor insurer's clauses (red team 17), and the
+    fitness tracker's verb "paired my phone with" named the phone: each kind's words are its own."""
+    def named(noun: str, text: str) -> bool:
+        return re.search(rf"\b{re.escape(noun)}\b", text) is not None
+
+    for kind in wm.KINDS:
+        for other in wm.KINDS:
+            assert not named(other.noun, kind.verb), (kind.noun, kind.verb, other.noun)
+            if other is not kind:
+                assert not named(other.noun, kind.noun), (other.noun, kind.noun)
+
+
+def test_every_article_slot_agrees_with_its_noun() -> None:
+    """ "A optician a lot of people have seen" (red team 17): a frame says the article through
+    ``{a}`` or says none; it never writes "A {noun}" or "a {noun}" itself."""
+    for template in (*wm.OWN, *(t for ts in wm.COMPETITORS.values() for t in ts)):
+        assert not re.search(r"\b[Aa]n? \{noun\}", template), template
+
 def test_the_user_says_i_have_and_the_questions_verb_in_competitors_too(
         corpus: list[dict[str, Any]]) -> None:
     """Red team 13 beat revision 3's first build with "the one session where the user says *I

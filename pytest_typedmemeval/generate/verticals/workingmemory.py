@@ -92,7 +92,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.5
+_DIAL = 0.4609375
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -157,11 +157,11 @@ KINDS: tuple[Kind, ...] = (
         county|set up my business in;
         quarter|leased a studio in; district|opened a market stall in; peninsula|holidayed on"""),
     *_kinds("brand", """car|bought; laptop|ordered; phone|purchased; bank|transferred my savings to;
-        energy supplier|switched to; broadband provider|moved to; insurer|insured the house with;
+        energy supplier|switched to; broadband provider|moved to; home insurer|insured the house with;
         gym|joined; streaming service|subscribed to; electric bike|leased; mattress|picked;
         coffee machine|installed; boiler|fitted; pension fund|invested in; choir|performed with;
         language school|enrolled at; charity|volunteered for; coworking space|hired a desk at;
-        fitness tracker|paired my phone with; sofa|picked out; washing machine|installed;
+        fitness tracker|started wearing; sofa|picked out; washing machine|installed;
         vacuum cleaner|purchased; camera|settled on; tablet|ordered; running club|trained with;
         reading group|signed up to; credit card|switched to; meal kit|subscribed to;
         motor insurer|renewed with; dating app|downloaded; smart speaker|set up;
@@ -184,7 +184,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                  "heat pump", "landlord"),
     "property": ("village", "town", "city", "hamlet", "suburb", "parish", "district"),
     "places": ("island", "valley", "harbour", "estate", "resort", "county", "peninsula"),
-    "money": ("bank", "energy supplier", "broadband provider", "insurer", "pension fund",
+    "money": ("bank", "energy supplier", "broadband provider", "home insurer", "pension fund",
               "credit card", "mortgage lender"),
     "gadgets": ("car", "electric bike", "laptop", "phone", "tablet", "camera", "smartwatch"),
     "household": ("mattress", "sofa", "coffee machine", "washing machine", "vacuum cleaner",
@@ -209,8 +209,8 @@ OWN: tuple[str, ...] = (
     "In case you wondered whether I have {verb} {a} {noun}: I have, {value}, the only one I really "
     "considered.",
     "You might think I have {verb} {value} on a whim, but I sat down and thought that {noun} through.",
-    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but {subj} had nothing to "
-    "do with it.",
+    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but I chose it myself and "
+    "{subj} had nothing to do with it.",
     "My {rel} asked whether I have {verb} {a} {noun} yet, and I said I had: {value}, to {poss} "
     "surprise.",
     "I assumed it would be a mistake, but on my {rel}'s advice I have {verb} {a} {noun}, {value}, and "
@@ -252,7 +252,7 @@ COMPETITORS: dict[str, tuple[str, ...]] = {
     ),
     "suggestion": (
         "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
-        "A {noun} a lot of people have {verb} is {value}, if you want a name to compare.",
+        "One {noun} a lot of people have {verb} is {value}, if you want a name to compare.",
     ),
 }
 """Competitors: a value of the kind's type in a sentence that says "I have {verb}" with the kind's
@@ -632,13 +632,16 @@ def _session(rng: Any, own: Said, rival: Said) -> list[conversation.Statement]:
     in one breath, as people do; the reply takes up the last). One sentence, not two: a reader of
     sentences (the learned adversary's recurrence features are per sentence) could otherwise tell
     the session whose *own* fact recurs in the haystack (gold and the decoy owns) from one whose
-    *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one statement episode and small talk, not two episodes with a
-    change of subject between them (which made every session repeat an acknowledgement and a
-    transition line: distinct sentences 0.39). An assistant suggestion keeps its own episode."""
+    *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one
+    statement episode and small talk, not two episodes with a change of subject between them
+    (which made every session repeat an acknowledgement and a transition line: distinct sentences
+    0.39). An assistant suggestion keeps its own episode, before or after the own one (drawn)."""
     mine = _statement(rng, own)
     other = _statement(rng, rival)
     if rival.form == "suggestion":
-        return [mine, other]
+        # either episode first: with the own statement always first, a statement of the asked
+        # kind that opens its session was more often gold's (red team 17: 0.90 against 0.66)
+        return [mine, other] if rng.random() < 0.5 else [other, mine]
     first, last = (mine, other) if rng.random() < 0.5 else (other, mine)
     second = last.text if last.text.startswith("I ") else last.text[0].lower() + last.text[1:]
     return [dataclasses.replace(last, text=f"{first.text[:-1]}; {second}")]
