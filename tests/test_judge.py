@@ -143,18 +143,22 @@ def test_judge_answer_precedence(
 
 
 SURFACED_CASES = [
-    pytest.param("Ann and Cy.", frozenset({"Ann", "Cy"}), C, id="partial-list-of-surfaced-items"),
+    pytest.param("Ann and Cy.", frozenset({"Ann", "Cy"}), W, id="partial-list-of-surfaced-items"),
     pytest.param("Cy and Ann.", frozenset({"Ann", "Cy"}), W, id="inversion-among-surfaced"),
-    pytest.param("Annabel and Bob.", frozenset({"Bob"}), C, id="longer-name-does-not-count-as-item"),
+    pytest.param("Annabel and Bob.", frozenset({"Bob"}), W, id="longer-name-does-not-count-as-item"),
     pytest.param("Bob.", frozenset({"Ann", "Bob"}), W, id="surfaced-item-missing"),
+    pytest.param("Ann, Bob and Cy.", frozenset({"Bob"}), C, id="whole-list"),
 ]
 
 
 @pytest.mark.parametrize(("answer", "surfaced", "outcome"), SURFACED_CASES)
-def test_list_order_is_graded_on_what_was_surfaced(
+def test_an_adapters_evidence_cannot_raise_a_list_order_outcome(
     answer: str, surfaced: frozenset[str], outcome: Outcome
 ) -> None:
+    """J13.11: the whole list in order is `correct`; what the adapter reports as surfaced (its own
+    Evidence) never lowers that (one session reported for one item of seven was `correct`)."""
     assert judge_answer(answer, LIST, surfaced_items=surfaced).outcome is outcome
+    assert judge_answer(answer, LIST, surfaced_items=surfaced) == judge_answer(answer, LIST)
 
 
 @pytest.mark.parametrize(

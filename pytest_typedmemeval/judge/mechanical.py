@@ -25,14 +25,14 @@ from ..corpus.models import AnswerKey, NumericKey
 from .numbers import ExtractedNumber, currency_of, extract_numbers, numeric_matches, parsing_rules
 from .outcomes import Outcome, Verdict
 from .reading import NO_LONGER_EVENT_CUES, Reading, reading_rules
-from .text import NORMALISATION_RULES, phrase_spans
+from .text import NORMALISATION_RULES, normalize, phrase_spans
 
 __all__ = [
     "JUDGE_FINGERPRINT", "JUDGE_RULESET_VERSION", "MechanicalJudge", "NO_LONGER_EVENT_CUES",
     "committed_number", "compute_fingerprint", "judge_answer", "judge_rules",
 ]
 
-JUDGE_RULESET_VERSION = "2"
+JUDGE_RULESET_VERSION = "3"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -58,19 +58,44 @@ UNIT_SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("days", ("days", "day")),
 )
 
+# --- list narrations (J13.11) ------------------------------------------------------------------
+BACKWARDS_MARKERS = (
+    r"\b(?:working backwards?|going backwards?|in reverse(?: order)?|reverse order|backwards|"
+    r"from (?:the )?(?:last|latest|most recent|newest) to (?:the )?(?:first|earliest|oldest)|"
+    r"starting (?:from|with|at) the (?:end|last|latest|most recent))\b"
+)
+FIRST_MARKERS = r"\b(?:first|firstly|first of all|to begin with|to start with|initially|earliest)\b"
+LAST_MARKERS = (r"\b(?:last|lastly|finally|at the end|latest|most recently)\b"
+                r"(?! (?:week|month|year|time|night|summer|winter|spring|autumn))")
+
+# --- difference direction (J13.12) --------------------------------------------------------------
+QUESTION_DIFFERENCE = r"how much (?:more|less) did i (?:spend|pay) (?:at|with|on|in) (.+?) than (?:at|with|on|in) (.+?)\?*$"
+ANSWER_DIFFERENCE = (r"\b(more|less|extra|fewer) (?:\w+ )?(?:at|with|on|in) (.+?) than (?:at|with|on|in )?"
+                     r"(.+?)(?=[.,;:!?()]|\band\b|$)")
+
+# --- echoes of the conversation (J13.7) ---------------------------------------------------------
+ROLE_LABEL = r"^\s*[*_\[(>#-]*\s*(?:user|assistant|human|ai|system|bot)\s*[*_\])]*\s*:"
+
 # --- attribution (J9) --------------------------------------------------------------------------
 ATTRIBUTION_CHOICES = frozenset({"me", "you", "both of us"})
 ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
     ("both", r"\b(?:both of us|we both|us both|both|each of us|the two of us|you and (?:i|me)|"
              r"(?:i|me) and you|both you and (?:i|me)|we each|together)\b"),
-    ("assistant", r"\b(?:you \(the assistant\)|the assistant|the ai|(?:it|that) was me|i was the one|"
+    ("assistant", r"\b(?:you \(the assistant\)|the assistant|the ai|(?:it|that) was (?:just |only )?me|i was the one|"
                   r"i (?:did|said|mentioned|told|was|brought|wrote|noted|raised|made|suggested|"
                   r"recommended|pointed|shared|reported|gave))\b"),
-    ("user", r"\b(?:me \(the person asking\)|the user|the person asking|(?:it|that) was you|"
+    ("user", r"\b(?:me \(the person asking\)|the user|the person asking|(?:it|that) was (?:just |only )?you|"
              r"you were the one|you (?:did|said|mentioned|told|were|brought|wrote|noted|raised|made|"
              r"suggested|pointed|shared|reported|gave))\b"),
 )
-BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer)?\W*"
+BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer)?\W*(?:(?:just|only|simply) )?"
+SPEAKER_GLOSSES: tuple[tuple[str, str], ...] = (
+    ("assistant", r"\byou,? ?(?:\(|\u2014|\u2013|-|,)\s*(?:i mean |that is |i\.e\.,? |meaning )?"
+                  r"(?:the assistant|the ai|me,? the assistant)\b"),
+    ("user", r"\b(?:you|me),? ?(?:\(|\u2014|\u2013|-|,)\s*(?:i mean |that is |i\.e\.,? |meaning )?"
+             r"(?:the user|the person asking|the one asking)\b"),
+)
+"""J13.9: "It was you — the assistant." The gloss says which party; it wins over the sentence."""
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
 _TWO_OPTIONS = re.compile(
     r"\b(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)\b")
@@ -87,6 +112,13 @@ def judge_rules() -> dict[str, object]:
         "unit_synonyms": [[unit, list(words)] for unit, words in UNIT_SYNONYMS],
         "attribution": [list(pair) for pair in ATTRIBUTION_PATTERNS],
         "bare_answer_prefixes": BARE_ANSWER_PREFIXES,
+        "speaker_glosses": [list(pair) for pair in SPEAKER_GLOSSES],
+        "backwards_markers": BACKWARDS_MARKERS,
+        "first_markers": FIRST_MARKERS,
+        "last_markers": LAST_MARKERS,
+        "question_difference": QUESTION_DIFFERENCE,
+        "answer_difference": ANSWER_DIFFERENCE,
+        "role_label": ROLE_LABEL,
         "normalisation": json.loads(json.dumps(NORMALISATION_RULES)),
         "numbers": parsing_rules(),
     }
@@ -233,23 +265,38 @@ def _judge_still(answer: Reading, key: AnswerKey) -> Verdict:
     return _unreadable(answer, "no value, decline or denial")
 
 
-def _judge_list_order(answer: Reading, key: AnswerKey, surfaced: frozenset[str] | None) -> Verdict:
-    """List order (J8, §5.4): pairwise order among named items, in order of first mention."""
+def _stated_positions(answer: Reading, positions: dict[str, int]) -> dict[str, float]:
+    """J13.11: the order the answer states. Mention order, reversed under a backwards narration
+    ("working backwards: Z last, Y before that"); an item whose clause says "first" goes to the
+    front and one whose clause says "last" / "finally" to the back ("first X, last Z, in between Y")."""
+    backwards = _BACKWARDS.search(answer.norm) is not None
+    rank = {item: (-pos if backwards else pos) for item, pos in positions.items()}
+    for item, pos in positions.items():
+        clause = answer.norm[answer.clause_start(pos):answer.clause_end(pos + 1)]
+        if _FIRST.search(clause):
+            rank[item] -= 10 ** 7
+        elif _LAST.search(clause):
+            rank[item] += 10 ** 7
+    return rank
+
+
+def _judge_list_order(answer: Reading, key: AnswerKey) -> Verdict:
+    """List order (J8, J13.11): the whole list, in the order the answer states it."""
     items = key.list_order or ()
-    positions = {item: pos for item in items if (pos := answer.first_position(item)) is not None}
-    if not positions:
+    found = {item: pos for item in items if (pos := answer.first_position(item)) is not None}
+    if not found:
         return _unreadable(answer, "no listed item named")
+    positions = _stated_positions(answer, found)
     named = [item for item in items if item in positions]
     for earlier_index, earlier in enumerate(named):
         for later in named[earlier_index + 1:]:
             if positions[later] < positions[earlier]:
                 return _verdict(Outcome.WRONG, f"inversion: {later!r} before {earlier!r}")
-    required = [item for item in items if surfaced is None or item in surfaced]
-    if missing := [item for item in required if item not in positions]:
+    if missing := [item for item in items if item not in positions]:
         return _verdict(Outcome.WRONG, f"missing item {missing[0]!r}")
     if wrong := answer.committed(v for v in (*key.wrong, *key.stale) if v not in items):
         return _verdict(Outcome.WRONG, f"lists known-wrong item {wrong[0]!r}")
-    return _verdict(Outcome.CORRECT, "surfaced items named in gold order")
+    return _verdict(Outcome.CORRECT, "every item named in gold order")
 
 
 def _unit_words(key: NumericKey) -> tuple[str, ...]:
@@ -315,6 +362,9 @@ def _sentence_end(text: str, position: int) -> int:
 
 
 _RANGE_DASH, _RANGE_WORDS = (re.compile(pattern) for pattern in RANGE_PATTERNS)
+_BACKWARDS, _FIRST, _LAST = (re.compile(p) for p in (BACKWARDS_MARKERS, FIRST_MARKERS, LAST_MARKERS))
+_ANSWER_DIFFERENCE = re.compile(ANSWER_DIFFERENCE)
+_ROLE_LABEL = re.compile(ROLE_LABEL)
 
 
 def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
@@ -332,9 +382,27 @@ def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
     return None
 
 
-def _judge_numeric(answer: Reading, key: AnswerKey) -> Verdict:
+def _reversed_difference(answer: Reading, question: str | None) -> bool:
+    """J13.12: "£X more at B than at A" where the question asks how much more at A than at B."""
+    asked = re.search(QUESTION_DIFFERENCE, normalize(question or ""))
+    if asked is None:
+        return False
+    first, second = asked.group(1), asked.group(2)
+    for said in _ANSWER_DIFFERENCE.finditer(answer.norm):
+        more = said.group(1) in ("more", "extra")
+        named_first, named_second = said.group(2), said.group(3)
+        if second in named_first and first in named_second:
+            return more
+        if first in named_first and second in named_second:
+            return not more
+    return False
+
+
+def _judge_numeric(answer: Reading, key: AnswerKey, question: str | None = None) -> Verdict:
     """Numbers (J7)."""
     assert key.numeric is not None
+    if _reversed_difference(answer, question):
+        return _verdict(Outcome.WRONG, "states the difference the other way round (J13.12)")
     numbers = [n for n in extract_numbers(answer.norm)
                if not any(s <= n.position < e for s, e in answer.decline_scopes)]
     if answer.correction_points:
@@ -366,6 +434,9 @@ def _attribution_option(answer: Reading) -> str | None:
     bare = re.sub(r'^"?\w+"?\s*:\s*"?', "", bare).strip(" .!*\"'`{}")  # {"answer": "you"}
     if bare in ATTRIBUTION_CHOICES:
         return bare
+    for who, pattern in SPEAKER_GLOSSES:
+        if re.search(pattern, answer.norm):
+            return _OPTION_OF[who]
     if any(not any(s <= m.start() < e for s, e in answer.decline_scopes)
            for m in _TWO_OPTIONS.finditer(answer.norm)):
         return "two options"
@@ -414,24 +485,33 @@ def _judge_accepted(answer: Reading, key: AnswerKey) -> Verdict:
 
 
 def judge_answer(
-    answer: str, key: AnswerKey, *, surfaced_items: frozenset[str] | None = None
+    answer: str, key: AnswerKey, *, surfaced_items: frozenset[str] | None = None,
+    question: str | None = None,
 ) -> Verdict:
     """Judge one answer against its answer key; never returns ``Outcome.ERROR``.
 
-    ``surfaced_items`` are the ``list_order`` items whose sessions reached the system (§5.4); a
-    list answer is then only required to name those. ``None`` means all items are required.
+    ``surfaced_items`` (the ``list_order`` items whose sessions reached the system) no longer lower
+    what a list answer must name (J13.11: an adapter's own evidence cannot raise its outcome); the
+    argument is kept for callers and ignored by the verdict. ``question`` lets the judge read the
+    direction of a difference (J13.12); without it that rule is skipped.
     """
+    lines = [line for line in answer.splitlines() if line.strip()]
+    spoken = [line for line in lines if not _ROLE_LABEL.match(line.casefold())]
+    if lines and not spoken:
+        return _verdict(Outcome.UNJUDGED, "the answer only echoes conversation turns (J13.7)")
+    if len(spoken) < len(lines):
+        answer = "\n".join(spoken)
     reading = Reading.of(answer, _key_values(key))
     if not reading.norm:
         return _verdict(Outcome.ABSTAINED, "empty answer")
-    verdict = _judge(reading, key, surfaced_items)
+    verdict = _judge(reading, key, question)
     if reading.truncated:
         verdict = Verdict(verdict.outcome, f"{verdict.reason} (read the first "
                                            f"{len(reading.norm)} characters only)", verdict.subcounts)
     return verdict
 
 
-def _judge(reading: Reading, key: AnswerKey, surfaced_items: frozenset[str] | None) -> Verdict:
+def _judge(reading: Reading, key: AnswerKey, question: str | None) -> Verdict:
     if key.expected_negative == "abstain":
         return _judge_abstain(reading, key)
     if key.expected_negative == "no_longer":
@@ -441,9 +521,9 @@ def _judge(reading: Reading, key: AnswerKey, surfaced_items: frozenset[str] | No
     if key.expected_negative == "still":
         return _judge_still(reading, key)
     if key.list_order is not None:
-        return _judge_list_order(reading, key, surfaced_items)
+        return _judge_list_order(reading, key)
     if key.numeric is not None:
-        return _judge_numeric(reading, key)
+        return _judge_numeric(reading, key, question)
     if key.choices and frozenset(key.choices) == ATTRIBUTION_CHOICES:
         return _judge_attribution(reading, key)
     return _judge_accepted(reading, key)
@@ -462,5 +542,5 @@ class MechanicalJudge:
         self, answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None = None,
         *, question: str | None = None,
     ) -> Verdict:
-        """Delegate to :func:`judge_answer`; the question text is not needed by these rules."""
-        return judge_answer(answer, key, surfaced_items=surfaced_items)
+        """Delegate to :func:`judge_answer`, with the question for the rules that read it."""
+        return judge_answer(answer, key, surfaced_items=surfaced_items, question=question)

@@ -57,6 +57,11 @@ _CONVERSATION_NOUNS = (
     r"discussions?|context|logs?|transcripts?|sessions?)"
 )
 
+_IS_NOT = (
+    r"(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|weren'?t|were not|"
+    r"(?:is|are|was|were) (?:really |simply |just )?not)"
+)
+
 DECLINE_PATTERNS: tuple[str, ...] = (
     # "I don't know", "I really can't recall", "I'm afraid I'm unable to say"
     rf"\bi(?:'?m| am)?(?: \w+){{0,2}}? {_NEG}(?: \w+){{0,2}}? {_KNOW_VERBS}\b",
@@ -92,6 +97,24 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"\bbeyond (?:what i know|my knowledge)\b",
     r"\bhard to say\b",
     r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
+    # J13.1: the information, the record or the question as subject, with a lack or an
+    # impossibility: "that detail isn't in my memory", "the information provided is not enough",
+    # "there isn't enough information to say", "the question cannot be answered", "unanswerable"
+    rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?"
+    r"(?:in|on|part of|among|anywhere in|available in|something in|recorded in) (?:my|our|the|your|"
+    r"any) (?:\w+ )?(?:memory|memories|notes|records?|conversations?|history|chats?|messages|logs?)\b",
+    rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?(?:enough|sufficient)\b",
+    rf"(?:\bnot|n'?t|\bnever) (?:\w+ )?(?:enough|sufficient) (?:\w+ )?{_RECORD_NOUNS}\b",
+    rf"\binsufficient (?:\w+ )?{_RECORD_NOUNS}\b",
+    r"\b(?:question|this|that|it)(?: \w+){0,2}? (?:cannot|can'?t|can not|could not|couldn'?t) be "
+    r"(?:answered|determined|known|said|told|worked out|confirmed)\b",
+    r"\b(?:unanswerable|not answerable)\b",
+    # "that hasn't come up (between us)": absence of a mention, never a not-yet
+    r"\b(?:has|have|had|did|does|do)(?:n'?t| not) (?:ever |yet |really )?(?:come|came) up\b(?! yet\b)",
+    r"\bnever (?:came|come|come) up\b",
+    # "we" with the record ("we did not have that information", "we never got to that detail")
+    rf"\bwe (?:do not|don'?t|did not|didn'?t|never|have not|haven'?t) (?:\w+ ){{0,2}}?(?:have|had|get|"
+    rf"got|cover|covered|reach|reached|go into|went into)(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
 )
 """J1: the system speaks about its own knowledge or the record."""
 
@@ -104,6 +127,12 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
     r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
     r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
+    # J13.2: hedged denials ("I don't think you ever told me", "it doesn't look like you've said")
+    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we)"
+    rf"(?:'?ve| have| had|'?d)? (?:ever |actually |really |once |already )?{_HISTORY_VERBS}\b",
+    rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
+    rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
+    rf"{_HISTORY_VERBS}\b",
 )
 """J2: a claim that the thing does not exist or never happened."""
 
@@ -122,6 +151,8 @@ COMPLEMENT_OPENERS = r"(?:\w+ ){0,3}?(?:whether|if|who|whom|which|what|when|how)
 RETRACTING_PREFIXES: tuple[str, ...] = (
     "not", "never", "isn't", "isnt", "wasn't", "wasnt", "aren't", "arent", "weren't", "werent",
     "rather than", "instead of", "as opposed to", "other than", "not the", "not a", "not an",
+    "took over from", "taking over from", "takes over from", "replaced", "replacing", "in place of",
+    "not to be confused with", "previously", "formerly", "the old one was", "used to be",
 )
 """J3.3: a value directly after one of these (within two words, same clause) is retracted."""
 
@@ -141,13 +172,13 @@ NOT_DUE_PATTERNS: tuple[str, ...] = (
     r"\bnothing(?: is|'?s)?(?: \w+)? due\b",
     r"\b(?:not|isn'?t|is not) (?:until|till)\b",
     r"\bnot for (?:another|a few|some|a while)\b",
-    r"\bhas(?:n'?t| not) (?:yet )?come (?:up|due|round|around)\b",
+    r"\bhas(?:n'?t| not) (?:yet )?come (?:up yet|due|round|around)\b",
 )
 """The narrow not-yet of a reminder (J4.2): a clock-blind "Not yet" on a due after-arm."""
 
 STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
-    r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b",
+    r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b(?! up\b)",
     r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
     r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
     r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
@@ -162,7 +193,7 @@ NOT_YET_PATTERNS: tuple[str, ...] = (
     r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
     r"scheduled|done|started|got round to|gotten round to)\b",
     r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
-    r"arrived|come|lapsed|expired|ended|run out|passed|taken place|finished)\b",
+    r"arrived|come(?! up\b)|lapsed|expired|ended|run out|passed|taken place|finished)\b",
     r"\byet to\b",
     r"\b(?:due later|later on|comes later|for later|until later|in the future|still ahead|"
     r"still to come|still pending|upcoming|coming up)\b",
@@ -201,6 +232,8 @@ INVALIDATION_STATE_CUES: tuple[str, ...] = (
     "used to", "previously", "formerly", "former", "in the past", "was current", "not current",
     "isn't current", "no longer valid", "not valid", "isn't valid", "void", "out of date",
     "outdated", "is gone", "it's gone", "are gone", "past",
+    "not your", "not yours", "isn't yours", "is over", "it's over", "doesn't cover you",
+    "does not cover you", "no more",
 )
 """J5: invalidation stated as a state; they carry their own negation and are never negated."""
 
@@ -210,6 +243,8 @@ NO_LONGER_EVENT_CUES: tuple[str, ...] = (
     "gave them away", "given away", "gave up", "gave it up", "parted with", "let go", "let it go",
     "let them go", "got rid of", "gotten rid of", "moved on from", "dropped", "stopped", "quit",
     "closed", "terminated", "discontinued", "replaced", "switched from", "ditched", "sold off",
+    "is finished", "it's finished", "finished now", "now finished", "ran out", "run out",
+    "came to an end", "come to an end", "selling",
 )
 """J5: invalidation stated as an event; a negated one ("hasn't lapsed") asserts the opposite."""
 
@@ -222,7 +257,7 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
 
 NEGATORS: tuple[str, ...] = (
     "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
-    "arent", "werent", "didnt", "dont", "doesnt", "wont", "no",
+    "arent", "werent", "didnt", "dont", "doesnt", "wont", "no", "nothing", "none", "nobody",
 )
 NEGATION_WINDOW = 3
 """An event cue is negated by a negator (or any "n't" word) within this many words before it in
@@ -234,6 +269,28 @@ STILL_CUES: tuple[str, ...] = (
 )
 """J5: affirming the fact still holds."""
 
+
+RETRACT_INTO_DECLINE = (
+    r"(?:\bno,? (?:sorry|wait)|\bscratch that|\bactually,? no|\bon second thought|\bforget that)\b"
+)
+"""J13.3: "X — no, sorry, I don't actually know": a value before one of these is retracted when a
+decline follows it (the answer declines)."""
+
+REPORTED_DECLINE = (
+    r"(?:\bnot|n'?t|\bnever|\brather than|\binstead of|\bthan|\bwithout|\bunlike)\b[^.!?\"]*?"
+    r"\b(?:say|saying|said|answer|answering|reply|replying|write|writing|just)\b[\s,:]*$"
+)
+"""J13.3: a quoted decline the answer sets apart ("That is not the same as saying, \"I do not have
+that information.\"") is not the answer's decline."""
+
+NAME_FORM_EXCLUDED: tuple[str, ...] = (
+    "the", "and", "of", "us", "both", "days", "day", "purchases", "times", "hardware", "joinery",
+    "roofing", "plumbing", "electrics", "electrical", "glazing", "locksmiths", "motors", "removals",
+    "upholstery", "tiling", "builders", "garage", "dental", "optics", "opticians", "services",
+    "studio", "salon", "clinic", "surgery", "limited", "ltd", "sons", "company", "hotel", "house",
+)
+"""J13.13: words of a key value that are never a name form on their own (trades, articles)."""
+NAME_FORM_MIN_CHARS = 4
 
 JUDGE_CUE_PATTERNS: tuple[str, ...] = (
     *DENIAL_PATTERNS, *NOT_YET_PATTERNS, *FIRED_PATTERNS,
@@ -267,6 +324,10 @@ def reading_rules() -> dict[str, object]:
         "negators": list(NEGATORS),
         "negation_window": NEGATION_WINDOW,
         "still": list(STILL_CUES),
+        "retract_into_decline": RETRACT_INTO_DECLINE,
+        "reported_decline": REPORTED_DECLINE,
+        "name_form_excluded": list(NAME_FORM_EXCLUDED),
+        "name_form_min_chars": NAME_FORM_MIN_CHARS,
     }
 
 
@@ -293,6 +354,10 @@ _LEADING_YES = re.compile(LEADING_YES)
 _LEADING_NO = re.compile(LEADING_NO)
 _SPLIT_EVENTS = _compile_all(INVALIDATION_EVENT_PATTERNS)
 _WORD = re.compile(r"[\w']+")
+_RETRACT_INTO_DECLINE = re.compile(RETRACT_INTO_DECLINE)
+_REPORTED_DECLINE = re.compile(REPORTED_DECLINE)
+_QUOTED = re.compile(r'"[^"]*"')
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019]*")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
 
 
@@ -314,13 +379,16 @@ class Reading:
     norm: str
     key_values: tuple[str, ...]
     truncated: bool = False
+    capitalised: frozenset[str] = frozenset()
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, answer: str, key_values: Iterable[str]) -> Reading:
         norm = normalize(answer[: MAX_JUDGED_CHARS * 2])
         truncated = len(answer) > MAX_JUDGED_CHARS
-        return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated)
+        capitalised = frozenset(normalize(w) for w in _CAPITALISED.findall(answer[:MAX_JUDGED_CHARS]))
+        return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
+                   capitalised=capitalised)
 
     # --- clauses and scopes ----------------------------------------------------------------------
 
@@ -341,7 +409,10 @@ class Reading:
 
     @cached_property
     def decline_spans(self) -> list[Span]:
-        return [m.span() for m in _DECLINE.finditer(self.norm)]
+        """Declines, less those quoted as something the answer is not saying (J13.3)."""
+        reported = [m.span() for m in _QUOTED.finditer(self.norm)
+                    if _REPORTED_DECLINE.search(self.norm, max(0, m.start() - 80), m.start())]
+        return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
 
     @cached_property
     def decline_scopes(self) -> list[Span]:
@@ -385,6 +456,27 @@ class Reading:
     # --- values --------------------------------------------------------------------------------
 
     @cached_property
+    def _name_forms(self) -> dict[str, tuple[str, ...]]:
+        """J13.13: each key value's unambiguous partial forms — a word of a multi-word value
+        ("Kellerman" of "Marta Kellerman") that no other key value holds as a word, written with
+        a capital in the answer (a name, not the common noun: "you don't have broadband" does not
+        name "Acme Broadband")."""
+        words_of = {value: normalized_phrase(value).split() for value in dict.fromkeys(self.key_values)}
+        holders: dict[str, set[str]] = {}
+        for value, words in words_of.items():
+            for word in words:
+                holders.setdefault(word, set()).add(value)
+        return {value: tuple(w for w in dict.fromkeys(words)
+                             if len(words) > 1 and len(w) >= NAME_FORM_MIN_CHARS and w.isalpha()
+                             and w not in NAME_FORM_EXCLUDED and holders[w] == {value}
+                             and w in self.capitalised)
+                for value, words in words_of.items()}
+
+    @cached_property
+    def _full_spans(self) -> list[Span]:
+        return [span for _, spans in self._raw_value_spans.values() for span in spans]
+
+    @cached_property
     def _raw_value_spans(self) -> dict[str, tuple[int, list[Span]]]:
         """Every key value's normalised length and occurrences, scanned once per answer."""
         return {value: (len(normalized_phrase(value)), phrase_spans(self.norm, value))
@@ -399,7 +491,11 @@ class Reading:
                                                          phrase_spans(self.norm, value))
             covering = [span for other_size, spans in raw.values() if other_size > size
                         for span in spans] if own else []
-            self._spans[value] = [s for s in own if not _inside(s, covering)]
+            found = [s for s in own if not _inside(s, covering)]
+            for form in self._name_forms.get(value, ()):
+                found += [s for s in phrase_spans(self.norm, form)
+                          if not _inside(s, self._full_spans)]
+            self._spans[value] = sorted(found)
         return self._spans[value]
 
     def names(self, value: str) -> bool:
@@ -434,7 +530,10 @@ class Reading:
                 end = len(words) - gap
                 if end >= len(prefix) and tuple(words[end - len(prefix):end]) == prefix:
                     return True
-        return any(point > span[1] and self._value_after(point) for point in self.correction_points)
+        if any(point > span[1] and self._value_after(point) for point in self.correction_points):
+            return True
+        return any(m.start() >= span[1] and any(d[0] >= m.start() for d in self.decline_spans)
+                   for m in _RETRACT_INTO_DECLINE.finditer(self.norm))
 
     def _value_after(self, point: int) -> bool:
         return any(s[0] >= point for value in self.key_values for s in self.value_spans(value))
