@@ -60,18 +60,20 @@ def build_grader(name: str, model: str | None, base_url: str | None) -> Grader:
     if name == "mechanical":
         from pytest_typedmemeval.judge.mechanical import judge_answer
 
-        return lambda answer, key, question: judge_answer(answer, key, surfaced_items=None)
+        return lambda answer, key, question: judge_answer(answer, key, surfaced_items=None,
+                                                          question=question)
     from pytest_typedmemeval.judge.choice import JudgeChoice
 
     judge = JudgeChoice.parse(name, model, base_url).build()
     return lambda answer, key, question: judge.judge(answer, key, None, question=question)
 
 
-def grade(bank: Iterable[dict[str, Any]], grader: Grader) -> list[Row]:
+def grade(bank: Iterable[dict[str, Any]], grader: Grader, questions: Path | None = None) -> list[Row]:
     """Grade every case against its question's key, found by (corpus id, question id): the shipped
-    corpora for the templated bank, the frozen revision-1 questions for the held-out set."""
-    frozen = [json.loads(line) for line in
-              HELDOUT_QUESTIONS_PATH.read_text(encoding="utf-8").splitlines()]
+    corpora for the templated bank, the frozen questions a hand-written set was written for
+    (``heldout_questions.jsonl``, or the set's own ``<name>_questions.jsonl``) before them."""
+    frozen = [json.loads(line) for path in (HELDOUT_QUESTIONS_PATH, questions) if path is not None
+              for line in path.read_text(encoding="utf-8").splitlines()]
     records = {(record["corpus_id"], record["question_id"]): record
                for record in (*load_records(), *frozen)}
     keys: dict[tuple[str, str], AnswerKey] = {}
@@ -128,7 +130,8 @@ def report(path: Path, grader: Grader, judge: str, show: int) -> None:
     """Grade one bank file and print every table for it."""
     bank = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     start = time.perf_counter()
-    rows = grade(bank, grader)
+    sibling = path.with_name(f"{path.stem}_questions.jsonl")
+    rows = grade(bank, grader, sibling if sibling.exists() else None)
     seconds = time.perf_counter() - start
 
     hits = sum(agrees(case, verdict) for case, verdict in rows)

@@ -62,7 +62,8 @@ UNIT_SYNONYMS: tuple[tuple[str, tuple[str, ...]], ...] = (
 BACKWARDS_MARKERS = (
     r"\b(?:working backwards?|going backwards?|in reverse(?: order)?|reverse order|backwards|"
     r"from (?:the )?(?:last|latest|most recent|newest) to (?:the )?(?:first|earliest|oldest)|"
-    r"starting (?:from|with|at) the (?:end|last|latest|most recent))\b"
+    r"starting (?:from|with|at) the (?:end|last|latest|most recent)|"
+    r"before (?:that|him|her|them|it|those)|prior to (?:that|him|her|them))\b"
 )
 FIRST_MARKERS = r"\b(?:first|firstly|first of all|to begin with|to start with|initially|earliest)\b"
 LAST_MARKERS = (r"\b(?:last|lastly|finally|at the end|latest|most recently)\b"
@@ -72,6 +73,8 @@ LAST_MARKERS = (r"\b(?:last|lastly|finally|at the end|latest|most recently)\b"
 QUESTION_DIFFERENCE = r"how much (?:more|less) did i (?:spend|pay) (?:at|with|on|in) (.+?) than (?:at|with|on|in) (.+?)\?*$"
 ANSWER_DIFFERENCE = (r"\b(more|less|extra|fewer) (?:\w+ )?(?:at|with|on|in) (.+?) than (?:at|with|on|in )?"
                      r"(.+?)(?=[.,;:!?()]|\band\b|$)")
+ANSWER_DIFFERENCE_SUBJECT = (r"^(?:(?:at|with) )?(.+?)(?::| came (?:out |to )?| cost (?:you )?| was | is "
+                             r"|, )(?:[^.;!?]|\.(?=\d))*?\b(more|less) than (?:at |with |on )?(.+?)(?=[.,;:!?()]|$)")
 
 # --- echoes of the conversation (J13.7) ---------------------------------------------------------
 ROLE_LABEL = r"^\s*[*_\[(>#-]*\s*(?:user|assistant|human|ai|system|bot)\s*[*_\])]*\s*:"
@@ -118,6 +121,7 @@ def judge_rules() -> dict[str, object]:
         "last_markers": LAST_MARKERS,
         "question_difference": QUESTION_DIFFERENCE,
         "answer_difference": ANSWER_DIFFERENCE,
+        "answer_difference_subject": ANSWER_DIFFERENCE_SUBJECT,
         "role_label": ROLE_LABEL,
         "normalisation": json.loads(json.dumps(NORMALISATION_RULES)),
         "numbers": parsing_rules(),
@@ -364,6 +368,7 @@ def _sentence_end(text: str, position: int) -> int:
 _RANGE_DASH, _RANGE_WORDS = (re.compile(pattern) for pattern in RANGE_PATTERNS)
 _BACKWARDS, _FIRST, _LAST = (re.compile(p) for p in (BACKWARDS_MARKERS, FIRST_MARKERS, LAST_MARKERS))
 _ANSWER_DIFFERENCE = re.compile(ANSWER_DIFFERENCE)
+_ANSWER_DIFFERENCE_SUBJECT = re.compile(ANSWER_DIFFERENCE_SUBJECT)
 _ROLE_LABEL = re.compile(ROLE_LABEL)
 
 
@@ -388,9 +393,11 @@ def _reversed_difference(answer: Reading, question: str | None) -> bool:
     if asked is None:
         return False
     first, second = asked.group(1), asked.group(2)
-    for said in _ANSWER_DIFFERENCE.finditer(answer.norm):
-        more = said.group(1) in ("more", "extra")
-        named_first, named_second = said.group(2), said.group(3)
+    readings = [(m.group(1), m.group(2), m.group(3)) for m in _ANSWER_DIFFERENCE.finditer(answer.norm)]
+    readings += [(m.group(2), m.group(1), m.group(3))
+                 for m in _ANSWER_DIFFERENCE_SUBJECT.finditer(answer.norm)]
+    for direction, named_first, named_second in readings:
+        more = direction in ("more", "extra")
         if second in named_first and first in named_second:
             return more
         if first in named_first and second in named_second:
@@ -501,7 +508,7 @@ def judge_answer(
         return _verdict(Outcome.UNJUDGED, "the answer only echoes conversation turns (J13.7)")
     if len(spoken) < len(lines):
         answer = "\n".join(spoken)
-    reading = Reading.of(answer, _key_values(key))
+    reading = Reading.of(answer, _key_values(key), question)
     if not reading.norm:
         return _verdict(Outcome.ABSTAINED, "empty answer")
     verdict = _judge(reading, key, question)

@@ -88,6 +88,8 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
     r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
     r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
+    r"\bno (?:\w+ ){1,3}?(?:on record|on file|in (?:my|our|the) (?:notes|records|memory|memories|"
+    r"conversations?|chats?|history))\b",
     r"\bnot something i (?:know|have|can)\b",
     r"\bi lack\b",
     r"\bi (?:do not|don'?t) have (?:\w+ ){0,6}?on (?:record|file)\b",
@@ -128,8 +130,9 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
     r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
     # J13.2: hedged denials ("I don't think you ever told me", "it doesn't look like you've said")
-    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we)"
-    rf"(?:'?ve| have| had|'?d)? (?:ever |actually |really |once |already )?{_HISTORY_VERBS}\b",
+    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we|i|"
+    rf"either of us|anyone)(?:'?ve| have| had|'?d)? (?:ever |actually |really |once |already )?"
+    rf"(?:{_HISTORY_VERBS}|recommended|suggested|proposed)\b",
     rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
     rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
     rf"{_HISTORY_VERBS}\b",
@@ -182,6 +185,7 @@ STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
     r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
     r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
+    r"\byou (?:haven'?t|have not) (?:\w+ ){0,3}?yet\b",
 )
 """J5 never-known: "Not yet, it's still to come" (or "nothing is booked yet") commits to a state
 the gold says is not known."""
@@ -271,7 +275,7 @@ STILL_CUES: tuple[str, ...] = (
 
 
 RETRACT_INTO_DECLINE = (
-    r"(?:\bno,? (?:sorry|wait)|\bscratch that|\bactually,? no|\bon second thought|\bforget that)\b"
+    r"(?:\bno,? (?:sorry|wait)|\bscratch that|\bactually|\bon second thought|\bforget that)\b"
 )
 """J13.3: "X — no, sorry, I don't actually know": a value before one of these is retracted when a
 decline follows it (the answer declines)."""
@@ -291,6 +295,59 @@ NAME_FORM_EXCLUDED: tuple[str, ...] = (
 )
 """J13.13: words of a key value that are never a name form on their own (trades, articles)."""
 NAME_FORM_MIN_CHARS = 4
+
+RELATIONS = (
+    r"(?:sister|brother|mother|father|mum|mom|dad|partner|husband|wife|friend|neighbour|neighbor|"
+    r"cousin|colleague|boss|son|daughter|aunt|uncle|niece|nephew|flatmate|housemate|roommate|"
+    r"grandmother|grandfather|gran|granny|grandad|grandpa|fiance|fiancee|in-laws?|parents?|kids?|"
+    r"children|family|team|landlord|landlady)"
+)
+OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
+    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?! own\b)",
+    rf"\b(?:your|my|his|her|their|a|the) {RELATIONS} (?:has|had|have|bought|kept|keeps|chose|picked|"
+    r"gave|went|uses|used|got|owns|owned|suggested|recommended|mentioned|parted|sold|is|was|"
+    r"thought|considered|kept|booked|hired|rents|rented|liked|likes|wanted|wants)\b",
+    r"\b(?:belongs|belonged) to\b",
+    r"\b(?:she|he|they) (?:has|have|had|bought|kept|owns|owned|chose|gave|sold|uses|used)\b",
+    r"\b(?:her|his|their) (?=\S)",
+)
+"""J13.5: a segment that speaks of another holder's thing ("your sister's Oratra", "your cousin
+kept X in mind", "her Lumivo laptop")."""
+OTHER_ITEM_PATTERNS: tuple[str, ...] = (
+    r"\b(?:as|for) (?:a|an|the|your|my) (?P<item>(?:\w+ ){0,2}?\w+)",
+    r"\b(?:a|an|your|the) (?P<item2>\w+) (?:for|at|on) the \w+",
+)
+"""J13.5: an item a segment names (a role or purpose: "as a podiatrist for the heel", "a plumber for
+the boiler"). The segment is about another item when the named item's
+words are not the question's and none of the question's item words is in it."""
+CONTRAST_PATTERNS: tuple[str, ...] = (
+    r"\bturned (?:\w+ ){0,3}?down\b", r"\b(?:declined|rejected|decided against|passed on|ruled out)\b",
+    r"\bonly (?:asked|looked|enquired|thought|wondered)\b", r"\bdidn'?t (?:go with|take|pick|choose)\b",
+    r"\b(?:the|an?) (?:old|older|earlier|previous|former|first) (?:one|ones|reminder|reminders|plan|"
+    r"cover|covers|suggestion|booking)\b",
+    r"\b(?:years|months|weeks|long) (?:ago|back)\b", r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
+    rf"\b(?:your|my|his|her|their) {RELATIONS}(?:'s)? (?:guess|idea|suggestion|thinks|assumes|believes)\b",
+    r"\b(?:thinks|guessed|assumes|believes) you\b",
+    r"\b(?:your|my) own idea\b", r"\bnot (?:yours|mine|the one)\b", r"\bsomething else\b",
+    r"\bonly takes? over\b", r"\bwas my (?:first )?suggestion\b",
+)
+"""J13.6: a segment that marks its value as not the answer — turned down, only asked about, the old
+one, years ago, someone's guess, not yours, something else. Its values are context, not a second
+commitment."""
+QUESTION_ITEM = (
+    r"^(?:which|what|whose) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+) (?:do|did|have|has|is|was|will|am)\b"
+    r"|\b(?:after|about) the (?P<item2>(?:[a-z]+ ){0,2}?[a-z]+?)(?= at the| for the| in| due|\?|$)"
+)
+SEGMENT_BREAK = r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b"
+QUESTION_STOPWORDS: tuple[str, ...] = (
+    "which", "what", "who", "whom", "whose", "when", "where", "how", "have", "has", "had", "i",
+    "you", "me", "my", "do", "does", "did", "is", "was", "the", "a", "an", "and", "or", "for", "at",
+    "in", "on", "of", "to", "that", "this", "it", "give", "name", "say", "whether", "still",
+    "current", "valid", "yet", "now", "from", "told", "with", "about", "will", "be", "than",
+    "more", "much", "many", "times", "days", "ago", "after", "looking", "looks", "both", "us",
+    "said", "order", "anyone", "any", "not", "turn", "down", "due", "reminder", "cover", "call",
+)
+"""Words of a question that do not name its item."""
 
 JUDGE_CUE_PATTERNS: tuple[str, ...] = (
     *DENIAL_PATTERNS, *NOT_YET_PATTERNS, *FIRED_PATTERNS,
@@ -328,6 +385,12 @@ def reading_rules() -> dict[str, object]:
         "reported_decline": REPORTED_DECLINE,
         "name_form_excluded": list(NAME_FORM_EXCLUDED),
         "name_form_min_chars": NAME_FORM_MIN_CHARS,
+        "other_holder": list(OTHER_HOLDER_PATTERNS),
+        "other_item": list(OTHER_ITEM_PATTERNS),
+        "segment_break": SEGMENT_BREAK,
+        "contrast": list(CONTRAST_PATTERNS),
+        "question_item": QUESTION_ITEM,
+        "question_stopwords": list(QUESTION_STOPWORDS),
     }
 
 
@@ -356,12 +419,31 @@ _SPLIT_EVENTS = _compile_all(INVALIDATION_EVENT_PATTERNS)
 _WORD = re.compile(r"[\w']+")
 _RETRACT_INTO_DECLINE = re.compile(RETRACT_INTO_DECLINE)
 _REPORTED_DECLINE = re.compile(REPORTED_DECLINE)
-_QUOTED = re.compile(r'"[^"]*"')
+_QUOTED = re.compile(r'"[^"]*(?:"|$)')
+_SAYING_BEFORE = re.compile(r"\b(?:say|saying|said|answer|answering|reply|replying)\b[\s,:]*$")
+_NEGATION = re.compile(r"\bnot\b|n'?t\b|\bnever\b|\brather than\b|\binstead of\b|\bunlike\b")
+_OTHER_HOLDER = _compile_all(OTHER_HOLDER_PATTERNS)
+_OTHER_ITEM = _compile_all(OTHER_ITEM_PATTERNS)
+_SEGMENT_BREAK = re.compile(SEGMENT_BREAK)
+_CONTRAST = _compile_all(CONTRAST_PATTERNS)
+_QUESTION_ITEM = re.compile(QUESTION_ITEM)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019]*")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
 
 
 Span = tuple[int, int]
+
+
+def _item_of(match: re.Match[str]) -> str:
+    """The item words a question or segment pattern captured (under whichever group matched)."""
+    return next((value for name, value in match.groupdict().items()
+                 if name.startswith("item") and value), "")
+
+
+def _stem(word: str) -> str:
+    """A crude plural fold for matching a question's item words ("cots" / "cot")."""
+    word = word.replace("'", "")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _inside(span: Span, regions: Sequence[Span]) -> bool:
@@ -380,15 +462,25 @@ class Reading:
     key_values: tuple[str, ...]
     truncated: bool = False
     capitalised: frozenset[str] = frozenset()
+    question_words: frozenset[str] = frozenset()
+    """The question's content words (item and place, J13.5); empty when it is not known."""
+    item_words: frozenset[str] = frozenset()
+    """The words naming the question's item ("exercise cycle" in "Which exercise cycle do I have
+    for the annexe?"); the question's content words when no item phrase is found."""
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, answer: str, key_values: Iterable[str]) -> Reading:
+    def of(cls, answer: str, key_values: Iterable[str], question: str | None = None) -> Reading:
         norm = normalize(answer[: MAX_JUDGED_CHARS * 2])
         truncated = len(answer) > MAX_JUDGED_CHARS
         capitalised = frozenset(normalize(w) for w in _CAPITALISED.findall(answer[:MAX_JUDGED_CHARS]))
+        asked = normalize(question or "")
+        words = frozenset(_stem(w) for w in _WORD.findall(asked) if w not in QUESTION_STOPWORDS)
+        phrase = _QUESTION_ITEM.search(asked)
+        item = frozenset(_stem(w) for w in _WORD.findall(_item_of(phrase)) if w not in
+                         QUESTION_STOPWORDS) if phrase else frozenset()
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
-                   capitalised=capitalised)
+                   capitalised=capitalised, question_words=words, item_words=item or words)
 
     # --- clauses and scopes ----------------------------------------------------------------------
 
@@ -410,8 +502,14 @@ class Reading:
     @cached_property
     def decline_spans(self) -> list[Span]:
         """Declines, less those quoted as something the answer is not saying (J13.3)."""
-        reported = [m.span() for m in _QUOTED.finditer(self.norm)
-                    if _REPORTED_DECLINE.search(self.norm, max(0, m.start() - 80), m.start())]
+        reported = []
+        for m in _QUOTED.finditer(self.norm):
+            before = self.norm[max(0, m.start() - 80):m.start()]
+            sentence = self.norm[max(0, m.start() - 80):self.sentence_end(m.end())]
+            if _REPORTED_DECLINE.search(before) or (
+                    (_SAYING_BEFORE.search(before) or m.start() == 0) and _NEGATION.search(
+                        self.norm[m.end():self.sentence_end(m.end())] + " " + before)):
+                reported.append(m.span())
         return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
 
     @cached_property
@@ -427,6 +525,43 @@ class Reading:
 
     def _outside_scopes(self, spans: Iterable[Span]) -> list[Span]:
         return [span for span in spans if not _inside(span, self.decline_scopes)]
+
+    @cached_property
+    def _segments(self) -> list[Span]:
+        cuts = [0, *(m.end() for m in _SEGMENT_BREAK.finditer(self.norm)), len(self.norm)]
+        return list(zip(cuts, cuts[1:]))
+
+    @cached_property
+    def contrast_segments(self) -> list[Span]:
+        """J13.6: segments whose values are marked as not the answer (context, not commitments)."""
+        return [(start, end) for start, end in self._segments
+                if _CONTRAST.search(self.norm[start:end])]
+
+    @cached_property
+    def foreign_segments(self) -> list[Span]:
+        """J13.5: segments about another holder's thing, or naming another item without any of
+        the question's item words; values and state cues there are not about the asked item.
+        Without the question nothing is foreign."""
+        if not self.question_words:
+            return []
+        foreign = []
+        for start, end in self._segments:
+            segment = self.norm[start:end]
+            own_words = any(_stem(w) in self.item_words for w in _WORD.findall(segment))
+            other_item = any(not {_stem(w) for w in _WORD.findall(_item_of(m))} <= self.question_words
+                             for m in _OTHER_ITEM.finditer(segment))
+            if _OTHER_HOLDER.search(segment) or (not own_words and other_item):
+                foreign.append((start, end))
+        return foreign
+
+    def _bound(self, spans: Iterable[Span]) -> list[Span]:
+        """Spans outside decline scopes and outside segments about another item (J3.2, J13.5)."""
+        return [span for span in self._outside_scopes(spans)
+                if not _inside(span, self.foreign_segments)]
+
+    def _committable(self, spans: Iterable[Span]) -> list[Span]:
+        """Bound spans outside segments that mark their value as not the answer (J13.6)."""
+        return [span for span in self._bound(spans) if not _inside(span, self.contrast_segments)]
 
     @cached_property
     def declines(self) -> bool:
@@ -499,8 +634,8 @@ class Reading:
         return self._spans[value]
 
     def names(self, value: str) -> bool:
-        """Named anywhere outside a decline's complement (retracted or not)."""
-        return bool(self._outside_scopes(self.value_spans(value)))
+        """Named outside a decline's complement and bound to the asked item (retracted or not)."""
+        return bool(self._bound(self.value_spans(value)))
 
     def named(self, values: Iterable[str]) -> list[str]:
         return [value for value in values if self.names(value)]
@@ -511,7 +646,7 @@ class Reading:
         return [value for value in values if self.value_spans(value)]
 
     def first_position(self, value: str) -> int | None:
-        spans = self._outside_scopes(self.value_spans(value))
+        spans = self._bound(self.value_spans(value))
         return spans[0][0] if spans else None
 
     @cached_property
@@ -540,7 +675,7 @@ class Reading:
 
     def commits(self, value: str) -> bool:
         """Named in at least one place where it is neither retracted nor under a decline (J3)."""
-        return any(not self._retracted(span) for span in self._outside_scopes(self.value_spans(value)))
+        return any(not self._retracted(span) for span in self._committable(self.value_spans(value)))
 
     def committed(self, values: Iterable[str]) -> list[str]:
         return [value for value in values if self.commits(value)]
@@ -564,12 +699,12 @@ class Reading:
         for cue in cues:
             for variant in {cue, cue.replace("'", "")}:
                 spans.extend(phrase_spans(self.norm, variant))
-        return self._outside_scopes(spans)
+        return self._bound(spans)
 
     @cached_property
     def _event_spans(self) -> list[Span]:
         spans = self._cue_spans(NO_LONGER_EVENT_CUES)
-        return spans + self._outside_scopes(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        return spans + self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
 
     @cached_property
     def invalidates(self) -> bool:
