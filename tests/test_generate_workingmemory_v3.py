@@ -296,3 +296,50 @@ def test_the_user_says_i_have_and_the_questions_verb_in_competitors_too(
         assert set(sessions) == user_said and _gold(record) in sessions
         hits.append(1 / len(sessions))
     assert sum(hits) / len(hits) < 0.25, sum(hits) / len(hits)
+
+
+def test_has_answer_marks_the_turn_that_states_gold(corpus: list[dict[str, Any]]) -> None:
+    """Red team 18: where a suggestion's episode came first in the gold session, ``has_answer``
+    sat on the suggestion's turn (4 of 60 records)."""
+    for record in corpus:
+        gold = wm.recompute_gold(record)
+        flagged = [turn for session in record["haystack_sessions"] for turn in session
+                   if turn["has_answer"]]
+        assert len(flagged) == 1 and flagged[0]["role"] == "user", record["question_id"]
+        assert gold.value in flagged[0]["content"], record["question_id"]
+
+
+def test_no_frame_leaves_a_value_set_off_only_in_own_statements() -> None:
+    """Red team 18: own frames set the name off with commas (", Velique,") and competitors
+    attached it as "the <kind> <Name>": punctuation alone found gold 0.87. Each attachment form
+    is used by own and user-said competitor frames alike."""
+    def forms(templates: tuple[str, ...]) -> set[str]:
+        found = set()
+        for template in templates:
+            if "the {noun} {value}" in template or "the best {noun} around, {value}" in template:
+                found.add("the K V")
+            if re.search(r"\{noun\}, \{value\},", template):
+                found.add(", V,")
+        return found
+
+    competitors = tuple(t for form, ts in wm.COMPETITORS.items() if form != "suggestion" for t in ts)
+    assert forms(wm.OWN) == forms(competitors) == {"the K V"}
+    for template in (*wm.OWN, *competitors):  # one attachment, followed by a word, everywhere
+        assert re.search(r"the \{noun\} \{value\} [a-z]", template), template
+
+
+def test_every_context_of_a_value_in_own_frames_occurs_in_competitor_frames() -> None:
+    """Red team 18's learned reader used only the character before and after the name and whether
+    the name comes before the kind's noun; each such context of an own frame is a competitor's too."""
+    def contexts(templates: tuple[str, ...]) -> set[tuple[str, str, bool]]:
+        found = set()
+        for template in templates:
+            at = template.index("{value}")
+            before = template[:at].rstrip(" ")[-1:]
+            after = template[at + len("{value}"):at + len("{value}") + 1]
+            found.add((before if not before.isalpha() and before != "}" else "w",
+                       after if after != " " else "_", at < template.index("{noun}")))
+        return found
+
+    competitors = tuple(t for form, ts in wm.COMPETITORS.items() if form != "suggestion" for t in ts)
+    assert contexts(wm.OWN) - contexts(competitors) == set()

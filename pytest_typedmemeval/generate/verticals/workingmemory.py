@@ -92,7 +92,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.4609375
+_DIAL = 0.359375
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -204,22 +204,24 @@ times each: learned AUC up to 0.71)."""
 KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
 OWN: tuple[str, ...] = (
-    "It took a while, but I have {verb} {a} {noun}, {value}, and I do not regret it.",
-    "It is official now: the only {noun} I have {verb} is {value}, if anyone asks.",
-    "In case you wondered whether I have {verb} {a} {noun}: I have, {value}, the only one I really "
-    "considered.",
-    "You might think I have {verb} {value} on a whim, but I sat down and thought that {noun} through.",
-    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but I chose it myself and "
-    "{subj} had nothing to do with it.",
-    "My {rel} asked whether I have {verb} {a} {noun} yet, and I said I had: {value}, to {poss} "
+    "It took a while, but I have {verb} the {noun} {value} at last and I do not regret it.",
+    "It is official now: the {noun} {value} is the only one I have {verb}, no matter what anyone "
+    "says.",
+    "In case you wondered whether I have {verb} the {noun} {value} or not: yes, I have, and I am "
+    "glad.",
+    "You might think I have {verb} the {noun} {value} on a whim, but I did it after a lot of "
+    "thought.",
+    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but the choice was mine "
+    "and {subj} had nothing to do with it.",
+    "My {rel} asked what I have {verb}, and I said the {noun} {value} is mine now, to {poss} "
     "surprise.",
-    "I assumed it would be a mistake, but on my {rel}'s advice I have {verb} {a} {noun}, {value}, and "
+    "I assumed it would be a mistake, but on my {rel}'s advice I have {verb} the {noun} {value} and "
     "{subj} was right.",
-    "I have {verb} {value} at last, whatever people might think: the {noun} I could not stop coming "
-    "back to.",
-    "I held out against it for ages, but I have {verb} {a} {noun} at last, whether or not it was "
-    "wise: {value}.",
-    "My {rel} is convinced I have {verb} the best {noun} around, {value}, and I agree.",
+    "I have {verb} the {noun} {value} at last, whatever people might think: when I sat down to "
+    "choose, it was the one I kept coming back to.",
+    "I held out against it for ages, but I have {verb} the {noun} {value} at last, whether or not it "
+    "was wise.",
+    "My {rel} is convinced I have {verb} the {noun} {value} and {subj} is right: I have.",
 )
 """The user's own facts, one bank for gold and every other session's own statement. Every frame,
 own and competitor alike, says "I have {verb}" with the kind's noun and a value (red team 13 beat
@@ -235,20 +237,22 @@ down, against, she, he, her, his*": gold at rank 1 in 0.992), so which clause a 
 pronoun belongs to has to be read."""
 COMPETITORS: dict[str, tuple[str, ...]] = {
     "holder": (
-        "My {rel} asked whether I have {verb} {a} {noun} too, since {subj} has gone with {value}.",
-        "People think I have {verb} the {noun} {value}, but that one is my {rel}'s, not mine.",
-        "Now my {rel} wants to know whether I have {verb} the {noun} {value} as well, since it is "
-        "{poss} favourite.",
+        "My {rel} asked whether I have {verb} the {noun} {value} too, since {subj} has.",
+        "People think I have {verb} the {noun} {value} myself, but that {noun} is my {rel}'s, not "
+        "mine.",
+        "Now my {rel} wants to know whether I have {verb} the {noun} {value} as well, since that "
+        "{noun} is {poss} favourite.",
     ),
     "declined": (
-        "In case you wondered whether I have {verb} the {noun} {value}: no, I decided against it.",
-        "You might think I have {verb} {value} by now, but I turned that {noun} down.",
-        "My {rel} is convinced I have {verb} the {noun} {value}, but I only looked at it.",
+        "In case you wondered whether I have {verb} the {noun} {value} or not: no, I decided "
+        "against that {noun}.",
+        "You might think I have {verb} the {noun} {value} already, but I turned that {noun} down.",
+        "My {rel} is convinced I have {verb} the {noun} {value} already, but I only made enquiries.",
     ),
     "hypothetical": (
-        "People assume I have {verb} the {noun} {value}, but I only asked about the price.",
-        "If anyone asks whether I have {verb} the {noun} {value}, the answer is only if the "
-        "price comes down.",
+        "People assume I have {verb} the {noun} {value} already, but I only asked about the price.",
+        "If anyone asks whether I have {verb} the {noun} {value} at all, the answer is not unless "
+        "the price comes down.",
     ),
     "suggestion": (
         "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
@@ -266,6 +270,32 @@ REQUESTS: tuple[str, ...] = ("Out of interest, which {noun} do you hear good thi
 """The user asking the assistant about a kind: curiosity, never "I am looking for one" (red team 16:
 half the suggestions came after the user had stated the kind, and "if you have not joined a gym
 yet" forgot it; the suggestions now speak of other people, not of the user)."""
+SUGGESTION_REACTIONS: tuple[str, ...] = (
+    "Interesting, that is handy to know about the {noun}.",
+    "Good to know, in case a friend asks me about the {noun}.",
+    "Thanks, I like hearing what other people go for with the {noun}.",
+    "Noted, that is a useful name to have about the {noun}.",
+    "Ah, I had wondered what people make of the {noun}.",
+    "Thanks, I will pass that on if anyone asks about the {noun}.",
+    "Fascinating, people have strong views on the {noun}.",
+    "That is good to hear, the {noun} gets talked about a lot.",
+    "Handy, my friends are always comparing notes on the {noun}.",
+    "Oh, I will mention that next time the {noun} comes up with friends.",
+)
+SUGGESTION_CLOSES: tuple[str, ...] = (
+    "Glad it is of some use with the {noun}.",
+    "Happy to help with the {noun}.",
+    "It is always interesting to compare the {noun} people go for.",
+    "Any time, the {noun} is a popular topic.",
+    "Opinions on the {noun} do vary, of course.",
+    "Please do, people like a tip about the {noun}.",
+    "Views on the {noun} can be strong, it is true.",
+    "Comparing notes on the {noun} is half the fun.",
+)
+"""The user's reaction to the assistant's suggestion, and its close: interest in what other people
+choose, never deferring a choice of its own (red team 18: "I would rather take my time over the
+mortgage lender", the shared decline bank, after the user had stated the lender, read as the fact
+being open again)."""
 FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
 """Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
 the declines twice."""
@@ -621,8 +651,11 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
     text = _fill(said.template, kind, said.value, said.holder, said.form)
     if said.form == "suggestion":
         request = rng.choice(REQUESTS).format(a=kind.article, noun=kind.noun)
+        reaction = rng.choice(SUGGESTION_REACTIONS).format(noun=kind.noun)
+        close = rng.choice(SUGGESTION_CLOSES).format(noun=kind.noun)
         return conversation.Statement(text, f"the {kind.noun}", "assistant-offer-declined",
-                                      role="assistant", request=request)
+                                      role="assistant", request=request, reaction=reaction,
+                                      close=close)
     return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form])  # type: ignore[arg-type]
 
 
@@ -713,6 +746,13 @@ def recompute_gold(record: Mapping[str, Any]) -> Gold:
 # --- records --------------------------------------------------------------------------------------
 
 
+def _own_piece(plan: conversation.HaystackPlan, session: int) -> int:
+    """The piece of ``session`` that holds the user's own statement: the first piece, except where
+    an assistant suggestion's episode comes first (red team 18: ``has_answer`` sat on the
+    suggestion's turn in 4 of 60 records)."""
+    return next(p for p, statement in enumerate(plan.sessions[session]) if statement.role == "user")
+
+
 def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> dict[str, Any]:
     plan, planned, count = _plan(seed, spec, share)
     stay = _render(seed, plan, tally)
@@ -732,7 +772,7 @@ def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> dict[s
              "dial": {"name": "valued_competitors", "value": count}}
     record = engine.record(stay, question_id=spec.key, vertical=VERTICAL, shape=spec.shape,
                            memory_type=MEMORY_TYPE, question=kind.question, answer="",
-                           gold=[(spec.gold, 0)], block=block)
+                           gold=[(spec.gold, _own_piece(plan, spec.gold))], block=block)
     gold = recompute_gold(record)
     lo, hi = WINDOWS[int(spec.shape.split("-")[1])]
     after = N_SESSIONS - 1 - gold.session
