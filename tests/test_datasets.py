@@ -416,3 +416,27 @@ def test_no_dataset_file_is_present_in_the_repository() -> None:
         if path.is_file() and DATASET_FILE_NAMES.match(path.name):
             found.append(str(path.relative_to(REPO)))
     assert found == [], f"public dataset files must never be in the repository: {found}"
+
+
+@pytest.mark.parametrize(("trap", "answer"), [
+    ("No", "No, I don't have that information."),
+    ("That", "That isn't something you told me."),
+    ("No", "No idea, sorry."),
+])
+def test_a_function_word_trap_is_not_found_inside_a_decline(tmp_path: Path, trap: str,
+                                                            answer: str) -> None:
+    """Issue 21, item 6: LoCoMo category-5 traps "No" and "That" were read inside declines."""
+    import dataclasses
+
+    adversarial = by_id(load_locomo(write_locomo(tmp_path / "locomo10.json")).questions)["conv-1/q005"]
+    trapped = dataclasses.replace(adversarial, trap_answers=(trap,))
+    scored = score_answer(trapped, answer)
+    assert (scored.outcome.value, scored.correct) == ("abstained", True), scored.reason
+    assert not score_answer(trapped, f"{trap}.").correct
+
+
+def test_longmemevals_own_abstention_wording_is_a_decline(tmp_path: Path) -> None:
+    """"The information provided is not enough" opens LongMemEval's abstention golds (issue 23)."""
+    lme = by_id(load_longmemeval(write_longmemeval(tmp_path / "lme.json")).questions)["e47becba_abs"]
+    scored = score_answer(lme, "The information provided is not enough to tell which toaster.")
+    assert (scored.outcome.value, scored.correct) == ("abstained", True), scored.reason

@@ -97,6 +97,12 @@ def best_f1(prediction: str, golds: Sequence[str], rules: str = "squad", *, mult
     return max((measure(prediction, gold, rules) for gold in golds), default=0.0)
 
 
+FUNCTION_WORD_TRAPS = frozenset({"no", "yes", "that", "this", "it", "none", "nothing", "not", "nobody"})
+"""Trap answers (LoCoMo category 5) that are function words: inside an answer that declines or
+denies they are the decline's own words ("No, I don't know", "That isn't something you told me"),
+so there they count only as the whole answer (issue 21, item 6)."""
+
+
 def score_answer(question: DatasetQuestion, answer: str) -> Score:
     """Score ``answer`` to ``question`` (see the module docstring for the rules)."""
     reading = Reading.of(answer, question.trap_answers)
@@ -114,7 +120,11 @@ def score_answer(question: DatasetQuestion, answer: str) -> Score:
 
 
 def _score_abstention(reading: Reading, question: DatasetQuestion) -> Score:
-    if committed := reading.committed(question.trap_answers):
+    negative = reading.declines or reading.denies
+    committed = [trap for trap in question.trap_answers
+                 if (reading.norm == normalize(trap) if negative and normalize(trap) in FUNCTION_WORD_TRAPS
+                     else reading.commits_outside_negatives(trap))]
+    if committed:
         return Score(Outcome.WRONG, False, None, None, f"commits to the adversarial answer {committed[0]!r}")
     if reading.hedges_a_commitment:
         return Score(Outcome.WRONG, False, None, None, "hedged commitment on an abstention probe")
@@ -135,6 +145,7 @@ def scoring_rules() -> dict[str, object]:
         "normalisation": NORMALISATION_RULES,
         "reading": reading_rules(),
         "abstention": "declines or denies -> abstained (correct); trap value, hedge or answer -> wrong",
+        "function_word_traps": sorted(FUNCTION_WORD_TRAPS),
     }
 
 

@@ -127,7 +127,7 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
     r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
     r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
-    r"\bnot something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
+    r"(?:\bnot|n'?t) something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
     r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
     # J13.2: hedged denials ("I don't think you ever told me", "it doesn't look like you've said")
     rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we|i|"
@@ -676,6 +676,18 @@ class Reading:
     def commits(self, value: str) -> bool:
         """Named in at least one place where it is neither retracted nor under a decline (J3)."""
         return any(not self._retracted(span) for span in self._committable(self.value_spans(value)))
+
+    @cached_property
+    def negative_spans(self) -> list[Span]:
+        """Every decline and denial match: the words that make the answer a negative."""
+        return [*self.decline_spans, *(m.span() for m in _DENIAL.finditer(self.norm))]
+
+    def commits_outside_negatives(self, value: str) -> bool:
+        """:meth:`commits`, not counting an occurrence inside a decline's or a denial's own words:
+        a dataset's trap answer "No" or "That" is not committed by "No, I don't know" or "That
+        isn't something you told me" (issue 21, item 6)."""
+        return any(not self._retracted(span) and not _overlaps_any(span, self.negative_spans)
+                   for span in self._committable(self.value_spans(value)))
 
     def committed(self, values: Iterable[str]) -> list[str]:
         return [value for value in values if self.commits(value)]
