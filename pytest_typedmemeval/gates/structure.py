@@ -2,7 +2,8 @@
 
 Ids, vertical and shape, haystack shape, time order, gold bookkeeping, G and H, gold position,
 the ceiling table, V4 (no calendar dates in time-dependent text), V5 (derivations recomputable and
-unambiguous), pairs and reproducibility. Every design number comes from :mod:`.vertical_specs` or
+unambiguous: Arithmetic's own check, :mod:`.arithmetic_checks`, run for every shape whose spec
+declares an ``operation``), pairs and reproducibility. Every design number comes from :mod:`.vertical_specs` or
 :mod:`.declarations` (code constants), never from the sidecar being checked; sidecar figures are
 re-derived and compared.
 
