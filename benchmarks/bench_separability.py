@@ -12,7 +12,8 @@ import argparse
 import time
 
 from pytest_typedmemeval.gates.declarations import VerticalDeclarations
-from pytest_typedmemeval.gates.separability import build_synthetic_corpus, check, score_features
+from pytest_typedmemeval.gates.selftest.separability import build_synthetic_corpus
+from pytest_typedmemeval.gates.separability import check, score_features
 
 PHASES = ("features", "relevance", "pairs", "distribution", "exclusivity", "role_sequence")
 

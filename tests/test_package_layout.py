@@ -9,6 +9,12 @@ so deferred imports are not accepted as cycle breakers; the layout has none to b
 ``a.b`` is an edge to ``a.b`` only: that Python runs ``a/__init__`` first is not a cycle of the
 code. Imports by string (``importlib.import_module("...")``, ``module:factory`` specs) are not
 imports of the code and are not counted.
+
+The same graph, with every subpackage drawn as one node (``plugin``, ``gates``, ``generate``, ...;
+each root module its own node), must be acyclic too: a newcomer reads the layout as layers, and two
+subpackages that import each other are one layer split in two folders. Where a lower layer needs
+something only a higher one can do, the higher one passes it down (the gate registry receives the
+generators' ``regenerate`` hook; the retriever panel names the record it reads by a Protocol).
 """
 
 from __future__ import annotations
@@ -140,6 +146,48 @@ def test_there_is_no_import_cycle_in_the_package() -> None:
     cycles = import_cycles(import_graph())
     assert cycles == [], "import cycles (each a strongly connected set of modules):\n" + "\n".join(
         " <-> ".join(cycle) for cycle in cycles)
+
+
+def subpackage(module: str) -> str:
+    """The layout node ``module`` belongs to: its top-level subpackage (``gates`` for
+    ``pytest_typedmemeval.gates.selftest.structure``), or the root module itself (``cli``; the
+    package ``__init__`` is ``__init__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def subpackage_graph(graph: dict[str, set[str]]
+                     ) -> tuple[dict[str, set[str]], dict[tuple[str, str], list[str]]]:
+    """Subpackage -> the subpackages it imports, and for each such edge the module imports behind it."""
+    nodes: dict[str, set[str]] = {subpackage(module): set() for module in graph}
+    behind: dict[tuple[str, str], list[str]] = {}
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            edge = (subpackage(module), subpackage(target))
+            if edge[0] != edge[1]:
+                nodes[edge[0]].add(edge[1])
+                behind.setdefault(edge, []).append(f"{module} -> {target}")
+    return nodes, behind
+
+
+def test_the_subpackage_graph_sees_every_layer_and_its_edges() -> None:
+    nodes, behind = subpackage_graph(import_graph())
+    assert {"plugin", "adapter", "calls", "corpus", "datasets", "gates", "generate", "judge",
+            "probing", "report", "retrieval", "scenarios", "cli", "__init__"} <= set(nodes)
+    assert "gates" in nodes["generate"] and "corpus" in nodes["gates"]
+    assert f"{PACKAGE}.cli -> {PACKAGE}.corpus.registry" in behind[("cli", "corpus")]
+
+
+def test_there_is_no_import_cycle_between_subpackages() -> None:
+    nodes, behind = subpackage_graph(import_graph())
+    cycles = import_cycles(nodes)
+    lines = []
+    for cycle in cycles:
+        lines.append(" <-> ".join(cycle))
+        lines += [f"    {edge}" for a in cycle for b in cycle if (a, b) in behind
+                  for edge in behind[(a, b)]]
+    assert cycles == [], ("import cycles between subpackages, with the imports behind them:\n"
+                          + "\n".join(lines))
 
 
 def test_the_package_root_holds_only_its_public_face_and_shared_value_types() -> None:

@@ -264,7 +264,7 @@ def test_a_shipped_corpus_keeps_every_other_sidecar_byte_and_partial_runs_are_no
                for row in result.measured["not_measured"])
     # No other gate reads probe_records: structure (reproducibility included), calibration,
     # separability and leaks still pass on the written sidecar.
-    from pytest_typedmemeval.gates import registry
+    from pytest_typedmemeval.generate import certify as registry
 
     for gate in ("structure", "calibration", "separability", "leaks", "adversaries"):
         verdict = registry.run_corpus_gate(gate, corpus)

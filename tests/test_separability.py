@@ -24,6 +24,7 @@ from pytest_typedmemeval.corpus.models import (
     format_corpus_date,
 )
 from pytest_typedmemeval.gates import separability
+from pytest_typedmemeval.gates.selftest import separability as separability_fixtures
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
 from pytest_typedmemeval.gates.result import SelfTestCase
 from pytest_typedmemeval.gates.features import PHRASE_PREFIX, extract_features, phrase_grams, segments
@@ -209,14 +210,14 @@ def _independent_distribution_refusals(corpus: Corpus) -> set[str]:
 
 
 def _dash_corpus() -> Corpus:
-    hook, decorate = separability._dash_tell(separability._dash_modes(60, 105))
-    return separability._build_corpus(105, questions=60, plan_hook=hook, decorate=decorate)
+    hook, decorate = separability_fixtures._dash_tell(separability_fixtures._dash_modes(60, 105))
+    return separability_fixtures._build_corpus(105, questions=60, plan_hook=hook, decorate=decorate)
 
 
 INDEPENDENT_CASES = {
-    "clean-G1": lambda: separability._build_corpus(5, gold_counts=(1,)),
-    "strong-single": lambda: separability._ranked_corpus(107, *separability._STRONG_SINGLE),
-    "chance-sized": lambda: separability._ranked_corpus(204, *separability._CHANCE_SIZED),
+    "clean-G1": lambda: separability_fixtures._build_corpus(5, gold_counts=(1,)),
+    "strong-single": lambda: separability_fixtures._ranked_corpus(107, *separability_fixtures._STRONG_SINGLE),
+    "chance-sized": lambda: separability_fixtures._ranked_corpus(204, *separability_fixtures._CHANCE_SIZED),
     "dash-50pct": _dash_corpus,
 }
 
@@ -234,7 +235,7 @@ def test_uncorrected_rule_refused_clean_g1_corpora_that_holm_passes() -> None:
     # sessions. The retired z >= 2.5 fires on some seeds; the corrected rule on none of these.
     old = new = 0
     for seed in range(20, 32):
-        corpus = separability._build_corpus(seed, gold_counts=(1,))
+        corpus = separability_fixtures._build_corpus(seed, gold_counts=(1,))
         scores = score_features(corpus).scores
         old += any(s.z >= 2.5 and s.perfect_share >= SHARE_FLOOR for s in scores)
         new += bool(_independent_distribution_refusals(corpus))
@@ -243,7 +244,7 @@ def test_uncorrected_rule_refused_clean_g1_corpora_that_holm_passes() -> None:
 
 
 def test_refused_and_closest_distribution_entries_carry_z_p_holm_p_and_rank() -> None:
-    result = check(separability._ranked_corpus(107, *separability._STRONG_SINGLE),
+    result = check(separability_fixtures._ranked_corpus(107, *separability_fixtures._STRONG_SINGLE),
                    declared=NO_EXEMPTIONS)
     block = result.measured["distribution"]
     assert block["correction"] == "holm" and block["alpha"] == FAMILY_ALPHA
@@ -258,7 +259,7 @@ def test_refused_and_closest_distribution_entries_carry_z_p_holm_p_and_rank() ->
     assert block["closest"] == result.measured["worst"]["distribution"]
     assert block["closest"]["p_holm"] == min(e["p_holm"] for e in block["refused"])
 
-    clean = check(separability._ranked_corpus(204, *separability._CHANCE_SIZED),
+    clean = check(separability_fixtures._ranked_corpus(204, *separability_fixtures._CHANCE_SIZED),
                   declared=NO_EXEMPTIONS).measured["distribution"]
     assert clean["refused"] == []
     assert clean["closest"]["meets_share_floor"] and not clean["closest"]["meets_alpha"]
@@ -299,7 +300,7 @@ def test_opposite_tells_cancel_in_the_pool_and_the_distribution_rule_catches_the
 
 @pytest.fixture(scope="module")
 def marker_corpus() -> Corpus:
-    return separability._build_corpus(11, questions=24, decorate=separability._acknowledgement_marker)
+    return separability_fixtures._build_corpus(11, questions=24, decorate=separability_fixtures._acknowledgement_marker)
 
 
 PerQuestion = tuple[list[float], list[float], list[float], int]
@@ -442,8 +443,8 @@ def test_self_test_holds_on_other_seeds_too(seed: int) -> None:
 
 
 def test_distribution_defect_really_hides_from_the_pooled_auc() -> None:
-    hook, decorate = separability._dash_tell(separability._dash_modes(60, 105))
-    corpus = separability._build_corpus(105, questions=60, plan_hook=hook, decorate=decorate)
+    hook, decorate = separability_fixtures._dash_tell(separability_fixtures._dash_modes(60, 105))
+    corpus = separability_fixtures._build_corpus(105, questions=60, plan_hook=hook, decorate=decorate)
     score = score_features(corpus).score("dashes[session]")
     assert score is not None
     assert 0.5 <= score.auc < 0.62
@@ -452,9 +453,9 @@ def test_distribution_defect_really_hides_from_the_pooled_auc() -> None:
 
 def test_one_in_two_marker_on_every_question_sits_exactly_on_the_auc_line() -> None:
     # GATES.md says G = 2 "caps" the AUC at 0.75; with ">= 0.75" the cap itself is refused.
-    corpus = separability._build_corpus(
+    corpus = separability_fixtures._build_corpus(
         106, gold_counts=(2,), plan_hook=lambda rng, plan: plan.extra.update(marked=True),
-        decorate=separability._one_in_two_marker)
+        decorate=separability_fixtures._one_in_two_marker)
     score = score_features(corpus).score(PHRASE_PREFIX + "pinned")
     assert score is not None and score.auc == AUC_REFUSE
 
@@ -499,7 +500,7 @@ def test_word_internal_marks_do_not_split_a_segment() -> None:
 
 
 def test_boundary_control_would_fail_if_grams_crossed_punctuation() -> None:
-    corpus = separability._build_corpus(202, decorate=separability._boundary_phrase)
+    corpus = separability_fixtures._build_corpus(202, decorate=separability_fixtures._boundary_phrase)
     gold_joined = filler_joined = 0
     for record in corpus.records:
         gold = set(record.gold_session_indices)
@@ -521,9 +522,9 @@ def test_boundary_control_would_fail_if_grams_crossed_punctuation() -> None:
 
 
 def test_question_word_control_is_refused_once_the_question_stops_naming_it() -> None:
-    hook = separability._question_word_plan(40, 203)
-    asked = separability._build_corpus(203, frames=separability._QUESTION_WORD_FRAMES, plan_hook=hook)
-    unasked = separability._build_corpus(203, frames=separability._QUESTION_WORD_FRAMES,
+    hook = separability_fixtures._question_word_plan(40, 203)
+    asked = separability_fixtures._build_corpus(203, frames=separability_fixtures._QUESTION_WORD_FRAMES, plan_hook=hook)
+    unasked = separability_fixtures._build_corpus(203, frames=separability_fixtures._QUESTION_WORD_FRAMES,
                                          plan_hook=hook, question_frame="Which code did {subject} give?")
     assert check(asked, declared=NO_EXEMPTIONS).passed
     exempt = relevance_exemptions(asked, score_features(asked).table)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_typedmemeval import load_corpus, shipped_corpora
-from pytest_typedmemeval.gates import registry
+from pytest_typedmemeval.generate import certify as registry
 
 from _support import fixture_corpus_files
 

@@ -14,17 +14,12 @@ import pytest
 
 from pytest_typedmemeval.corpus.loading import Corpus, load_corpus
 from pytest_typedmemeval.corpus.models import AnswerKey, ExtensionBlock, Sidecar
-from pytest_typedmemeval.gates import structure
+from pytest_typedmemeval.gates import arithmetic_checks, structure
+from pytest_typedmemeval.gates.arithmetic_checks import SubsetItem, extract_amounts, find_coincident_subset
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
-from pytest_typedmemeval.gates.structure import (
-    SubsetItem,
-    check,
-    extract_amounts,
-    find_coincident_subset,
-    poisson_binomial_tails,
-    v4_findings,
-)
+from pytest_typedmemeval.gates.selftest import structure as structure_fixtures
+from pytest_typedmemeval.gates.structure import check, poisson_binomial_tails, v4_findings
 from pytest_typedmemeval.gates.vertical_specs import (
     ABBREVIATIONS,
     VERTICAL_SPECS,
@@ -266,7 +261,7 @@ def test_story_level_allows_month_and_weekday_names_but_not_dates() -> None:
 # --- whole-corpus behaviour --------------------------------------------------------------------------
 
 def test_a_loaded_fixture_corpus_passes_with_its_notes(tmp_path: Path) -> None:
-    records = structure._arithmetic_records()
+    records = structure_fixtures._arithmetic_records()
     path = tmp_path / "typedmemeval-arithmetic-v1.json"
     text = json.dumps([r.model_dump(mode="json") for r in records], indent=1) + "\n"
     path.write_text(text, encoding="utf-8")
@@ -282,28 +277,28 @@ def test_a_loaded_fixture_corpus_passes_with_its_notes(tmp_path: Path) -> None:
 
 
 def test_the_same_corpus_as_a_shipped_revision_is_refused_for_its_sizes(tmp_path: Path) -> None:
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic")
+    corpus, _ = structure_fixtures._corpus(structure_fixtures._arithmetic_records(), "arithmetic")
     result = check(corpus)
     assert {"shape_n", "h_range"} <= result.refused_rules()
 
 
 def test_unknown_and_mixed_verticals_are_refused() -> None:
-    records = structure._arithmetic_records()
+    records = structure_fixtures._arithmetic_records()
     unknown = [r.model_copy(update={"typedmemeval": r.typedmemeval.model_copy(
         update={"vertical": "dreams"})}) for r in records]
-    corpus, _ = structure._corpus(unknown, "dreams")
+    corpus, _ = structure_fixtures._corpus(unknown, "dreams")
     assert "vertical" in check(corpus).refused_rules()
-    mixed: Corpus = structure._corpus(records, "arithmetic")[0]
+    mixed: Corpus = structure_fixtures._corpus(records, "arithmetic")[0]
     mixed = Corpus(mixed.corpus_id, mixed.path, mixed.sha256, mixed.records, None, None)
-    assert "vertical" in check(mixed, spec=structure._arithmetic_spec()).refused_rules()
+    assert "vertical" in check(mixed, spec=structure_fixtures._arithmetic_spec()).refused_rules()
 
 
 def test_conjunction_shapes_are_refused_until_declared() -> None:
     records = [r.model_copy(update={"question_id": r.question_id.replace("ari", "con"),
                                     "typedmemeval": r.typedmemeval.model_copy(
                                         update={"vertical": "conjunction"})})
-               for r in structure._arithmetic_records()]
-    result = check(structure._corpus(records, "conjunction")[0])
+               for r in structure_fixtures._arithmetic_records()]
+    result = check(structure_fixtures._corpus(records, "conjunction")[0])
     assert "shape_declared" in result.refused_rules()
 
 
@@ -316,25 +311,25 @@ def test_no_vertical_carries_a_gold_position_carve_out_it_no_longer_needs() -> N
 
 def test_durations_in_days_count_calendar_days_and_hours_count_elapsed_time() -> None:
     start, end = datetime(2026, 5, 9, 9, 5), datetime(2026, 6, 14, 17, 25)
-    assert structure.duration_between(start, end, "days") == 36
-    assert structure.duration_between(start, end, "weeks") == Fraction(36, 7)
+    assert arithmetic_checks.duration_between(start, end, "days") == 36
+    assert arithmetic_checks.duration_between(start, end, "weeks") == Fraction(36, 7)
     late, early = datetime(2026, 5, 9, 23, 0), datetime(2026, 5, 10, 1, 0)
-    assert structure.duration_between(late, early, "days") == 1
-    assert structure.duration_between(late, early, "hours") == 2
+    assert arithmetic_checks.duration_between(late, early, "days") == 1
+    assert arithmetic_checks.duration_between(late, early, "hours") == 2
 
 
 def test_a_gold_less_shape_missing_from_the_sidecar_ceiling_table_agrees() -> None:
-    records = structure._arithmetic_records()
+    records = structure_fixtures._arithmetic_records()
     abstain = records[0].model_copy(update={
         "question_id": "tme-ari-099_abs", "answer_session_ids": (),
         "haystack_sessions": tuple(tuple(t.model_copy(update={"has_answer": False}) for t in s)
                                    for s in records[0].haystack_sessions),
         "typedmemeval": ExtensionBlock(vertical="arithmetic", shape="never-known",
                                        answer_key=AnswerKey(expected_negative="abstain"))})
-    spec = structure._arithmetic_spec()
+    spec = structure_fixtures._arithmetic_spec()
     spec = VerticalSpec(spec.name, spec.abbrev, (*spec.shapes, ShapeSpec("never-known", 1, (0, 0),
                                                                          (4, 12))))
-    corpus, _ = structure._corpus([*records, abstain], "arithmetic", ceiling_by_shape={
+    corpus, _ = structure_fixtures._corpus([*records, abstain], "arithmetic", ceiling_by_shape={
         "counts": 1.0, "deltas": 5 / 6, "durations": 1.0, "sums": 1.0})
     result = check(corpus, spec=spec)
     assert result.passed, result.summary()
@@ -342,36 +337,36 @@ def test_a_gold_less_shape_missing_from_the_sidecar_ceiling_table_agrees() -> No
 
 
 def test_a_named_generator_without_a_seed_is_refused_unless_fixture() -> None:
-    records = structure._arithmetic_records()
-    spec = structure._arithmetic_spec()
-    shipped, _ = structure._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None)
+    records = structure_fixtures._arithmetic_records()
+    spec = structure_fixtures._arithmetic_spec()
+    shipped, _ = structure_fixtures._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None)
     assert check(shipped, spec=spec).refused_rules() == {"reproducibility"}
-    fixture, _ = structure._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None,
+    fixture, _ = structure_fixtures._corpus(records, "arithmetic", generator="arithmetic-gen", seed=None,
                                    fixture=True)
     result = check(fixture, spec=spec)
     assert result.passed and any("no seed" in note for note in result.notes)
-    hand_made, _ = structure._corpus(records, "arithmetic", generator="hand-made")
+    hand_made, _ = structure_fixtures._corpus(records, "arithmetic", generator="hand-made")
     assert "reproducibility: skipped — corpus has no generator (hand-made)" in check(
         hand_made, spec=spec).notes
 
 
 def test_a_supplied_regenerate_that_returns_nothing_is_a_skip_not_a_pass() -> None:
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator="gen")
-    result = check(corpus, spec=structure._arithmetic_spec(), regenerate=lambda _: None)
+    corpus, _ = structure_fixtures._corpus(structure_fixtures._arithmetic_records(), "arithmetic", generator="gen")
+    result = check(corpus, spec=structure_fixtures._arithmetic_spec(), regenerate=lambda _: None)
     assert result.measured["reproducibility"] == "skipped"
     assert any(note.startswith("reproducibility: skipped") for note in result.notes)
 
 
 def test_pair_haystacks_compare_what_the_system_sees_not_the_gold_labels() -> None:
-    records = structure._prospective_records()
-    spec = structure._prospective_spec()
+    records = structure_fixtures._prospective_records()
+    spec = structure_fixtures._prospective_spec()
     gold = records[0].gold_session_indices[0]
-    other = structure._first_filler(records[1])
-    relabelled = structure._edit_turn(records, 1, gold, 0, has_answer=False)
-    relabelled = structure._edit_turn(relabelled, 1, other, 0, has_answer=True)
-    relabelled = structure._edit(relabelled, 1, answer_session_ids=(
+    other = structure_fixtures._first_filler(records[1])
+    relabelled = structure_fixtures._edit_turn(records, 1, gold, 0, has_answer=False)
+    relabelled = structure_fixtures._edit_turn(relabelled, 1, other, 0, has_answer=True)
+    relabelled = structure_fixtures._edit(relabelled, 1, answer_session_ids=(
         records[1].haystack_session_ids[other],))
-    result = check(structure._corpus(relabelled, "prospective")[0], spec=spec)
+    result = check(structure_fixtures._corpus(relabelled, "prospective")[0], spec=spec)
     assert "pair_haystack" not in result.refused_rules(), result.summary()
 
 
@@ -383,14 +378,14 @@ _STAMPED = {"text": {"non_linguistic_filler_share": 0.0}}
 
 def _ari_check(records, **sidecar):
     sidecar.setdefault("ceiling_by_shape", _ARI_CEILING)
-    return check(structure._corpus(records, "arithmetic", **sidecar)[0],
-                 spec=structure._arithmetic_spec())
+    return check(structure_fixtures._corpus(records, "arithmetic", **sidecar)[0],
+                 spec=structure_fixtures._arithmetic_spec())
 
 
 @pytest.mark.parametrize("revision", [2, 3])
 def test_from_revision_2_an_abs_id_is_refused_as_an_id_not_as_a_suffix(revision: int) -> None:
-    records = structure._arithmetic_records()
-    result = _ari_check(structure._edit(records, 0, question_id="tme-ari-001_abs"),
+    records = structure_fixtures._arithmetic_records()
+    result = _ari_check(structure_fixtures._edit(records, 0, question_id="tme-ari-001_abs"),
                         revision=revision, extra=_STAMPED)
     assert result.refused_rules() == {"question_id"}
     refusal = next(r for r in result.refusals if r.rule == "question_id")
@@ -398,29 +393,29 @@ def test_from_revision_2_an_abs_id_is_refused_as_an_id_not_as_a_suffix(revision:
 
 
 def test_revision_1_keeps_its_abs_rule_and_a_corpus_without_sidecar_is_revision_1() -> None:
-    records = structure._arithmetic_records()
-    abs_id = structure._edit(records, 0, question_id="tme-ari-001_abs")
+    records = structure_fixtures._arithmetic_records()
+    abs_id = structure_fixtures._edit(records, 0, question_id="tme-ari-001_abs")
     assert _ari_check(abs_id).refused_rules() == {"abs_suffix"}
-    bare = structure._corpus(abs_id, "arithmetic")[0]
+    bare = structure_fixtures._corpus(abs_id, "arithmetic")[0]
     bare = Corpus(bare.corpus_id, bare.path, bare.sha256, bare.records, None, bare.vertical)
-    result = check(bare, spec=structure._arithmetic_spec())
+    result = check(bare, spec=structure_fixtures._arithmetic_spec())
     assert result.refused_rules() == {"abs_suffix"} and result.measured["revision"] == 1
-    nk_spec = structure._with_never_known(structure._arithmetic_spec())
-    unsuffixed = structure._never_known(records[0], "tme-ari-099")
-    v1 = check(structure._corpus([*records, unsuffixed], "arithmetic",
+    nk_spec = structure_fixtures._with_never_known(structure_fixtures._arithmetic_spec())
+    unsuffixed = structure_fixtures._never_known(records[0], "tme-ari-099")
+    v1 = check(structure_fixtures._corpus([*records, unsuffixed], "arithmetic",
                                  ceiling_by_shape=_ARI_CEILING)[0], spec=nk_spec)
     assert v1.refused_rules() == {"abs_suffix"}
 
 
 @pytest.mark.parametrize("qid", ["tme-ari-001_x", "tme-ari-001abs", "tme-ari-1", "tme-ari-001_ABS"])
 def test_other_suffixes_are_malformed_in_every_revision(qid: str) -> None:
-    records = structure._edit(structure._arithmetic_records(), 0, question_id=qid)
+    records = structure_fixtures._edit(structure_fixtures._arithmetic_records(), 0, question_id=qid)
     for revision in (1, 2):
         assert "question_id" in _ari_check(records, revision=revision).refused_rules()
 
 
 def test_filler_share_is_measured_on_every_revision_and_enforced_from_2() -> None:
-    padded = structure._padded(structure._arithmetic_records())
+    padded = structure_fixtures._padded(structure_fixtures._arithmetic_records())
     v1 = _ari_check(padded)
     assert v1.passed, v1.summary()
     figures = v1.measured["non_linguistic_filler"]
@@ -429,24 +424,24 @@ def test_filler_share_is_measured_on_every_revision_and_enforced_from_2() -> Non
     v2 = _ari_check(padded, revision=2)
     assert v2.refused_rules() == {"non_linguistic_filler"}
     assert v2.measured["non_linguistic_filler"]["enforced"] is True
-    clean = _ari_check(structure._arithmetic_records(), revision=2)
+    clean = _ari_check(structure_fixtures._arithmetic_records(), revision=2)
     assert clean.passed and clean.measured["non_linguistic_filler"]["share"] == 0.0
     assert any("records no share" in note for note in clean.notes)
 
 
 def test_a_stray_fragment_stays_under_the_tolerance_but_light_padding_does_not() -> None:
-    records = structure._arithmetic_records()
-    where = structure._first_filler(records[0])
-    stray = structure._edit_turn(records, 0, where, 0,
+    records = structure_fixtures._arithmetic_records()
+    where = structure_fixtures._first_filler(records[0])
+    stray = structure_fixtures._edit_turn(records, 0, where, 0,
                                  records[0].haystack_sessions[where][0].content + " Rain, wind, sleet.")
     assert _ari_check(stray, revision=2).passed
-    light = structure._padded(records[:2]) + records[2:]
+    light = structure_fixtures._padded(records[:2]) + records[2:]
     assert "non_linguistic_filler" in _ari_check(light, revision=2).refused_rules()
 
 
 @pytest.mark.parametrize("recorded", [0.01, "0.0", float("inf"), True])
 def test_a_sidecar_share_that_disagrees_is_a_mismatch(recorded) -> None:
-    result = _ari_check(structure._arithmetic_records(), revision=2,
+    result = _ari_check(structure_fixtures._arithmetic_records(), revision=2,
                         extra={"text": {"non_linguistic_filler_share": recorded}})
     assert result.refused_rules() == {"sidecar_mismatch"}
 
@@ -465,7 +460,7 @@ def _built_sidecar(records, revision: int, **dials):
 
 
 def test_a_revision_2_sidecar_stamps_competition_and_the_measured_text_share() -> None:
-    records = structure._arithmetic_records()
+    records = structure_fixtures._arithmetic_records()
     sidecar, corpus = _built_sidecar(records, 2, competition_by_shape={"sums": 0.3, "counts": 0.2},
                                      text_stats={"fact_sentence_share": 0.125, "sentences": 80})
     assert list(sidecar["competition_by_shape"]) == ["counts", "sums"]
@@ -475,34 +470,34 @@ def test_a_revision_2_sidecar_stamps_competition_and_the_measured_text_share() -
     coverage = sidecar["extra"]["coverage"]
     assert "echo_note" not in coverage and "echo" not in coverage["dial_note"]
     assert "topical competition" in coverage["dial_note"] and "0.0" in coverage["dial_note"]
-    result = check(corpus, spec=structure._arithmetic_spec())
+    result = check(corpus, spec=structure_fixtures._arithmetic_spec())
     assert "sidecar_mismatch" not in result.refused_rules() and \
         "non_linguistic_filler" not in result.refused_rules(), result.summary()
 
 
 def test_a_revision_2_sidecar_measures_the_share_itself_never_taking_the_generators() -> None:
-    padded = structure._padded(structure._arithmetic_records())
+    padded = structure_fixtures._padded(structure_fixtures._arithmetic_records())
     sidecar, corpus = _built_sidecar(padded, 2, competition_by_shape={},
                                      text_stats={"non_linguistic_filler_share": 0.0})
     share = sidecar["extra"]["text"]["non_linguistic_filler_share"]
     assert share > structure.MAX_NON_LINGUISTIC_SHARE
-    result = check(corpus, spec=structure._arithmetic_spec())
+    result = check(corpus, spec=structure_fixtures._arithmetic_spec())
     assert "non_linguistic_filler" in result.refused_rules()
     assert "sidecar_mismatch" not in result.refused_rules()
     assert result.measured["non_linguistic_filler"]["share"] == pytest.approx(share, abs=1e-6)
 
 
 def test_a_revision_1_sidecar_keeps_the_echo_fields_only() -> None:
-    sidecar, _ = _built_sidecar(structure._arithmetic_records(), 1,
+    sidecar, _ = _built_sidecar(structure_fixtures._arithmetic_records(), 1,
                                 echo_by_shape={"sums": 0.4, "counts": 0.1})
     assert list(sidecar["echo_by_shape"]) == ["counts", "sums"]
     assert "competition_by_shape" not in sidecar and "text" not in sidecar["extra"]
     assert "echo_note" in sidecar["extra"]["coverage"]
     assert "dial_note" not in sidecar["extra"]["coverage"]
     with pytest.raises(ValueError, match="competition_by_shape"):
-        _built_sidecar(structure._arithmetic_records(), 1, competition_by_shape={"sums": 0.4})
+        _built_sidecar(structure_fixtures._arithmetic_records(), 1, competition_by_shape={"sums": 0.4})
     with pytest.raises(ValueError, match="echo_by_shape"):
-        _built_sidecar(structure._arithmetic_records(), 2, echo_by_shape={"sums": 0.4})
+        _built_sidecar(structure_fixtures._arithmetic_records(), 2, echo_by_shape={"sums": 0.4})
 
 
 @pytest.mark.parametrize(("revision", "expected"), [(1, []), (2, [(7, {"sums": 0.7})])])
@@ -510,17 +505,16 @@ def test_the_hook_rebuilds_a_revision_2_declaration_from_its_recorded_competitio
         monkeypatch, revision: int, expected: list) -> None:
     """A revision-2 sidecar is rebuilt from competition_by_shape; a retired revision 1 (its echo
     dial has no declaration left to read it) is skipped, never rebuilt with the wrong dial."""
-    from pytest_typedmemeval.gates import registry as gate_registry
     from pytest_typedmemeval.generate import registry as generate_registry
 
     calls = []
     monkeypatch.setattr(generate_registry, "corpus_text",
                         lambda vertical, seed, dial: calls.append((seed, dict(dial))) or "[]\n")
     name = "pytest_typedmemeval.generate.verticals.forgetting"
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
+    corpus, _ = structure_fixtures._corpus(structure_fixtures._arithmetic_records(), "arithmetic", generator=name,
                                   revision=revision, echo_by_shape={"sums": 0.4},
                                   competition_by_shape={"sums": 0.7})
-    assert gate_registry._regenerate(corpus) == ("[]\n" if expected else None)
+    assert generate_registry.regenerate_text(corpus) == ("[]\n" if expected else None)
     assert calls == expected
 
 
@@ -529,19 +523,18 @@ def test_the_hook_rebuilds_a_revision_2_declaration_from_its_recorded_competitio
                                   "pytest_typedmemeval.generate.forgetting"])
 def test_the_hook_imports_no_module_a_sidecar_names_outside_the_generators(monkeypatch,
                                                                           name: str) -> None:
-    from pytest_typedmemeval.gates import registry as gate_registry
     from pytest_typedmemeval.generate import registry as generate_registry
 
     monkeypatch.setattr(generate_registry, "corpus_text",
                         lambda *_: pytest.fail("nothing may be built"))
-    corpus, _ = structure._corpus(structure._arithmetic_records(), "arithmetic", generator=name,
+    corpus, _ = structure_fixtures._corpus(structure_fixtures._arithmetic_records(), "arithmetic", generator=name,
                                   revision=2, competition_by_shape={"sums": 0.7})
-    assert gate_registry._regenerate(corpus) is None
+    assert generate_registry.regenerate_text(corpus) is None
 
 
 @pytest.mark.parametrize(("revision", "field"), [(1, "competition_by_shape"), (2, "echo_by_shape")])
 def test_a_sidecar_recording_the_other_revisions_dial_is_a_mismatch(revision: int, field: str) -> None:
-    result = _ari_check(structure._arithmetic_records(), revision=revision, extra=_STAMPED,
+    result = _ari_check(structure_fixtures._arithmetic_records(), revision=revision, extra=_STAMPED,
                         **{field: {"sums": 0.3}})
     assert result.refused_rules() == {"sidecar_mismatch"}
     assert next(r for r in result.refusals).subject == field

@@ -3,6 +3,11 @@
 The corpus gates are pure functions of one corpus (``check(corpus, *, declared=None)``; probes also
 takes ``require_probes``; adversaries also takes an ``exempt`` mapping the registry never passes).
 ``baseline`` is not among them — it needs run outcomes — but its self-test runs with the others.
+
+Structure's reproducibility rule rebuilds a corpus from its sidecar, which only the generators can
+do: the caller passes that as ``regenerate`` (:mod:`..generate.certify` passes the generators'
+:func:`..generate.registry.regenerate_text`), so the gates never import ``generate/``, which
+imports them.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from . import adversaries, baseline, calibration, leaks, probes, separability, structure
 from .result import GateResult, Refusal, SelfTestCase
+from .structure import Regenerate
 
 JSON_VERSION = 1
 """Version of ``results_to_json``'s layout; bump it on any incompatible change."""
@@ -65,15 +71,17 @@ def _gate_error(gate: str, corpus_id: str, error: BaseException) -> GateResult:
         f"the gate raised {type(error).__name__}: {error}"),))
 
 
-def run_corpus_gate(name: str, corpus: Any, *, require_probes: bool = False) -> GateResult:
+def run_corpus_gate(name: str, corpus: Any, *, require_probes: bool = False,
+                    regenerate: Regenerate | None = None) -> GateResult:
     """One corpus gate by name, with the arguments the registry always passes (a raising gate
-    becomes a refusal naming the error, never an empty cell)."""
+    becomes a refusal naming the error, never an empty cell). ``regenerate`` is structure's
+    reproducibility hook; without it reproducibility is reported as skipped, never passed."""
     module = GATES[name]
     try:
         if name == "probes":
             result: GateResult = module.check(corpus, require_probes=require_probes)
         elif name == "structure":
-            result = module.check(corpus, regenerate=_regenerate)
+            result = module.check(corpus, regenerate=regenerate)
         else:
             result = module.check(corpus)
     except Exception as error:  # noqa: BLE001 - reported as a refusal with the error named
@@ -81,22 +89,11 @@ def run_corpus_gate(name: str, corpus: Any, *, require_probes: bool = False) -> 
     return result
 
 
-def run_corpus_gates(corpus: Any, *, require_probes: bool = False) -> list[GateResult]:
+def run_corpus_gates(corpus: Any, *, require_probes: bool = False,
+                     regenerate: Regenerate | None = None) -> list[GateResult]:
     """Every corpus gate over ``corpus``, in ``GATES`` order."""
-    return [run_corpus_gate(name, corpus, require_probes=require_probes) for name in GATES]
-
-
-def _regenerate(corpus: Any) -> str | None:
-    """The reproducibility hook: rebuild from the sidecar's declaration, seed and recorded dial.
-
-    Delegates to :func:`..generate.registry.regenerate_text`, which imports only this package's own
-    declarations (a sidecar is data: the module name it carries is matched, never imported) and
-    answers ``None`` (reported as skipped) for a corpus no declaration wrote: hand-made, foreign or
-    a retired revision 1. Imported when called, so certifying a corpus does not load the generators
-    unless asked (gates depend on generators only through this injected callable)."""
-    from ..generate import registry as generators
-
-    return generators.regenerate_text(corpus)
+    return [run_corpus_gate(name, corpus, require_probes=require_probes, regenerate=regenerate)
+            for name in GATES]
 
 
 def run_self_tests() -> dict[str, list[SelfTestCase]]:

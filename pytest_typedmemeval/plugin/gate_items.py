@@ -98,7 +98,7 @@ def _model_free_verdict(case: GateCase, request: pytest.FixtureRequest) -> tuple
     """``(status, summary)`` of a model-free gate, replayed when nothing it reads has changed
     (:mod:`..gates.replay`), else computed and stored for the next run."""
     from ..gates import replay
-    from ..gates.registry import run_corpus_gate
+    from ..generate.certify import run_corpus_gate
 
     require_probes = tme_session(request.config).require_probes
     cache = getattr(request.config, "cache", None)

@@ -61,10 +61,30 @@ from .values import keep_value_sentences, sentences
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..corpus.models import QuestionRecord
-
 Haystack = tuple[Sequence[str], str]
 """One question's session documents and its query text."""
+
+
+class _Turn(Protocol):
+    @property
+    def content(self) -> str: ...
+
+
+class RankedRecord(Protocol):
+    """What the panel reads of a question record, structurally (``corpus.models.QuestionRecord``
+    is one): retrieval sits below ``corpus/``, which tokenizes with it, so it names no corpus type."""
+
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def shape(self) -> str: ...
+    @property
+    def haystack_sessions(self) -> Sequence[Sequence[_Turn]]: ...
+    @property
+    def gold_session_indices(self) -> Sequence[int]: ...
+
 
 LUCENE_K1 = 1.2
 LUCENE_B = 0.75
@@ -323,13 +343,13 @@ def hybrid_retriever(dense: Retriever | None = None) -> HybridRRF | None:
     return HybridRRF(dense) if dense is not None else None
 
 
-def haystack(record: QuestionRecord) -> Haystack:
+def haystack(record: RankedRecord) -> Haystack:
     """What every retriever ranks for ``record``: its session documents and its question."""
     return ([session_document([turn.content for turn in session])
              for session in record.haystack_sessions], record.question)
 
 
-def question_rankings(records: Sequence[QuestionRecord],
+def question_rankings(records: Sequence[RankedRecord],
                       retriever: Retriever) -> dict[str, list[int]]:
     """``retriever``'s ranking of every question with gold, by question id, in one
     ``rankings`` call (gold-less questions are not ranked at all)."""
@@ -338,7 +358,7 @@ def question_rankings(records: Sequence[QuestionRecord],
     return {record.question_id: list(ranking) for record, ranking in zip(with_gold, ranked)}
 
 
-def coverage_from_rankings(records: Sequence[QuestionRecord], rankings: Mapping[str, Sequence[int]],
+def coverage_from_rankings(records: Sequence[RankedRecord], rankings: Mapping[str, Sequence[int]],
                            k: int = K_REF) -> dict[str, float | None]:
     """Realised coverage at ``k`` of every question from its ranking (``None`` without gold)."""
     out: dict[str, float | None] = {record.question_id: None for record in records}
@@ -349,14 +369,14 @@ def coverage_from_rankings(records: Sequence[QuestionRecord], rankings: Mapping[
     return out
 
 
-def coverage_by_question(records: Sequence[QuestionRecord], retriever: Retriever,
+def coverage_by_question(records: Sequence[RankedRecord], retriever: Retriever,
                          k: int = K_REF) -> dict[str, float | None]:
     """Realised coverage at ``k`` of every question under ``retriever`` (``None`` without gold;
     gold-less questions are not ranked at all)."""
     return coverage_from_rankings(records, question_rankings(records, retriever), k)
 
 
-def hybrid_coverage(records: Sequence[QuestionRecord], hybrid: HybridRRF,
+def hybrid_coverage(records: Sequence[RankedRecord], hybrid: HybridRRF,
                     dense_rankings: Mapping[str, Sequence[int]],
                     k: int = K_REF) -> dict[str, float | None]:
     """The hybrid arm's coverage from dense rankings already computed (by question id, as
@@ -368,7 +388,7 @@ def hybrid_coverage(records: Sequence[QuestionRecord], hybrid: HybridRRF,
     return coverage_from_rankings(records, dict(zip(order, fused)), k)
 
 
-def mean_by_shape(records: Sequence[QuestionRecord],
+def mean_by_shape(records: Sequence[RankedRecord],
                   coverage: Mapping[str, float | None]) -> dict[str, float | None]:
     """Per-shape mean over questions with a coverage figure (``None`` for a gold-less shape)."""
     values: dict[str, list[float]] = {}
@@ -381,10 +401,10 @@ def mean_by_shape(records: Sequence[QuestionRecord],
             for shape, items in sorted(values.items())}
 
 
-__all__ = ["APPENDIX_D_LEXICAL", "BM25_ENGLISH", "BM25_L", "BM25_OKAPI", "BM25_PLUS", "BM25_SENTENCE",
-           "BM25_VALUEFILTERED", "DENSE_NAME", "HYBRID_NAME", "Haystack", "HybridRRF", "LEXICAL_PANEL",
-           "LUCENE", "LexicalRetriever", "PANEL_NAMES", "REFERENCE", "RRF_K", "Retriever",
-           "SentenceRetriever", "WHOLE_LEXICAL_PANEL", "WHOLE_PANEL_NAMES", "coverage_by_question",
-           "coverage_from_rankings", "dense_retriever", "haystack", "hybrid_coverage",
-           "hybrid_retriever", "lucene_scores", "mean_by_shape", "question_rankings", "rrf_fuse",
-           "value_filtered"]
+__all__ = ["APPENDIX_D_LEXICAL", "BM25_ENGLISH", "BM25_L", "BM25_OKAPI", "BM25_PLUS",
+           "BM25_SENTENCE", "BM25_VALUEFILTERED", "DENSE_NAME", "HYBRID_NAME", "Haystack",
+           "HybridRRF", "LEXICAL_PANEL", "LUCENE", "LexicalRetriever", "PANEL_NAMES", "REFERENCE",
+           "RRF_K", "RankedRecord", "Retriever", "SentenceRetriever", "WHOLE_LEXICAL_PANEL",
+           "WHOLE_PANEL_NAMES", "coverage_by_question", "coverage_from_rankings",
+           "dense_retriever", "haystack", "hybrid_coverage", "hybrid_retriever", "lucene_scores",
+           "mean_by_shape", "question_rankings", "rrf_fuse", "value_filtered"]

@@ -89,8 +89,9 @@ from typing import Any
 
 from ...corpus.models import QuestionRecord
 from ...gates import leaks
-from ...gates.structure import (SUBSET_EXTRA, SubsetItem, duration_between, extract_amounts,
-                                find_coincident_subset, v4_findings)
+from ...gates.arithmetic_checks import (SUBSET_EXTRA, SubsetItem, duration_between,
+                                        extract_amounts, find_coincident_subset)
+from ...gates.structure import v4_findings
 from ...adapter.projection import adapter_view
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import conversation, engine, talk, values
