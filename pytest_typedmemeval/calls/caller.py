@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from .budget import CostLedger, Price, PriceTable, worst_case_tokens
 from .cache import ResponseCache
+from .client_import import import_openai
 from .endpoint import (
     JSON_RESPONSE_FORMAT,
     ModelCallError,
@@ -78,7 +79,9 @@ class ModelCaller:
     # --- checks done once, before any call -------------------------------------------------------
     def check(self) -> None:
         """Refuse at start what would refuse every call: no key for a remote endpoint, an unpriced
-        model not explicitly allowed, a bad concurrency or token budget."""
+        model not explicitly allowed, a bad concurrency or token budget, no ``openai`` client (the
+        ``models`` extra: one line naming it, before any key or price is asked for)."""
+        import_openai()
         resolve_api_key(self.settings.base_url, self._environ)
         if self.price is None and not self.settings.allow_unpriced:
             raise ModelCallError("unpriced", f"model {self.settings.model!r} has no price, so the "
@@ -214,15 +217,14 @@ class ModelCaller:
 
     def _openai(self) -> Any:
         if self._client is None:
-            import openai  # lazily: importing the plugin must never import openai
-
+            openai = import_openai()  # lazily: importing the plugin must never import openai
             self._client = openai.AsyncOpenAI(
                 api_key=resolve_api_key(self.settings.base_url, self._environ),
                 base_url=self.settings.base_url, timeout=self.settings.timeout_seconds, max_retries=0)
         return self._client
 
     async def _send(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        import openai
+        openai = import_openai()
 
         url = self.settings.base_url
         extra: dict[str, Any] = {}
