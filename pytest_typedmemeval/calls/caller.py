@@ -8,7 +8,9 @@ storing the reply. Every refusal or give-up is a :class:`.endpoint.ModelCallErro
 one-line reason that callers turn into an ``error`` outcome — never into a judged answer.
 
 Concurrency: the caller owns one event loop on a daemon thread and one async client on it; at most
-``settings.concurrency`` requests are in flight (a semaphore). Synchronous code (a pytest item, the
+``settings.concurrency`` requests are in flight, a bound that halves on every timeout, and a
+timed-out request to a local server is re-sent only once the server shows it finished it
+(:mod:`.inflight`). Synchronous code (a pytest item, the
 LLM judge) calls :meth:`ModelCaller.complete`; batch code (the probe runner) hands a list to
 :meth:`ModelCaller.complete_many`, which runs them concurrently and returns results in order.
 """
@@ -25,6 +27,7 @@ from typing import Any, TypeVar
 from .budget import CostLedger, Price, PriceTable, worst_case_tokens
 from .cache import ResponseCache
 from .client_import import import_openai
+from .inflight import InFlight
 from .endpoint import (
     JSON_RESPONSE_FORMAT,
     ModelCallError,
@@ -69,7 +72,7 @@ class ModelCaller:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._inflight: InFlight | None = None
         self._start_lock = threading.Lock()
         self._give_ups = 0
         """Consecutive calls that gave up on a transient fault; at :data:`.retry.BREAKER_AFTER` the
@@ -142,20 +145,39 @@ class ModelCaller:
             self.check()  # raises the unpriced refusal with its reason
         prompt_bound, completion_bound = worst_case_tokens(request["messages"], self.settings.max_tokens)
         worst = self.price.cost(prompt_bound, completion_bound) if self.price else 0.0
-        assert self._semaphore is not None
-        async with self._semaphore:
+        inflight = self._inflight
+        assert inflight is not None
+        await inflight.enter()
+        try:
             attempt = 0
             while True:
                 attempt += 1
-                self.ledger.reserve(worst, what=f"a call to {self.settings.model}")
+                sequence = await inflight.acquire()
+                try:
+                    self.ledger.reserve(worst, what=f"a call to {self.settings.model}")
+                except BaseException:
+                    await inflight.release(sequence, answered=False)
+                    raise
                 try:
                     reply = await self._send(request)
                 except ModelCallError as error:
+                    timed_out = error.kind == "timeout"
+                    await inflight.release(sequence, answered=error.kind == "http_status",
+                                           timed_out=timed_out)
                     self.ledger.release(worst, billed=error.kind in ("timeout", "connection"))
                     retry, why = should_retry(attempt, error)
                     if retry and self._give_ups >= BREAKER_AFTER:
                         retry, why = False, (f"not retried: the last {self._give_ups} calls to "
                                              "this endpoint gave up")
+                    if retry and timed_out and self.settings.is_local:
+                        # The server may still be computing it: re-send only once it shows it
+                        # is past it (module docstring of .inflight).
+                        if not await inflight.passed(sequence):
+                            retry, why = False, ("not re-sent: the server may still be computing "
+                                                 "it; raise the request timeout or rerun, answered "
+                                                 "requests are cached")
+                        else:
+                            continue
                     if not retry and is_transient(error):
                         self._give_ups += 1
                     if not retry:
@@ -165,6 +187,11 @@ class ModelCaller:
                         raise
                     await self._sleep(delay_before(attempt, error))
                     continue
+                except BaseException:
+                    await inflight.release(sequence, answered=False)
+                    self.ledger.release(worst, billed=True)
+                    raise
+                await inflight.release(sequence, answered=True)
                 usage = reply["usage"]
                 actual = worst
                 if self.price is not None and usage.get("prompt_tokens") is not None \
@@ -177,6 +204,15 @@ class ModelCaller:
                 self.cache.put(request, reply)
                 return Completion(text=reply["content"], usage=usage, cached=False, cost_usd=actual,
                                   served_model=reply.get("served_model"), attempts=attempt)
+        finally:
+            await inflight.leave()
+
+    @property
+    def inflight_bound(self) -> tuple[int, int, int]:
+        """(bound at start, bound now, timeouts seen): how far the endpoint made the layer adapt."""
+        if self._inflight is None:
+            return self.settings.concurrency, self.settings.concurrency, 0
+        return self._inflight.initial, self._inflight.limit, self._inflight.timeouts
 
     def close(self) -> None:
         loop, thread = self._loop, self._thread
@@ -204,7 +240,7 @@ class ModelCaller:
 
                 def serve() -> None:
                     asyncio.set_event_loop(loop)
-                    self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+                    self._inflight = InFlight(self.settings.concurrency)
                     ready.set()
                     loop.run_forever()
 
