@@ -11,8 +11,13 @@ Each row shows the plugin figure, its bare control, the ratio and the goal besid
 - P1m peak RSS of the largest synthetic run vs the bare run of the same size (``os.wait4``);
 - P2  ``--co`` over the shipped 260 questions vs a bare ``--co``;
 - P3  ``-n 2`` with an adapter that sleeps 20 ms per question vs a bare test sleeping 20 ms;
-- P4  an unrelated project (one trivial test) with the plugin installed but not enabled vs
-      ``-p no:typedmemeval``: milliseconds added per pytest start;
+- P4  an unrelated project (one trivial test), milliseconds added per pytest start (issue 22,
+      item 6), in venvs built offline from this environment's distributions (``_subset_venv``):
+      the plugin's own share (the plugin as ``pip install pytest-typedmemeval`` installs it, no
+      extras, vs the same venv with ``-p no:typedmemeval``); that install in all (its dependencies'
+      pytest plugins, xdist and syrupy, included) vs a venv with only pytest; and, for information,
+      this environment as it is (e.g. with the ``models`` extra, whose anyio adds a plugin) vs the
+      pytest-only venv;
 - P5  the model-free gates over the shipped corpora vs one no-op benchmark run of them: a repeated
       run (verdicts of unchanged inputs replayed from pytest's cache) and a first run.
 
@@ -161,7 +166,8 @@ class Run:
     code: int
 
 
-def run_pytest(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+def run_pytest(args: list[str], cwd: Path, env: dict[str, str] | None = None,
+               python: str | Path = sys.executable) -> Run:
     """One whole pytest process: wall seconds and its own peak RSS (``os.wait4``, not the max over
     every child so far)."""
     started = time.perf_counter()
@@ -170,7 +176,7 @@ def run_pytest(args: list[str], cwd: Path, env: dict[str, str] | None = None) ->
     # the plugin a full parse and rewrite of its modules on every start (about 0.25 s measured
     # here) that no user with default settings pays after the first run.
     env = {key: value for key, value in (env or os.environ).items() if key != "PYTHONDONTWRITEBYTECODE"}
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *args], cwd=cwd,
+    process = subprocess.Popen([str(python), "-m", "pytest", "-q", *args], cwd=cwd,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -208,6 +214,25 @@ class Pair:
     @property
     def bare_rss(self) -> float:
         return statistics.median(r.peak_rss_mib for r in self.bare_runs)
+
+
+def _start_up_venvs(root: Path) -> tuple[Path, Path] | None:
+    """(pytest-only python, plugin-without-extras python), linked from this environment; ``None``
+    (P4 skipped, with the reason) when a distribution cannot be linked."""
+    from _subset_venv import SubsetError, build, closure, names
+
+    try:
+        bare = closure(["pytest"])
+        core = closure(["pytest-typedmemeval"])
+        pytest_only = build(root / "venv-pytest-only", bare)
+        plugin = build(root / "venv-plugin", core)
+    except (SubsetError, OSError, subprocess.CalledProcessError) as error:
+        print(f"P4 skipped: cannot build the comparison venvs ({error})", file=sys.stderr)
+        return None
+    print(f"P4 venvs: pytest-only = {', '.join(names(bare))}", file=sys.stderr)
+    print(f"P4 venvs: plugin adds {', '.join(sorted(set(names(core)) - set(names(bare))))}",
+          file=sys.stderr)
+    return pytest_only, plugin
 
 
 def _verdict(value: float, goal: float) -> str:
@@ -281,8 +306,15 @@ def main(argv: list[str] | None = None) -> int:
             pairs.append(Pair("xdist", lambda: run_pytest(["--typedmemeval", "-n", "2", *NOOP_ARGS], sleeper),
                               lambda: run_pytest(["-n", "2"], bare_sleep)))
         if "p4" not in skip:
-            pairs.append(Pair("unrelated", lambda: run_pytest([], unrelated),
-                              lambda: run_pytest(["-p", "no:typedmemeval"], unrelated)))
+            venvs = _start_up_venvs(root)
+            if venvs is not None:
+                pytest_only, core = venvs
+                pairs.append(Pair("unrelated-own", lambda: run_pytest([], unrelated, python=core),
+                                  lambda: run_pytest(["-p", "no:typedmemeval"], unrelated, python=core)))
+                pairs.append(Pair("unrelated-install", lambda: run_pytest([], unrelated, python=core),
+                                  lambda: run_pytest([], unrelated, python=pytest_only)))
+                pairs.append(Pair("unrelated-here", lambda: run_pytest([], unrelated),
+                                  lambda: run_pytest([], unrelated, python=pytest_only)))
         if "p5" not in skip:
             pairs.append(Pair("gates", lambda: run_pytest(["--typedmemeval", "-m", MODEL_FREE_GATES], noop),
                               lambda: run_pytest(["--typedmemeval", *NOOP_ARGS], noop)))
@@ -353,10 +385,19 @@ def _print_table(pairs: dict[str, Pair], sizes: list[int], shipped_n: int, round
         row("P3", f"-n 2, {SLEEP_SECONDS * 1e3:.0f} ms adapter, {shipped_n} questions (ideal {ideal:.1f} s)",
             f"{p.plugin_s:.2f} s", f"{p.bare_s:.2f} s", p.plugin_s / p.bare_s, 1.1)
         print(f"{'':<5} {'  plugin / ideal N*sleep/2':<52} {'':>12} {'':>12} {p.plugin_s / ideal:>7.2f}x")
-    if "unrelated" in pairs:
-        p = pairs["unrelated"]
-        row("P4", "unrelated project, installed but not enabled", f"{p.plugin_s:.3f} s", f"{p.bare_s:.3f} s",
-            (p.plugin_s - p.bare_s) * 1e3, 50, unit=" ms")
+    if "unrelated-own" in pairs:
+        p = pairs["unrelated-own"]
+        row("P4", "unrelated project: plugin's own share (vs -p no:)", f"{p.plugin_s:.3f} s",
+            f"{p.bare_s:.3f} s", (p.plugin_s - p.bare_s) * 1e3, 30, unit=" ms")
+    if "unrelated-install" in pairs:
+        p = pairs["unrelated-install"]
+        row("P4", "  plugin install, no extras (vs pytest-only venv)", f"{p.plugin_s:.3f} s",
+            f"{p.bare_s:.3f} s", (p.plugin_s - p.bare_s) * 1e3, 200, unit=" ms")
+    if "unrelated-here" in pairs:
+        p = pairs["unrelated-here"]
+        print(f"{'P4':<5} {'  this environment as is (vs pytest-only venv)':<52} {p.plugin_s:>10.3f} s "
+              f"{p.bare_s:>10.3f} s {(p.plugin_s - p.bare_s) * 1e3:>+6.0f} ms  (information: extras "
+              "installed here count)")
     if "gates" in pairs:
         p = pairs["gates"]
         row("P5", "model-free gates, shipped corpora (vs one no-op run)", f"{p.plugin_s:.2f} s",

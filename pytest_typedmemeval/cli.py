@@ -136,8 +136,15 @@ def _add_probe(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     probe.add_argument("--cache-dir", metavar="DIR", default=None,
                        help="response cache (default: $TYPEDMEMEVAL_CACHE_DIR or "
                             "~/.cache/pytest-typedmemeval/model-calls)")
-    probe.add_argument("--concurrency", type=int, metavar="N", default=DEFAULT_CONCURRENCY,
-                       help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
+    probe.add_argument("--concurrency", type=int, metavar="N", default=None,
+                       help="requests in flight at most (default: 1 for a server on this machine or "
+                            f"a private address, which computes one at a time unless started with "
+                            f"parallel slots; {DEFAULT_CONCURRENCY} for a hosted API); halves on "
+                            "every timeout")
+    probe.add_argument("--request-timeout", type=float, metavar="SECONDS", default=None,
+                       help="seconds to wait for one reply (default 60); a timed-out request to a "
+                            "local server is re-sent only once the server has answered a later "
+                            "one, never while it may still compute it")
     probe.add_argument("--temperature", type=float, metavar="T", default=0.0,
                        help="sampling temperature, recorded with every record (default 0)")
     probe.add_argument("--seed", type=int, metavar="N", default=0,

@@ -13,6 +13,12 @@ Faults are replies too (:meth:`Reply.status_error`, :meth:`Reply.hang`, :meth:`R
 :meth:`Reply.content`): a status code with its headers (so 429 with ``Retry-After`` needs nothing
 new), a delay past the client's timeout, a body that is not JSON, a message that is not JSON.
 Every request body is recorded (``requests``), so tests can count calls and read prompts.
+
+``serial_seconds`` makes it behave like a real local server started for one request at a time
+(llama.cpp's default): each request is computed for that long, one after another in arrival
+order, and a request whose client already gave up is computed all the same. ``computations``
+records (request key, arrival, start, end) of each, so a test can tell a re-send that arrived
+while the server still computed the abandoned copy.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -89,9 +96,14 @@ Script = Callable[[dict[str, Any]], "Reply | str"]
 class LoopbackOpenAI:
     """The server. Use as a context manager (or the ``loopback_openai`` fixture in conftest.py)."""
 
-    def __init__(self, script: Script | None = None) -> None:
+    def __init__(self, script: Script | None = None, *, serial_seconds: float | None = None) -> None:
         self.script: Script | None = script
+        self.serial_seconds = serial_seconds
+        self.computations: list[tuple[str, float, float, float]] = []
         self.requests: list[dict[str, Any]] = []
+        self._tickets = 0
+        self._turn = 0
+        self._serial = threading.Condition()
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -154,6 +166,30 @@ class LoopbackOpenAI:
         scripted = self.script(body)
         return scripted if isinstance(scripted, Reply) else Reply(content=scripted)
 
+    @staticmethod
+    def request_key(body: Mapping[str, Any]) -> str:
+        """What identifies a request across re-sends: its messages and seed."""
+        return json.dumps([body.get("messages"), body.get("seed")], sort_keys=True)
+
+    def _compute_in_turn(self, body: dict[str, Any], seconds: float) -> bool:
+        """Wait for this request's turn (arrival order), compute it, pass the turn on; False when
+        the server stops meanwhile."""
+        arrived = time.monotonic()
+        with self._serial:
+            ticket = self._tickets
+            self._tickets += 1
+            while self._turn != ticket:
+                if self._stopping.is_set():
+                    return False
+                self._serial.wait(0.05)
+        started = time.monotonic()
+        stopped = self._stopping.wait(seconds)
+        with self._serial:
+            self.computations.append((self.request_key(body), arrived, started, time.monotonic()))
+            self._turn += 1
+            self._serial.notify_all()
+        return not stopped
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -181,7 +217,10 @@ class LoopbackOpenAI:
                     self._send(Reply.status_error(400, "request body is not JSON"), {})
                     return
                 reply = server._next_reply(body)
-                if reply.delay_seconds and server._stopping.wait(reply.delay_seconds):
+                if server.serial_seconds is not None:
+                    if not server._compute_in_turn(body, server.serial_seconds + reply.delay_seconds):
+                        return
+                elif reply.delay_seconds and server._stopping.wait(reply.delay_seconds):
                     return
                 self._send(reply, body)
 

@@ -336,3 +336,71 @@ def test_real_reports_carry_the_options_fingerprint_bands_compare(runs: list[dic
     changed["options"] = {**changed["options"], "timeout_seconds": 5.0, "fingerprint": "e" * 64}
     with pytest.raises(BandError, match="options fingerprint differs"):
         band_runs([runs[0], runs[1], changed])
+
+
+# --- issue 22, item 8: labels, names and order a reader sees ------------------------------------
+
+
+def test_a_bar_note_ending_in_100_percent_is_not_clipped() -> None:
+    from pytest_typedmemeval.report.charts import NOTE_WIDTH, WIDTH, StackRow, stacked_bars
+
+    note = "n=52 · correct 88% [76–100%]"
+    svg = stacked_bars([StackRow("distance-8", {"correct": 46, "wrong": 6}, note)], [], title="t")
+    canvas = int(re.search(r'viewBox="0 0 (\d+) ', svg).group(1))
+    # 12 px system-ui: a digit is ~6.7 px; 7 px a character is a generous bound of the note's end.
+    assert canvas >= WIDTH - NOTE_WIDTH + 6 + 7 * len(note)
+    assert f'width="{canvas}"' in svg
+
+
+def _prospective_with_stale_recall() -> dict[str, Any]:
+    return make_report([
+        _row("p1", "wrong", vertical="prospective", shape="expiring-validity", subcounts=("stale_recall",)),
+        _row("p2", "correct", vertical="prospective", shape="expiring-validity")])
+
+
+def test_sub_counts_are_named_for_their_own_vertical() -> None:
+    from pytest_typedmemeval.report.terminal import render_lines
+
+    report = _prospective_with_stale_recall()
+    html = render_html(report)
+    assert "<h3>Prospective sub-counts</h3>" in html and "Forgetting sub-counts" not in html
+    assert "over-forgetting" not in html  # a Forgetting-only sub-count has no column here
+    lines = render_lines(report, {})
+    assert "  Prospective sub-counts: stale recall 1" in lines
+    assert not any("stale_recall" in line for line in lines)
+
+
+def test_numbered_shapes_are_ordered_by_their_numbers_everywhere() -> None:
+    from pytest_typedmemeval.report.terminal import render_lines
+
+    ids_in_shuffled_order = [("w1", 15), ("w2", 60), ("w3", 8), ("w4", 40), ("w5", 25)]
+    rows = [_row(qid, "correct", vertical="workingmemory", shape=f"distance-{d}", distance_sessions=d)
+            for qid, d in ids_in_shuffled_order] + [_row("e1", "correct")]
+    report = make_report(rows)
+    expected = [f"distance-{d}" for d in (8, 15, 25, 40, 60)]
+    vertical = next(v for c in report["results"] for v in c["verticals"] if v["vertical"] == "workingmemory")
+    assert [s["shape"] for s in vertical["shapes"]] == expected
+    terminal = [line.split()[0] for line in render_lines(report, {}) if line.startswith("  distance-")]
+    assert terminal == expected
+    old = copy.deepcopy(report)  # a report written before the order: shapes as the ids came
+    for c in old["results"]:
+        for v in c["verticals"]:
+            v["shapes"].sort(key=lambda s: [f"distance-{d}" for _, d in ids_in_shuffled_order].index(s["shape"])
+                             if s["shape"].startswith("distance-") else 0)
+    html = render_html(old)
+    assert [html.index(f">{shape}<") for shape in expected] == sorted(html.index(f">{shape}<") for shape in expected)
+    bands = band_runs([old, copy.deepcopy(old)])
+    assert [b.shape for b in bands.shapes if b.vertical == "workingmemory" and b.shape] == expected
+
+
+def test_the_run_identity_names_the_mechanical_judge_once() -> None:
+    html = render_html(small_report())
+    assert "<dt>judge</dt><dd>mechanical</dd>" in html and "mechanical / mechanical" not in html
+
+
+def test_the_citation_spells_workingmemory_as_the_vertical_is_named() -> None:
+    from pytest_typedmemeval import load_corpus, shipped_sha256s
+
+    repo = Path(__file__).resolve().parents[1]
+    corpus = load_corpus(repo / "corpora" / "typedmemeval-workingmemory-v3.json")
+    assert corpus.citation(shipped_sha256s()).startswith("TypedMemEval-WorkingMemory v3 ")

@@ -153,13 +153,49 @@ def test_a_retry_after_longer_than_the_cap_gives_up_at_once(loopback_openai: Loo
     assert waits == [] and loopback_openai.count == 1
 
 
-def test_a_hang_past_the_timeout_is_a_timeout_and_retried(loopback_openai: LoopbackOpenAI,
-                                                          tmp_path: Path) -> None:
+def test_a_hang_past_the_timeout_of_a_hosted_endpoint_is_a_timeout_and_retried(
+        loopback_openai: LoopbackOpenAI, tmp_path: Path) -> None:
     loopback_openai.enqueue(Reply.hang(3.0), "teal")
-    caller, waits = _caller(loopback_openai, tmp_path, timeout_seconds=0.3)
+    caller, waits = _caller(loopback_openai, tmp_path, timeout_seconds=0.3, local_endpoint=False)
     assert caller.complete(QUESTION).text == "teal"
     caller.close()
     assert len(waits) == 1
+
+
+def test_a_lone_timeout_on_a_local_server_is_not_re_sent(loopback_openai: LoopbackOpenAI,
+                                                         tmp_path: Path) -> None:
+    """Nothing else in progress can show the server finished it: a re-send would queue behind the
+    copy it is still computing (issue 22, item 10), so it is given up with that reason."""
+    loopback_openai.enqueue(Reply.hang(3.0), "teal")
+    caller, waits = _caller(loopback_openai, tmp_path, timeout_seconds=0.3)
+    with pytest.raises(ModelCallError, match=r"within 0\.3s \(not re-sent: the server may still be computing it"):
+        caller.complete(QUESTION)
+    caller.close()
+    assert loopback_openai.count == 1 and waits == []
+    assert caller.inflight_bound[2] == 1
+
+
+def test_against_a_one_at_a_time_server_nothing_is_re_sent_while_it_computes_the_copy(tmp_path: Path) -> None:
+    """Four in flight against a server computing one at a time: the queued ones time out, the bound
+    halves to one, and each timed-out request is re-sent only after the server answered a request
+    sent after it — never while it still computes the abandoned copy."""
+    batch = [([{"role": "user", "content": f"question {i}"}], 0) for i in range(12)]
+    with LoopbackOpenAI(lambda body: "teal", serial_seconds=0.3) as server:
+        caller, _ = _caller(server, tmp_path, timeout_seconds=0.75, concurrency=4)
+        caller.complete([{"role": "user", "content": "warm"}])  # the client's first call is slow
+        results = caller.complete_many(batch)
+        caller.close()
+        computations = list(server.computations)
+        arrivals = [LoopbackOpenAI.request_key(body) for body in server.requests]
+    start, now, timeouts = caller.inflight_bound
+    assert (start, now) == (4, 1) and timeouts >= 2
+    assert len(arrivals) > len(batch) + 1  # some were re-sent ...
+    for key, arrived, _, _ in computations:  # ... each only once its earlier copy was computed
+        earlier = [end for k, a, _, end in computations if k == key and a < arrived]
+        assert all(end <= arrived for end in earlier), key
+    failed = [r for r in results if isinstance(r, ModelCallError)]
+    assert all("not re-sent" in str(error) for error in failed)
+    assert len(failed) < len(batch)
 
 
 def test_the_served_model_is_reported(loopback_openai: LoopbackOpenAI, tmp_path: Path) -> None:

@@ -244,6 +244,21 @@ def test_the_evidence_verifies_and_tampering_fails(evidence_file: Path, tmp_path
         verify_or_raise(edited)
 
 
+def test_grading_tolerates_abbreviations_and_punctuation_but_not_other_names() -> None:
+    """Gold ``Dr Mensah`` (issue 22, item 10): the spelling of a title is not a memory failure; a
+    different name, or the superseded one however it is punctuated, still is."""
+    scenario = next(s for s in CORPUS.document.scenarios
+                    if any(p.answer.values == ("Dr Mensah",) or list(p.answer.values) == ["Dr Mensah"]
+                           for p in s.probes))
+    probe = next(p for p in scenario.probes if list(p.answer.values) == ["Dr Mensah"])
+    for answer in ("Dr. Mensah.", "Your vet is Dr. Mensah.", "Doctor Mensah", "DR MENSAH"):
+        assert grade_answer(answer, probe, scenario, ABSTAIN)["correct"], answer
+    for answer in ("Dr Mensa", "Dr. Okafor", "Mensah-Okafor", "Dr Mensahson"):
+        assert not grade_answer(answer, probe, scenario, ABSTAIN)["correct"], answer
+    stale = grade_answer("Our vet is Dr. Okafor, or Dr. Mensah", probe, scenario, ABSTAIN)
+    assert stale["forbidden_in_answer"] == 1 and not stale["correct"]
+
+
 def test_grading_is_mechanical() -> None:
     scenario = next(s for s in CORPUS.document.scenarios if s.id == "mb-relocation-001")
     update = next(p for p in scenario.probes if p.category == "update")  # exact: Portland

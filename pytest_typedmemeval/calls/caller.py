@@ -8,7 +8,9 @@ storing the reply. Every refusal or give-up is a :class:`.endpoint.ModelCallErro
 one-line reason that callers turn into an ``error`` outcome — never into a judged answer.
 
 Concurrency: the caller owns one event loop on a daemon thread and one async client on it; at most
-``settings.concurrency`` requests are in flight (a semaphore). Synchronous code (a pytest item, the
+``settings.concurrency`` requests are in flight, a bound that halves on every timeout, and a
+timed-out request to a local server is re-sent only once the server shows it finished it
+(:mod:`.inflight`). Synchronous code (a pytest item, the
 LLM judge) calls :meth:`ModelCaller.complete`; batch code (the probe runner) hands a list to
 :meth:`ModelCaller.complete_many`, which runs them concurrently and returns results in order.
 """
@@ -24,6 +26,8 @@ from typing import Any, TypeVar
 
 from .budget import CostLedger, Price, PriceTable, worst_case_tokens
 from .cache import ResponseCache
+from .client_import import import_openai
+from .inflight import InFlight
 from .endpoint import (
     JSON_RESPONSE_FORMAT,
     ModelCallError,
@@ -68,7 +72,7 @@ class ModelCaller:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
-        self._semaphore: asyncio.Semaphore | None = None
+        self._inflight: InFlight | None = None
         self._start_lock = threading.Lock()
         self._give_ups = 0
         """Consecutive calls that gave up on a transient fault; at :data:`.retry.BREAKER_AFTER` the
@@ -78,7 +82,9 @@ class ModelCaller:
     # --- checks done once, before any call -------------------------------------------------------
     def check(self) -> None:
         """Refuse at start what would refuse every call: no key for a remote endpoint, an unpriced
-        model not explicitly allowed, a bad concurrency or token budget."""
+        model not explicitly allowed, a bad concurrency or token budget, no ``openai`` client (the
+        ``models`` extra: one line naming it, before any key or price is asked for)."""
+        import_openai()
         resolve_api_key(self.settings.base_url, self._environ)
         if self.price is None and not self.settings.allow_unpriced:
             raise ModelCallError("unpriced", f"model {self.settings.model!r} has no price, so the "
@@ -139,20 +145,39 @@ class ModelCaller:
             self.check()  # raises the unpriced refusal with its reason
         prompt_bound, completion_bound = worst_case_tokens(request["messages"], self.settings.max_tokens)
         worst = self.price.cost(prompt_bound, completion_bound) if self.price else 0.0
-        assert self._semaphore is not None
-        async with self._semaphore:
+        inflight = self._inflight
+        assert inflight is not None
+        await inflight.enter()
+        try:
             attempt = 0
             while True:
                 attempt += 1
-                self.ledger.reserve(worst, what=f"a call to {self.settings.model}")
+                sequence = await inflight.acquire()
+                try:
+                    self.ledger.reserve(worst, what=f"a call to {self.settings.model}")
+                except BaseException:
+                    await inflight.release(sequence, answered=False)
+                    raise
                 try:
                     reply = await self._send(request)
                 except ModelCallError as error:
+                    timed_out = error.kind == "timeout"
+                    await inflight.release(sequence, answered=error.kind == "http_status",
+                                           timed_out=timed_out)
                     self.ledger.release(worst, billed=error.kind in ("timeout", "connection"))
                     retry, why = should_retry(attempt, error)
                     if retry and self._give_ups >= BREAKER_AFTER:
                         retry, why = False, (f"not retried: the last {self._give_ups} calls to "
                                              "this endpoint gave up")
+                    if retry and timed_out and self.settings.is_local:
+                        # The server may still be computing it: re-send only once it shows it
+                        # is past it (module docstring of .inflight).
+                        if not await inflight.passed(sequence):
+                            retry, why = False, ("not re-sent: the server may still be computing "
+                                                 "it; raise the request timeout or rerun, answered "
+                                                 "requests are cached")
+                        else:
+                            continue
                     if not retry and is_transient(error):
                         self._give_ups += 1
                     if not retry:
@@ -162,6 +187,11 @@ class ModelCaller:
                         raise
                     await self._sleep(delay_before(attempt, error))
                     continue
+                except BaseException:
+                    await inflight.release(sequence, answered=False)
+                    self.ledger.release(worst, billed=True)
+                    raise
+                await inflight.release(sequence, answered=True)
                 usage = reply["usage"]
                 actual = worst
                 if self.price is not None and usage.get("prompt_tokens") is not None \
@@ -174,6 +204,15 @@ class ModelCaller:
                 self.cache.put(request, reply)
                 return Completion(text=reply["content"], usage=usage, cached=False, cost_usd=actual,
                                   served_model=reply.get("served_model"), attempts=attempt)
+        finally:
+            await inflight.leave()
+
+    @property
+    def inflight_bound(self) -> tuple[int, int, int]:
+        """(bound at start, bound now, timeouts seen): how far the endpoint made the layer adapt."""
+        if self._inflight is None:
+            return self.settings.concurrency, self.settings.concurrency, 0
+        return self._inflight.initial, self._inflight.limit, self._inflight.timeouts
 
     def close(self) -> None:
         loop, thread = self._loop, self._thread
@@ -201,7 +240,7 @@ class ModelCaller:
 
                 def serve() -> None:
                     asyncio.set_event_loop(loop)
-                    self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+                    self._inflight = InFlight(self.settings.concurrency)
                     ready.set()
                     loop.run_forever()
 
@@ -214,15 +253,14 @@ class ModelCaller:
 
     def _openai(self) -> Any:
         if self._client is None:
-            import openai  # lazily: importing the plugin must never import openai
-
+            openai = import_openai()  # lazily: importing the plugin must never import openai
             self._client = openai.AsyncOpenAI(
                 api_key=resolve_api_key(self.settings.base_url, self._environ),
                 base_url=self.settings.base_url, timeout=self.settings.timeout_seconds, max_retries=0)
         return self._client
 
     async def _send(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        import openai
+        openai = import_openai()
 
         url = self.settings.base_url
         extra: dict[str, Any] = {}

@@ -63,6 +63,24 @@ def is_loopback(base_url: str) -> bool:
         return False
 
 
+def is_local_endpoint(base_url: str) -> bool:
+    """True for a server of one's own: loopback, a private or link-local address, a ``.local``
+    name. Such a server (llama.cpp, Ollama, one GPU box) typically computes one request at a time
+    and keeps computing a request its client gave up on, so the layer sends it one request at a
+    time by default and re-sends a timed-out request only once the server shows it finished it
+    (:mod:`.inflight`). Hosted APIs serve in parallel: an abandoned request delays nobody."""
+    if is_loopback(base_url):
+        return True
+    host = urlsplit(base_url).hostname or ""
+    if host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_link_local
+
+
 def resolve_base_url(base_url: str | None, environ: Mapping[str, str] | None = None) -> str:
     """The endpoint to call: the explicit URL, else ``OPENAI_BASE_URL``, else the public API."""
     env = os.environ if environ is None else environ

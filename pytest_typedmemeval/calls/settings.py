@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .endpoint import DEFAULT_TIMEOUT_SECONDS, resolve_api_key, resolve_base_url
+from .endpoint import DEFAULT_TIMEOUT_SECONDS, is_local_endpoint, resolve_api_key, resolve_base_url
 
 DEFAULT_MAX_USD = 1.0
 """The ceiling when the user names none: small enough that a mistake costs little, large enough
@@ -22,6 +22,15 @@ DEFAULT_MAX_TOKENS = 256
 """Answers are a line; a verdict is a few dozen tokens. It is also the output half of the
 worst-case cost every call is admitted against."""
 DEFAULT_CONCURRENCY = 4
+LOCAL_CONCURRENCY = 1
+"""The default bound for a server of one's own (:func:`.endpoint.is_local_endpoint`): llama.cpp and
+Ollama compute one request at a time unless started otherwise, and a queued request spends its
+timeout waiting for the others (issue 22, item 10). Raise it when the server has parallel slots."""
+
+
+def default_concurrency(base_url: str) -> int:
+    """Requests in flight when the user names no bound: one for a local server, else four."""
+    return LOCAL_CONCURRENCY if is_local_endpoint(base_url) else DEFAULT_CONCURRENCY
 CACHE_DIR_ENV = "TYPEDMEMEVAL_CACHE_DIR"
 
 
@@ -55,6 +64,13 @@ class ModelSettings:
     ledger_path: Path | None = None
     """The shared spend ledger; processes given the same path share one ceiling (xdist workers).
     ``None``: a private ledger in memory, for one process."""
+    local_endpoint: bool | None = None
+    """Whether the server is one's own (timeouts are then re-sent only once it shows it finished
+    the abandoned request, :mod:`.inflight`); ``None``: decided from ``base_url``."""
+
+    @property
+    def is_local(self) -> bool:
+        return is_local_endpoint(self.base_url) if self.local_endpoint is None else self.local_endpoint
 
     @classmethod
     def resolve(cls, model: str, base_url: str | None = None, **fields: object) -> ModelSettings:
@@ -71,4 +87,4 @@ class ModelSettings:
 
 
 __all__ = ["CACHE_DIR_ENV", "DEFAULT_CONCURRENCY", "DEFAULT_MAX_TOKENS", "DEFAULT_MAX_USD",
-           "ModelSettings", "default_cache_dir"]
+           "LOCAL_CONCURRENCY", "ModelSettings", "default_cache_dir", "default_concurrency"]

@@ -55,9 +55,18 @@ class CorpusIdentity:
         short = self.sha256[:12]
         if self.sha256 in shipped_sha256 and self.sidecar is not None and self.vertical:
             label = "Fixture-" if self.is_fixture else ""
-            name = f"TypedMemEval-{label}{self.vertical.capitalize()} v{self.sidecar.revision}"
+            name = f"TypedMemEval-{label}{vertical_title(self.vertical)} v{self.sidecar.revision}"
             return f"{name} (pytest-typedmemeval), corpus {self.corpus_id}, sha256 {short}"
         return f"user corpus {self.corpus_id} (not a TypedMemEval revision), sha256 {short}"
+
+
+VERTICAL_TITLES = {"workingmemory": "WorkingMemory"}
+"""Verticals whose display name is not the capitalised key (VERTICALS.md writes WorkingMemory)."""
+
+
+def vertical_title(vertical: str) -> str:
+    """A vertical's display name, the one spelling citations, headings and summaries use."""
+    return VERTICAL_TITLES.get(vertical, vertical.capitalize())
 
 
 def normalised_bytes(raw: bytes) -> bytes:

@@ -166,9 +166,15 @@ class Dial(_Frozen):
 
 
 class ProbeVerdict(_Frozen):
+    """One sample's recorded outcome, with what it was decided from, so a verdict can be audited
+    (issue 22, item 10): the model's reply as it came, and why — the judge's rule, or on
+    ``error`` the failure (a timeout, the ceiling, an HTTP status). Older sidecars have neither."""
+
     question_id: str
     sample: int = 0
     outcome: str
+    answer: str | None = None
+    reason: str | None = None
 
 
 class ExtensionBlock(_Frozen):

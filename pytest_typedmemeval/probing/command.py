@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..calls import ModelCaller, ModelSettings, default_cache_dir
-from ..calls.endpoint import ModelCallError, resolve_base_url
+from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS, ModelCallError, resolve_base_url
+from ..calls.settings import default_concurrency
 from ..corpus.loading import Corpus, CorpusError, load_corpus
 from ..gates import probes as probe_gate
 from ..judge.choice import JudgeChoice, JudgeChoiceError
@@ -59,8 +60,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise ProbeUsageError(f"--limit {args.limit}: must be at least 1")
     if not args.samples_scale > 0:
         raise ProbeUsageError(f"--samples-scale {args.samples_scale}: must be above 0")
-    if args.concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise ProbeUsageError(f"--concurrency {args.concurrency}: must be at least 1")
+    timeout = getattr(args, "request_timeout", None)
+    if timeout is not None and not timeout > 0:
+        raise ProbeUsageError(f"--request-timeout {timeout:g}: must be above 0 seconds")
     if not 0 <= args.temperature <= 2:
         raise ProbeUsageError(f"--temperature {args.temperature}: must be within 0..2")
     if not args.max_usd >= 0:
@@ -91,14 +95,33 @@ def load_corpora(paths: Sequence[str], options: ProbeOptions, *, need_sidecar: b
 
 
 def settings_from(args: argparse.Namespace, *, dry_run: bool) -> ModelSettings:
-    """Model settings; a dry run resolves no API key (it never calls)."""
+    """Model settings; a dry run resolves no API key (it never calls). Without ``--concurrency``
+    the bound is what the endpoint kind sustains (:func:`..calls.settings.default_concurrency`)."""
+    base_url = resolve_base_url(args.base_url)
+    timeout = getattr(args, "request_timeout", None)
     fields = dict(temperature=args.temperature, seed=args.seed, max_usd=args.max_usd,
-                  allow_unpriced=args.allow_unpriced, concurrency=args.concurrency,
+                  allow_unpriced=args.allow_unpriced,
+                  concurrency=args.concurrency or default_concurrency(base_url),
+                  timeout_seconds=timeout if timeout is not None else DEFAULT_TIMEOUT_SECONDS,
                   cache_dir=Path(args.cache_dir) if args.cache_dir else default_cache_dir(),
                   prices_path=Path(args.prices) if args.prices else None)
     if dry_run:
-        return ModelSettings(model=args.model, base_url=resolve_base_url(args.base_url), **fields)
-    return ModelSettings.resolve(args.model, args.base_url, **fields)
+        return ModelSettings(model=args.model, base_url=base_url, **fields)
+    return ModelSettings.resolve(args.model, base_url, **fields)
+
+
+def concurrency_line(caller: ModelCaller) -> str:
+    """How many requests were in flight, and whether the endpoint made the bound adapt."""
+    start, now, timeouts = caller.inflight_bound
+    kind = "local endpoint" if caller.settings.is_local else "hosted endpoint"
+    line = (f"in flight: at most {start} ({kind}), request timeout "
+            f"{caller.settings.timeout_seconds:g}s")
+    if timeouts and now < start:
+        line += (f"; {timeouts} timeout(s) lowered the bound to {now} (the endpoint does not "
+                 f"sustain more; pass --concurrency {now} or a longer --request-timeout next time)")
+    elif timeouts:
+        line += f"; {timeouts} timeout(s): pass a longer --request-timeout next time"
+    return line
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -222,6 +245,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             shutil.rmtree(settings.ledger_path.parent, ignore_errors=True)
     print(f"probe run: model {settings.model}, date {options.date}, seed {settings.seed}, "
           f"temperature {settings.temperature:g}", file=out)
+    print(concurrency_line(caller), file=out)
     _print_reports(reports, out)
     statuses = [_print_corpus_verdicts(load_corpus(corpus.path), out) for corpus in corpora]
     errors = sum(r.error_count for r in reports)
@@ -239,4 +263,4 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     return 0
 
 
-__all__ = ["PROG", "load_corpora", "options_from", "parse_date", "run", "settings_from"]
+__all__ = ["PROG", "concurrency_line", "load_corpora", "options_from", "parse_date", "run", "settings_from"]

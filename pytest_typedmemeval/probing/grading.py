@@ -58,7 +58,13 @@ def surfaced_items(record: QuestionRecord, sessions: Iterable[int]) -> frozenset
 
 def grade(arm: str, record: QuestionRecord, answer: str,
           sessions: Iterable[int] = (), judge: Judge | None = None) -> str:
-    """The recorded outcome of one answer in ``arm`` (module docstring).
+    """The recorded outcome of one answer in ``arm`` (:func:`grade_with_reason` without it)."""
+    return grade_with_reason(arm, record, answer, sessions, judge)[0]
+
+
+def grade_with_reason(arm: str, record: QuestionRecord, answer: str,
+                      sessions: Iterable[int] = (), judge: Judge | None = None) -> tuple[str, str]:
+    """The recorded outcome of one answer in ``arm`` (module docstring) and the judge's reason.
 
     V1/V8/V9 grade list order on the items their context surfaced (§5.4, as a run grades a
     reference agent that reports its context); V2/V3/V6 require every item, because there a
@@ -72,8 +78,8 @@ def grade(arm: str, record: QuestionRecord, answer: str,
     verdict = (judge.judge(answer, key, surfaced, question=record.question) if judge is not None
                else judge_answer(answer, key, surfaced_items=surfaced))
     if spec.grading == "commitment":
-        return ABSTAIN if verdict.outcome in _ABSTAINING else COMMIT
-    return verdict.outcome.value
+        return (ABSTAIN if verdict.outcome in _ABSTAINING else COMMIT), verdict.reason
+    return verdict.outcome.value, verdict.reason
 
 
 # --- chance-aware thresholds (§3.2) ------------------------------------------------------------

@@ -10,7 +10,8 @@ Arms run one after another, each as one :meth:`..calls.ModelCaller.complete_many
 arm's records are written to the sidecar as soon as it finishes: an interrupted run keeps every
 finished arm, and the response cache makes the rerun of a finished request free. A failed request
 (refused by the ceiling, gave up after retries, a 4xx) is verdict ``error`` with its reason kept in
-the :class:`ArmReport`; it is never graded.
+the :class:`ArmReport` and in the record; it is never graded. Every recorded verdict keeps the
+reply text and the judge's reason beside its outcome, so the sidecar can be audited.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..corpus.loading import Corpus
 from ..corpus.models import ProbeRecord, ProbeVerdict, QuestionRecord
 from ..judge.protocol import Judge
 from .arms import ARM_ORDER, ARMS, applies, contexts, samples_for
-from .grading import ERROR, grade
+from .grading import ERROR, grade_with_reason
 from .records import build_record, write_records
 
 
@@ -186,14 +187,17 @@ def run_arm(caller: ModelCaller, corpus: Corpus, arm: str, jobs: Sequence[Job], 
     verdicts: dict[str, list[ProbeVerdict]] = defaultdict(list)
     for job in jobs:
         result = results[unique[job.request_key()]]
+        answer: str | None = None
         if isinstance(result, ModelCallError):
-            outcome = ERROR
-            report.errors.append((job.question_id, job.sample, f"{result.kind}: {result.reason}"))
+            outcome, reason = ERROR, f"{result.kind}: {result.reason}"
+            report.errors.append((job.question_id, job.sample, reason))
         else:
-            outcome = grade(arm, records_by_id[job.question_id], result.text, job.sessions, judge)
+            answer = result.text
+            outcome, reason = grade_with_reason(arm, records_by_id[job.question_id], answer,
+                                                job.sessions, judge)
         report.outcomes[outcome] += 1
         verdicts[job.shape].append(ProbeVerdict(question_id=job.question_id, sample=job.sample,
-                                                outcome=outcome))
+                                                outcome=outcome, answer=answer, reason=reason))
     fingerprint = judge.fingerprint if judge is not None else None
     records = [build_record(arm, shape, items, model=model, date=options.date, seed=seed,
                             temperature=temperature, judge=fingerprint)

@@ -7,9 +7,10 @@ coverage means are over defined values only, with the count of nulls beside them
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..judge.outcomes import ALL_OUTCOMES, JUDGED_OUTCOMES, SUBCOUNTS, Outcome
@@ -125,6 +126,30 @@ def judge_agreement(results: Iterable[QuestionResult]) -> dict[str, Any] | None:
     }
 
 
+def _numbers(shape: str) -> tuple[int, ...]:
+    return tuple(int(digits) for digits in re.findall(r"\d+", shape))
+
+
+def shape_order(shapes: Iterable[str]) -> list[str]:
+    """Shapes in report order: first appearance (by question id), except that shapes differing
+    only in their numbers sort by those numbers, in place of the first of them
+    (``distance-8, distance-15, …, distance-60``, not the shuffled id order ``distance-15,
+    distance-60, distance-8``; issue 22, item 8). Deterministic, so reports stay byte-identical."""
+    names = list(dict.fromkeys(shapes))
+    first: dict[str, int] = {}
+    for shape in names:
+        first.setdefault(re.sub(r"\d+", "#", shape), len(first))
+    return sorted(names, key=lambda s: (first[re.sub(r"\d+", "#", s)], _numbers(s)))
+
+
+def ordered_shapes(vertical: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A report's per-shape vectors of one vertical in :func:`shape_order` — also for a report
+    written before that order (the HTML, bands and comparisons re-read old reports)."""
+    rows = list(vertical.get("shapes") or [])
+    order = {shape: index for index, shape in enumerate(shape_order(str(r["shape"]) for r in rows))}
+    return sorted(rows, key=lambda r: order[str(r["shape"])])
+
+
 def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
     """Group results into per-vertical and per-shape vectors, per corpus (never across corpora)."""
     ordered = sorted(results, key=lambda r: r.key)
@@ -144,9 +169,7 @@ def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
             row: dict[str, Any] = {
                 "vertical": vertical,
                 **outcome_vector(vertical_results),
-                # Shapes in order of first appearance by question id: deterministic, and it keeps a
-                # corpus's own order (distance-8 before distance-15) instead of sorting names.
-                "shapes": [{"shape": shape, **outcome_vector(rs)} for shape, rs in shapes.items()],
+                "shapes": [{"shape": shape, **outcome_vector(shapes[shape])} for shape in shape_order(shapes)],
             }
             pairs = _pair_consistency(vertical_results)
             if pairs is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..judge.outcomes import ALL_OUTCOMES
+from .aggregate import ordered_shapes
 
 OUTCOMES: tuple[str, ...] = tuple(o.value for o in ALL_OUTCOMES)
 SAMPLING_FIELDS = ("agent", "model", "base_url", "temperature", "max_tokens", "seed")
@@ -180,7 +181,7 @@ def _vector_rows(report: Report) -> dict[tuple[str, str, str | None], Mapping[st
     for corpus in report.get("results") or []:
         for vertical in corpus.get("verticals") or []:
             rows[corpus["corpus_id"], vertical["vertical"], None] = vertical
-            for shape in vertical.get("shapes") or []:
+            for shape in ordered_shapes(vertical):
                 rows[corpus["corpus_id"], vertical["vertical"], shape["shape"]] = shape
     return rows
 

@@ -17,6 +17,9 @@ LABEL_WIDTH = 150
 NOTE_WIDTH = 190
 ROW_HEIGHT = 22
 BAR_HEIGHT = 15
+NOTE_CHAR_WIDTH = 7.0
+"""A generous width of one character of a note at the charts' 12 px font (digits are ~6.7 px):
+the canvas grows to hold the longest note, so ``[76–100%]`` keeps its ``%]`` (issue 22, item 8)."""
 
 
 def esc(value: object) -> str:
@@ -30,6 +33,13 @@ def pct(rate: float | None) -> str:
 
 def interval_text(ci95: Sequence[float] | None) -> str:
     return "—" if not ci95 else f"[{ci95[0] * 100:.0f}–{ci95[1] * 100:.0f}%]"
+
+
+def canvas_width(notes: Sequence[str]) -> int:
+    """The SVG width that holds every right-hand note whole: :data:`WIDTH`, or wider when a note
+    runs past it (an SVG clips what falls outside its viewBox)."""
+    longest = max((len(note) for note in notes), default=0)
+    return max(WIDTH, int(WIDTH - NOTE_WIDTH + 6 + NOTE_CHAR_WIDTH * longest + 0.999) + 4)
 
 
 def _f(value: float) -> str:
@@ -69,7 +79,8 @@ def stacked_bars(rows: Sequence[StackRow], categories: Sequence[Category], *, ti
     (a histogram whose bars are split by category)."""
     plot = WIDTH - LABEL_WIDTH - NOTE_WIDTH
     height = ROW_HEIGHT * len(rows) + 8
-    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+    canvas = canvas_width([row.note for row in rows])
+    parts = [f'<svg class="chart" viewBox="0 0 {canvas} {height}" width="{canvas}" height="{height}" '
              f'role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>']
     for index, row in enumerate(rows):
         y = 4 + index * ROW_HEIGHT
@@ -173,11 +184,12 @@ def diff_chart(rows: Sequence[DiffRow], *, title: str) -> str:
     plot = WIDTH - LABEL_WIDTH - NOTE_WIDTH
     height = ROW_HEIGHT * len(rows) + 28
     zero = LABEL_WIDTH + plot / 2
+    canvas = canvas_width([row.note for row in rows])
 
     def x_of(diff: float) -> float:
         return zero + plot / 2 * diff
 
-    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+    parts = [f'<svg class="chart" viewBox="0 0 {canvas} {height}" width="{canvas}" height="{height}" '
              f'role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>']
     for tick in (-1.0, -0.5, 0.0, 0.5, 1.0):
         x = _f(x_of(tick))
@@ -199,5 +211,5 @@ def diff_chart(rows: Sequence[DiffRow], *, title: str) -> str:
     return "".join(parts)
 
 
-__all__ = ["Category", "DiffRow", "RatePoint", "StackRow", "diff_chart", "esc", "interval_text", "legend",
+__all__ = ["Category", "DiffRow", "RatePoint", "StackRow", "canvas_width", "diff_chart", "esc", "interval_text", "legend",
            "pct", "rate_chart", "stacked_bars"]

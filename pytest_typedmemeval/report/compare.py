@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from .aggregate import ordered_shapes
 from .bands import BandError, Report, check_comparable, outcomes_by_question, question_keys
 from .intervals import wilson_interval
 
@@ -105,7 +106,7 @@ def _correct_counts(reports: Sequence[Report]) -> dict[tuple[str, str, str | Non
     for report in reports:
         for corpus in report.get("results") or []:
             for vertical in corpus.get("verticals") or []:
-                rows = [(None, vertical), *((s["shape"], s) for s in vertical.get("shapes") or [])]
+                rows = [(None, vertical), *((s["shape"], s) for s in ordered_shapes(vertical))]
                 for shape, row in rows:
                     key = (corpus["corpus_id"], vertical["vertical"], shape)
                     n, counts = cells.setdefault(key, (int(row.get("n") or 0), []))

@@ -15,12 +15,15 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..corpus.identity import vertical_title
 from ..corpus.loading import RESERVED_BENCHMARK_TOKEN
+from .aggregate import ordered_shapes
 from .bands import Bands
 from .charts import Category, RatePoint, StackRow, esc, interval_text, legend, pct, rate_chart, stacked_bars
 from .compare import Comparison
 from .html_runs import bands_section, comparison_section, vertical_bands, vertical_comparison
 from .html_table import SCRIPT, question_table
+from .subcounts import SUBCOUNT_LABELS, shown_subcounts, subcounts_caption, subcounts_heading
 
 _RESERVED = re.compile(re.escape(RESERVED_BENCHMARK_TOKEN), re.IGNORECASE)
 REDACTION = "[redacted-benchmark-name]"
@@ -34,8 +37,6 @@ ATTRIBUTION_CATEGORIES = (
     Category("absent", "evidence absent", "A"), Category("unobserved", "unobserved", "U"),
     Category("not_applicable", "not applicable", "n/a"))
 COVERAGE_BINS = ("no coverage (null)", "0", "(0, .25)", "[.25, .5)", "[.5, .75)", "[.75, 1)", "1")
-SUBCOUNT_LABELS = {"stale_recall": "stale recall", "over_forgetting": "over-forgetting",
-                   "misattributed_forgetting": "mis-attributed forgetting"}
 
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1240px;padding:0 16px;color:#111;background:#fff}
@@ -76,7 +77,7 @@ def _slug(*parts: str) -> str:
 
 
 def _title(vertical: str) -> str:
-    return "WorkingMemory" if vertical == "workingmemory" else vertical.capitalize()
+    return vertical_title(vertical)
 
 
 def _vector_note(vector: Mapping[str, Any]) -> str:
@@ -182,18 +183,20 @@ def _pairs_block(pairs: Mapping[str, Any]) -> str:
 
 
 def _subcounts_block(vertical: Mapping[str, Any]) -> str:
-    rows = [("all shapes", vertical), *((s["shape"], s) for s in vertical.get("shapes") or [])]
-    head = "".join(f'<th scope="col">{esc(label)}</th>' for label in SUBCOUNT_LABELS.values())
-    body = "".join(f'<tr><th scope="row">{esc(name)}</th><td>{v["n"]}</td>'
-                   + "".join(f'<td>{(v.get("subcounts") or {}).get(k, 0)}</td>' for k in SUBCOUNT_LABELS) + "</tr>"
-                   for name, v in rows)
-    return (f'<h3>Forgetting sub-counts</h3><table><caption>Sub-counts beside the outcome vector (stale recall is '
-            f'the most dangerous error)</caption><thead><tr><th scope="col">shape</th><th scope="col">n</th>{head}'
+    rows = [("all shapes", vertical), *((s["shape"], s) for s in ordered_shapes(vertical))]
+    name = str(vertical["vertical"])
+    keys = shown_subcounts(name, [v for _, v in rows])
+    head = "".join(f'<th scope="col">{esc(SUBCOUNT_LABELS[k])}</th>' for k in keys)
+    body = "".join(f'<tr><th scope="row">{esc(label)}</th><td>{v["n"]}</td>'
+                   + "".join(f'<td>{(v.get("subcounts") or {}).get(k, 0)}</td>' for k in keys) + "</tr>"
+                   for label, v in rows)
+    return (f'<h3>{esc(subcounts_heading(name))}</h3><table><caption>{esc(subcounts_caption(name))}</caption>'
+            f'<thead><tr><th scope="col">shape</th><th scope="col">n</th>{head}'
             f"</tr></thead><tbody>{body}</tbody></table>")
 
 
 def _attribution_block(vertical: Mapping[str, Any]) -> str:
-    rows = [("all shapes", vertical), *((s["shape"], s) for s in vertical.get("shapes") or [])]
+    rows = [("all shapes", vertical), *((s["shape"], s) for s in ordered_shapes(vertical))]
     stack = [StackRow(str(name), {k: int(v["attribution"].get(k, 0)) for k in (c.key for c in ATTRIBUTION_CATEGORIES)},
                       f"observed share {pct(v['attribution'].get('observed_share'))}") for name, v in rows]
     return (f'<h3>Evidence attribution</h3>{legend(ATTRIBUTION_CATEGORIES)}'
@@ -204,7 +207,7 @@ def vertical_section(corpus: Mapping[str, Any], vertical: Mapping[str, Any], que
                      *, citation: str, bands: Bands | None, comparison: Comparison | None) -> str:
     """Everything about one vertical of one corpus."""
     name, corpus_id = str(vertical["vertical"]), str(corpus["corpus_id"])
-    shapes = list(vertical.get("shapes") or [])
+    shapes = list(ordered_shapes(vertical))
     rows = [(str(s["shape"]), s) for s in shapes] + [("all shapes", vertical)]
     parts = [f'<section id="{_slug(corpus_id, name)}" aria-labelledby="{_slug(corpus_id, name)}-h">'
              f'<h2 id="{_slug(corpus_id, name)}-h">{esc(_title(name))} — {esc(corpus_id)} (n={vertical["n"]})</h2>'
@@ -245,6 +248,18 @@ def vertical_section(corpus: Mapping[str, Any], vertical: Mapping[str, Any], que
     return "".join(parts)
 
 
+def _judge_identity(judge: Mapping[str, Any]) -> str:
+    """``mode / name / model M``, each part once: the mechanical judge's mode and name are the same
+    word, and ``mechanical / mechanical`` reads as a typo (issue 22, item 8)."""
+    parts: list[str] = []
+    for part in (judge.get("mode"), judge.get("name")):
+        if part and str(part) not in parts:
+            parts.append(str(part))
+    if judge.get("model"):
+        parts.append(f"model {judge['model']}")
+    return " / ".join(parts) or "—"
+
+
 def _identity_block(report: Mapping[str, Any]) -> str:
     judge = report.get("judge") or {}
     corpora = "".join(
@@ -252,7 +267,7 @@ def _identity_block(report: Mapping[str, Any]) -> str:
         f'<td><code>{esc(c.get("sha256"))}</code></td><td class="cite">{esc(c.get("citation"))}</td></tr>'
         for c in report.get("corpora") or [])
     items = [("tool", f"{(report.get('tool') or {}).get('name')} {(report.get('tool') or {}).get('version')}"),
-             ("judge", f"{judge.get('mode')} / {judge.get('name')}" + (f" / model {judge['model']}" if judge.get("model") else "")),
+             ("judge", _judge_identity(judge)),
              ("judge fingerprint", str(judge.get("fingerprint")))]
     model = report.get("model")
     if isinstance(model, Mapping):

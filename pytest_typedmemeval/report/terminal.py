@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .subcounts import subcounts_line
+
 _ABBREVIATIONS = (("correct", "C"), ("wrong", "W"), ("abstained", "A"), ("missed", "M"),
                   ("premature", "P"), ("unjudged", "U"), ("error", "E"))
 
@@ -44,9 +46,9 @@ def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) ->
                 lines.append(_vector_line(shape["shape"], shape, width))
             if len(vertical["shapes"]) > 1:
                 lines.append(_vector_line("all shapes", vertical, width))
-            subcounts = {k: v for k, v in vertical["subcounts"].items() if v}
-            if subcounts:
-                lines.append("  sub-counts: " + ", ".join(f"{k} {v}" for k, v in sorted(subcounts.items())))
+            subcounts = subcounts_line(vertical["vertical"], vertical["subcounts"])
+            if subcounts is not None:
+                lines.append(subcounts)
             pairs = vertical.get("pair_consistency")
             if pairs:
                 lines.append(f"  pairs: {pairs['pairs']} complete, both correct {pairs['both_correct']}, "
