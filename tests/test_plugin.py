@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -314,7 +315,7 @@ def test_baseline_records_passes_and_names_regressions(
     assert unrecorded.ret == pytest.ExitCode.TESTS_FAILED
     recorded = consumer.runpytest(*args, "--snapshot-update")
     assert recorded.ret == pytest.ExitCode.OK
-    assert list((consumer.path / "typedmemeval" / "__snapshots__").glob("*.ambr"))
+    assert list((consumer.path / "typedmemeval" / "__baseline__").glob("*.ambr"))
     same = consumer.runpytest(*args)
     assert same.ret == pytest.ExitCode.OK
     same.stdout.fnmatch_lines(["*baseline: every outcome equals its snapshot*"])
@@ -440,9 +441,52 @@ def test_baseline_gate_compares_a_fresh_run_with_the_snapshot(
 def test_snapshot_update_never_deletes_baselines_of_questions_that_did_not_run(consumer: pytest.Pytester) -> None:
     args = [*corpus_args(consumer), "--tme-baseline", "-p", "no:cacheprovider"]
     assert consumer.runpytest(*args, "--snapshot-update").ret == pytest.ExitCode.OK
-    snapshots = consumer.path / "typedmemeval" / "__snapshots__"
+    snapshots = consumer.path / "typedmemeval" / "__baseline__"
     before = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
     consumer.runpytest(*args, "--snapshot-update", "-m", "sums")
     consumer.runpytest(*corpus_args(consumer), "--snapshot-update", "-p", "no:cacheprovider")
     after = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
     assert after == before
+
+
+USER_SNAPSHOT_TEST = """
+def test_mine(snapshot):
+    assert snapshot == "mine"
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_a_committed_baseline_never_counts_as_unused_in_other_runs(
+        consumer: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    """Issue 22, item 1: after the baseline is recorded, a plain or threshold run exits 0 and says
+    nothing about unused snapshots; --snapshot-update outside baseline mode deletes no baseline but
+    still cleans the user's own obsolete snapshots (syrupy's rules are not switched off)."""
+    consumer.makepyfile(test_mine=USER_SNAPSHOT_TEST)
+    args = [*corpus_args(consumer), "-p", "no:cacheprovider", *workers]
+    assert consumer.runpytest_subprocess(*args, "--tme-baseline", "--snapshot-update").ret == pytest.ExitCode.OK
+    baselines = consumer.path / "typedmemeval" / "__baseline__"
+    before = {p.name: p.read_text() for p in baselines.glob("*.ambr")}
+    assert len(before) == len(fixture_corpus_files())
+    threshold = consumer.runpytest_subprocess(*args, "--tme-fail-under", "0")
+    assert threshold.ret == pytest.ExitCode.OK, threshold.stdout.str()[-2000:]
+    assert not re.search(r"snapshots? unused|unused snapshots? deleted", threshold.stdout.str())
+    baseline = consumer.runpytest_subprocess(*args, "--tme-baseline")
+    assert baseline.ret == pytest.ExitCode.OK
+    # The user's own snapshot file gains an obsolete entry; a non-baseline update removes it only.
+    user_file = consumer.path / "__snapshots__" / "test_mine.ambr"
+    user_file.write_text(user_file.read_text() + "# name: test_gone\n  'old'\n# ---\n")
+    updated = consumer.runpytest_subprocess(*args, "--tme-fail-under", "0", "--snapshot-update")
+    assert updated.ret == pytest.ExitCode.OK
+    updated.stdout.fnmatch_lines(["*1 unused snapshot deleted*"])
+    assert "test_gone" not in user_file.read_text()
+    assert {p.name: p.read_text() for p in baselines.glob("*.ambr")} == before
+
+
+def test_a_baseline_in_the_old_snapshots_directory_is_refused_with_the_move(consumer: pytest.Pytester) -> None:
+    old = consumer.path / "typedmemeval" / "__snapshots__"
+    old.mkdir(parents=True)
+    name = sorted(consumer.path.glob("corpus_*.json"))[0].stem + ".ambr"
+    (old / name).write_text("# serializer version: 1\n", encoding="utf-8")
+    result = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "0", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*git mv typedmemeval/__snapshots__/{name} typedmemeval/__baseline__/{name}*"])

@@ -10,6 +10,7 @@ one usage error; a broken memory stops the run once.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from pytest_typedmemeval.scenarios.reference_memory import make_memory
 
 MEMORY = ("--tme-scenario-memory", "reference-memory")
 BASE = ("--tme-scenarios", *MEMORY, "-p", "no:cacheprovider")
-SNAPSHOT = Path("typedmemeval", "scenarios", "__snapshots__", "scenarios-v1.ambr")
+SNAPSHOT = Path("typedmemeval", "scenarios", "__baseline__", "scenarios-v1.ambr")
 NODE = "typedmemeval/scenarios/scenarios-v1::scenario"
 NO_SUPERSEDE = """
 from pytest_typedmemeval.scenarios.reference_memory import ReferenceMemory
@@ -112,6 +113,13 @@ def test_baseline_records_passes_and_names_a_regression(pytester: pytest.Pyteste
     again = pytester.runpytest(*BASE, "--tme-baseline")
     assert again.ret == pytest.ExitCode.OK
     again.stdout.fnmatch_lines(["baseline scenarios-v1.ambr:", "  identical to the recorded baseline"])
+
+    # Issue 22, item 1: a run without --tme-baseline neither counts the baseline as unused nor
+    # deletes it on --snapshot-update (the one known failing probe is deselected).
+    plain = pytester.runpytest(*BASE, "-k", "not mb-dietary-001/p01", "--snapshot-update")
+    assert plain.ret == pytest.ExitCode.OK
+    assert not re.search(r"snapshots? unused|unused snapshots? deleted", plain.stdout.str())
+    assert (pytester.path / SNAPSHOT).read_text(encoding="utf-8") == text
 
     pytester.makepyfile(no_supersede=NO_SUPERSEDE)
     pytester.syspathinsert()

@@ -83,10 +83,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     session.collect_gates = _wants_gates(config)
     session.judge_choice = judge_choice(config)
     updating_snapshots = bool(getattr(config.option, "update_snapshots", False))
-    if updating_snapshots:
+    if updating_snapshots and session.baseline:
         # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
-        # syrupy's clean-up can only do harm here: under -m/--lf, or without --tme-baseline, it
-        # deletes the recorded outcomes of every question that did not assert this run.
+        # syrupy's clean-up can only do harm here: under -m or -k it deletes the recorded outcomes
+        # of every question that did not assert this run. Outside baseline mode syrupy never reaches
+        # the baselines (they live in __baseline__/, see .baseline_extension), so the user's own
+        # snapshots keep syrupy's clean-up.
         config.option.no_cleanup = True
     if session.baseline and not config.pluginmanager.hasplugin("syrupy"):
         raise pytest.UsageError("--tme-baseline stores outcomes as syrupy snapshots; syrupy is disabled "
@@ -114,6 +116,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
         check_report_path(session.report_path, report)
     if session.html_path is not None:
         check_report_path(session.html_path, html, flag="--tme-html", example="typedmemeval-report.html")
+    _check_legacy_snapshot_files(config, session)
     if session.baseline and not updating_snapshots:
         _check_snapshot_files(config, session)
     config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
@@ -224,6 +227,23 @@ def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -
                 read_snapshot_file(path)
             except SnapshotFileError as error:
                 raise pytest.UsageError(f"TypedMemEval {error}") from None
+
+
+def _check_legacy_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -> None:
+    """A baseline at its pre-issue-22 place (syrupy's ``__snapshots__``) would be counted unused by
+    every run that does not assert it, and would not be read by one that does: name the move."""
+    for corpus in session.corpora:
+        old = snapshot_path(config, corpus, legacy=True)
+        if not old.is_file():
+            continue
+        new = snapshot_path(config, corpus)
+        shown_old, shown_new = (path.relative_to(config.rootpath) for path in (old, new))
+        action = (f"git mv {shown_old} {shown_new}" if not new.exists()
+                  else f"{shown_new} exists too: delete {shown_old} once you have checked it is the older one")
+        raise pytest.UsageError(
+            f"TypedMemEval: the baseline {shown_old} is in syrupy's __snapshots__ directory, where "
+            f"every run that does not assert it counts it as unused; baselines now live in "
+            f"{shown_new.parent}/: {action}")
 
 
 def _only_gates(config: pytest.Config) -> bool:

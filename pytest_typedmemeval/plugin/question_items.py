@@ -31,7 +31,13 @@ from .adapter_fixture import (
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .session import TypedMemEvalSession, marker_name, tme_session
+from .session import (
+    BASELINE_DIRNAME,
+    LEGACY_SNAPSHOT_DIRNAME,
+    TypedMemEvalSession,
+    marker_name,
+    tme_session,
+)
 
 if TYPE_CHECKING:
     from ..corpus.identity import CorpusIdentity
@@ -69,7 +75,7 @@ def question(tme_case: object, request: pytest.FixtureRequest) -> None:
 class QuestionModule(PluginItemsModule):
     """One corpus as a collector. Its path is ``<rootdir>/typedmemeval/<corpus id>`` (not a real
     file), which gives readable node ids, lets ``--lf`` find the items again, and puts baseline
-    snapshots in ``<rootdir>/typedmemeval/__snapshots__/<corpus id>.ambr``."""
+    snapshots in ``<rootdir>/typedmemeval/__baseline__/<corpus id>.ambr`` (:mod:`.baseline_extension`)."""
 
     tme_corpus: CorpusIndex
     test_function = staticmethod(question)
@@ -250,7 +256,9 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
 
     if session.baseline:
-        snapshot = request.getfixturevalue("snapshot")
+        from .baseline_extension import baseline_snapshot
+
+        snapshot = baseline_snapshot(request)
         matches = snapshot == result.outcome
         recorded = _recalled_outcome(snapshot)
         request.node.stash[BASELINE_KEY] = {"question_id": result.question_id, "corpus_id": result.corpus_id,
@@ -327,5 +335,7 @@ def _recalled_outcome(snapshot: Any) -> str | None:
     return None if recalled is None else recalled.strip().strip("'\"")
 
 
-def snapshot_path(config: pytest.Config, corpus: CorpusIdentity) -> Path:
-    return config.rootpath / "typedmemeval" / "__snapshots__" / f"{corpus.corpus_id}.ambr"
+def snapshot_path(config: pytest.Config, corpus: CorpusIdentity, *, legacy: bool = False) -> Path:
+    """The corpus's baseline file (``legacy``: where it was kept before issue 22)."""
+    directory = LEGACY_SNAPSHOT_DIRNAME if legacy else BASELINE_DIRNAME
+    return config.rootpath / "typedmemeval" / directory / f"{corpus.corpus_id}.ambr"

@@ -14,7 +14,7 @@ that asks for no scenario pays nothing beyond declaring the options (:mod:`.opti
   model — ``currency_violations``, ``abstention_leaks``, ``false_transfers`` — a protected fragment
   was rendered, or ``ask()`` raised);
 * with ``--tme-baseline``: every item asserts its row against the syrupy snapshot
-  ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` instead, and
+  ``<rootdir>/typedmemeval/scenarios/__baseline__/<corpus stem>.ambr`` instead, and
   ``scenario[baseline]`` compares the whole run with the recorded one (:func:`..scenarios.compare`),
   red unless *no regression* and *baseline current*; ``--snapshot-update`` re-records;
 * with ``--tme-scenario-live OUT.json``: ``scenario[live]``, the paired live arm
@@ -43,7 +43,7 @@ import pytest
 from .collectors import PluginItemsModule, parametrized_case
 from .options import REFERENCE_MEMORY_ALIAS, SHIPPED_SCENARIOS
 from .options import SCENARIO_MEMORY_FIXTURE as MEMORY_FIXTURE
-from .session import SESSION_KEY
+from .session import BASELINE_DIRNAME, LEGACY_SNAPSHOT_DIRNAME, SESSION_KEY
 from .xdist_roles import is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
@@ -191,8 +191,10 @@ def scenario(tme_scenario_case: object, request: pytest.FixtureRequest) -> None:
 class ScenarioModule(PluginItemsModule):
     """The scenario corpus as a collector at ``<rootdir>/typedmemeval/scenarios/<corpus stem>`` (not
     a real file): readable node ids, ``--lf`` finds the items again, and syrupy puts the baseline in
-    ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` — a directory of its own,
-    so syrupy's clean-up of a re-record never reaches the question baselines beside it."""
+    ``<rootdir>/typedmemeval/scenarios/__baseline__/<corpus stem>.ambr`` — a directory of its own,
+    so syrupy's clean-up of a re-record never reaches the question baselines beside it, and not
+    syrupy's ``__snapshots__``, so a run without ``--tme-baseline`` never counts it as unused
+    (:mod:`.baseline_extension`)."""
 
     test_function = staticmethod(scenario)
 
@@ -234,7 +236,12 @@ class ScenarioPlugin:
 
     @property
     def snapshot_path(self) -> Path:
-        return self.config.rootpath / "typedmemeval" / "scenarios" / "__snapshots__" / f"{self.stem}.ambr"
+        return self.config.rootpath / "typedmemeval" / "scenarios" / BASELINE_DIRNAME / f"{self.stem}.ambr"
+
+    @property
+    def legacy_snapshot_path(self) -> Path:
+        """Where the baseline was kept before issue 22 (refused with the move to make)."""
+        return self.module_path.parent / LEGACY_SNAPSHOT_DIRNAME / f"{self.stem}.ambr"
 
     def configure(self) -> None:
         config = self.config
@@ -266,6 +273,13 @@ class ScenarioPlugin:
         if live:
             self.live_path = Path(config.invocation_params.dir, live)
             self._configure_live(check=not worker)
+        if not worker and self.legacy_snapshot_path.is_file():
+            old, new = (path.relative_to(config.rootpath) for path in (self.legacy_snapshot_path, self.snapshot_path))
+            raise pytest.UsageError(
+                f"TypedMemEval: the scenario baseline {old} is in syrupy's __snapshots__ directory, where "
+                f"every run that does not assert it counts it as unused; baselines now live in {new.parent}/: "
+                + (f"git mv {old} {new}" if not self.snapshot_path.exists()
+                   else f"{new} exists too: delete {old} once you have checked it is the older one"))
         if self.baseline and not self.updating and not worker and self.snapshot_path.is_file():
             from .snapshot_file import SnapshotFileError, read_snapshot_file
 
@@ -608,7 +622,9 @@ def _assert_snapshot(request: pytest.FixtureRequest, plugin: ScenarioPlugin, cas
                      row: dict[str, Any], section: str) -> None:
     from ..scenarios import compare
 
-    snapshot = request.getfixturevalue("snapshot")
+    from .baseline_extension import baseline_snapshot
+
+    snapshot = baseline_snapshot(request)
     if snapshot == row or plugin.updating:
         return
     recorded = _recalled(snapshot)
@@ -657,7 +673,9 @@ def _evaluate_baseline(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -
 
     current = plugin.current_run(request)
     header = {key: current[key] for key in HEADER_KEYS}
-    snapshot = request.getfixturevalue("snapshot")
+    from .baseline_extension import baseline_snapshot
+
+    snapshot = baseline_snapshot(request)
     matches = snapshot == header
     if plugin.updating:
         request.node.stash[BASELINE_KEY] = ["re-recorded"]

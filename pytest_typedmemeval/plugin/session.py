@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 # Importing this module stays cheap (no pydantic, asyncio, corpus models): the plugin imports it in
 # every pytest process, enabled or not. What a run needs is imported where it is first used.
 
+BASELINE_DIRNAME = "__baseline__"
+"""The directory, beside the virtual corpus and scenario modules, that holds ``--tme-baseline``'s
+snapshots (:mod:`.baseline_extension`): not syrupy's ``__snapshots__``, which syrupy scans for
+unused snapshots in every run that collects the items (issue 22, item 1)."""
+LEGACY_SNAPSHOT_DIRNAME = "__snapshots__"
+"""Where baselines were kept before issue 22; a file found there is refused with the move to make."""
+
 QUESTION_FUNCTION = "question"
 """The plugin-owned test function every corpus question is parametrized over."""
 

@@ -484,7 +484,7 @@ def _snapshot(entries: list[tuple[str, str]], *, cut: int | None = None) -> str:
 
 def _write_snapshot(text: str) -> Callable[[Path], None]:
     def setup(project: Path) -> None:
-        target = project / "typedmemeval" / "__snapshots__" / "c_arithmetic.ambr"
+        target = project / "typedmemeval" / "__baseline__" / "c_arithmetic.ambr"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     return setup
