@@ -490,3 +490,46 @@ def test_a_baseline_in_the_old_snapshots_directory_is_refused_with_the_move(cons
     result = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "0", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*git mv typedmemeval/__snapshots__/{name} typedmemeval/__baseline__/{name}*"])
+
+
+FIXED_ADAPTER_CONFTEST = """
+import pytest
+
+
+class Fixed:
+    def reset(self):
+        pass
+
+    def ingest(self, session):
+        pass
+
+    def answer(self, question, *, query_time, instruction):
+        return "from the fixture"
+
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent():
+    return Fixed()
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_tme_agent_overrides_a_conftest_fixture_and_the_report_says_so(
+        pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    """Issue 22, item 2: the command line wins over the fixture (as --help says), and the report
+    names the source that answered and what it overrode."""
+    pytester.makeconftest(FIXED_ADAPTER_CONFTEST)
+    corpus = fixture_corpus_files()[0]
+    args = [f"--tme-corpus={corpus}", "--tme-fail-under", "0", *workers]
+    result, report = _report(pytester, *args, "--tme-agent", "reference", subprocess_run=True)
+    assert result.ret == pytest.ExitCode.OK
+    assert "from the fixture" not in {q["answer"] for q in report["questions"]}
+    assert report["options"]["agent"] == "reference" and report["options"]["agent_source"] == "--tme-agent"
+    assert report["options"]["agent_overrides"] == ["typedmemeval_agent fixture in conftest.py"]
+    result.stdout.fnmatch_lines(["adapter: --tme-agent reference (overrides the typedmemeval_agent fixture in conftest.py)"])
+    # The ini key is project configuration: a conftest override wins over it.
+    _, by_ini = _report(pytester, *args, "-o", "typedmemeval_agent=reference", subprocess_run=True)
+    assert {q["answer"] for q in by_ini["questions"]} == {"from the fixture"}
+    assert by_ini["options"]["agent"] == "typedmemeval_agent fixture"
+    assert by_ini["options"]["agent_source"] == "typedmemeval_agent fixture in conftest.py"
+    assert by_ini["options"]["agent_overrides"] == ["ini typedmemeval_agent reference"]

@@ -194,3 +194,25 @@ def test_a_test_path_taken_by_the_optional_path_says_so(pytester: pytest.Pyteste
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*took 'test_x.py' as the scenario corpus: if it is a test path, put it "
                                  "before --tme-scenarios*"])
+
+
+def test_memory_sources_follow_one_precedence_command_line_fixture_ini(pytester: pytest.Pytester) -> None:
+    """Issue 22, item 2 (as for --tme-agent): --tme-scenario-memory over the fixture, the fixture
+    over the ini key. The fixture here is a memory without the protocol, so which source answered
+    shows in the outcome."""
+    pytester.makeconftest("""
+        import pytest
+
+        class NotAMemory:
+            pass
+
+        @pytest.fixture(scope="session")
+        def typedmemeval_scenario_memory():
+            return NotAMemory
+    """)
+    flag = pytester.runpytest(*BASE, "-k", "mb-relocation-001/p03")
+    flag.assert_outcomes(passed=1)
+    ini = pytester.runpytest("--tme-scenarios", "-p", "no:cacheprovider", "-k", "mb-relocation-001/p03",
+                             "-o", "typedmemeval_scenario_memory=reference-memory")
+    ini.assert_outcomes(failed=1)
+    ini.stdout.fnmatch_lines(["*the typedmemeval_scenario_memory fixture returned NotAMemory*"])

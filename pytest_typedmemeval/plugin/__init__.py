@@ -81,7 +81,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if is_worker(config):
         config.workeroutput[WORKER_PAYLOAD_KEY] = worker_payload(tme)  # type: ignore[attr-defined]
         return
-    if not tme.enabled or config.option.collectonly:
+    if not tme.enabled or config.option.collectonly or tme.refused is not None:
         return
     from .finish import finish_session
 

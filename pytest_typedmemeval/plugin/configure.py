@@ -24,7 +24,7 @@ import pytest
 
 from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
 from ..judge.choice import JudgeChoice, JudgeChoiceError
-from .adapter_fixture import NO_ADAPTER_MESSAGE, conftest_defines_agent
+from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
 from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, parse_timeout, parse_usd
 from .question_items import ResultCollector, snapshot_path
@@ -73,6 +73,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     except argparse.ArgumentTypeError as error:
         raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
+    session.agent_from_command_line = bool(config.getoption("tme_agent"))
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
     session.report_path = Path(config.invocation_params.dir, report) if report else None
     html = config.getoption("tme_html")
@@ -127,7 +128,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
             if not conftest_defines_agent(config):
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
-                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+                raise pytest.UsageError(no_adapter_message(config))
     return session
 
 

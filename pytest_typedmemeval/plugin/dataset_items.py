@@ -29,8 +29,8 @@ import pytest
 
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
-    NO_ADAPTER_MESSAGE,
     conftest_defines_agent,
+    no_adapter_message,
     resolve_agent,
     uses_default_agent_fixture,
 )
@@ -261,6 +261,7 @@ class DatasetPlugin:
         except argparse.ArgumentTypeError as error:
             raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
         tme.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
+        tme.agent_from_command_line = bool(config.getoption("tme_agent"))
         if tme.agent_spec and not is_llm_agent_alias(tme.agent_spec):
             try:
                 load_agent_factory(tme.agent_spec)
@@ -271,7 +272,7 @@ class DatasetPlugin:
                 and not conftest_defines_agent(config)):
             # The controller collects nothing under xdist: it checks what it can see, the rootdir
             # conftest (as the main plugin does for corpus questions).
-            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+            raise pytest.UsageError(no_adapter_message(config))
 
     # --- collection -------------------------------------------------------------------------------
 
@@ -318,7 +319,7 @@ class DatasetPlugin:
         if first is None or tme_session(config).agent_spec:
             return
         if uses_default_agent_fixture(session, first):
-            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+            raise pytest.UsageError(no_adapter_message(config))
 
     # --- results ----------------------------------------------------------------------------------
 

@@ -146,6 +146,9 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     ]
     tme.not_run = not_run
     tme.model_report = tme.model_description()
+    from .adapter_fixture import describe_agent_source
+
+    tme.agent_source = describe_agent_source(tme)
     extra: dict[str, Any] = {
         "complete": complete,
         "interrupted": tme.stop_reason is not None,
@@ -206,6 +209,11 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
     lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped)) if tme.results else []
     if tme.adapter_failure is not None:
         lines.append(f"ERROR: {tme.adapter_failure}")
+    source = tme.agent_source or {}
+    if source.get("overrides"):
+        given = (f"--tme-agent {source['agent']}" if source["source"] == "--tme-agent"
+                 else f"the {source['source']}")
+        lines.append(f"adapter: {given} (overrides the " + "; ".join(source["overrides"]) + ")")
     if tme.model_report is not None:
         lines.append(model_line(tme.model_report))
     if tme.baseline:

@@ -70,7 +70,9 @@ def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult
         pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: no snapshot at {snapshot_file}; "
                     "record one with --tme-baseline --snapshot-update")
     try:
-        agent = request.getfixturevalue("typedmemeval_agent")
+        from .adapter_fixture import requested_agent
+
+        agent = requested_agent(request, tme_session(request.config))
     except pytest.UsageError as error:
         pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: {error}")
     session = tme_session(request.config)

@@ -26,7 +26,7 @@ import pytest
 
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
-    NO_ADAPTER_MESSAGE,
+    no_adapter_message,
     resolve_agent,
     uses_default_agent_fixture,
 )
@@ -121,7 +121,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         if _question_case(item) is not None:
             if uses_default_agent_fixture(session, item):
-                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+                # Refused before any question ran: nothing to report (and no not_run row that
+                # would blame a lost worker for questions that were never started).
+                tme.refused = no_adapter_message(config)
+                raise pytest.UsageError(tme.refused)
             return
 
 

@@ -212,6 +212,8 @@ class ScenarioPlugin:
         self.stem = _stem(corpus)
         self.scenarios: dict[str, BenchmarkScenario] = {s.id: s for s in corpus.document.scenarios}
         self.memory_spec: str | None = None
+        self.memory_from_command_line = False
+        self.memory_origin = f"the {MEMORY_FIXTURE} fixture"
         self.report_path: Path | None = None
         self.live_path: Path | None = None
         self.live_settings: ModelSettings | None = None
@@ -245,11 +247,14 @@ class ScenarioPlugin:
 
     def configure(self) -> None:
         config = self.config
-        self.memory_spec = (config.getoption("tme_scenario_memory")
-                            or str(config.getini("typedmemeval_scenario_memory") or "").strip() or None)
-        if self.memory_spec is None and config.getoption("tme_agent") == REFERENCE_MEMORY_ALIAS:
+        # One precedence for adapter sources (issue 22, item 2, as for --tme-agent): the command
+        # line, then a conftest.py fixture, then the ini key (tried in factory()).
+        flag = config.getoption("tme_scenario_memory")
+        if not flag and config.getoption("tme_agent") == REFERENCE_MEMORY_ALIAS:
             # Issue 11 spells the run `--tme-scenarios --tme-agent reference-memory`.
-            self.memory_spec = REFERENCE_MEMORY_ALIAS
+            flag = REFERENCE_MEMORY_ALIAS
+        self.memory_from_command_line = bool(flag)
+        self.memory_spec = flag or str(config.getini("typedmemeval_scenario_memory") or "").strip() or None
         if self.memory_spec:
             try:
                 load_memory_factory(self.memory_spec)
@@ -441,13 +446,20 @@ class ScenarioPlugin:
             return self._factory
         if self.failure is not None:
             pytest.fail("the scenario memory is unusable (see the first failure)", pytrace=False)
-        origin = (f"the --tme-scenario-memory factory {self.memory_spec!r}" if self.memory_spec
-                  else f"the {MEMORY_FIXTURE} fixture")
+        origin = f"the --tme-scenario-memory factory {self.memory_spec!r}"
         try:
-            if self.memory_spec:
+            if self.memory_spec and self.memory_from_command_line:
                 raw: Any = load_memory_factory(self.memory_spec)
             else:
-                raw = request.getfixturevalue(MEMORY_FIXTURE)
+                try:
+                    origin = f"the {MEMORY_FIXTURE} fixture"
+                    raw = request.getfixturevalue(MEMORY_FIXTURE)
+                except pytest.FixtureLookupError:
+                    if not self.memory_spec:
+                        raise
+                    origin = f"the ini typedmemeval_scenario_memory factory {self.memory_spec!r}"
+                    raw = load_memory_factory(self.memory_spec)
+            self.memory_origin = origin
             if not callable(raw):
                 raise ScenarioMemoryError(f"{origin} gave {type(raw).__name__}, not a zero-argument "
                                           "factory (return the class or a function that builds a fresh memory)")
@@ -716,7 +728,9 @@ def _evaluate_live(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -> No
         # ceiling: one ledger for the run.
         settings = dataclasses.replace(settings, ledger_path=main.ledger_path)
     caller = ModelCaller(settings)
-    origin = plugin.memory_spec or f"{MEMORY_FIXTURE} fixture"
+    # The spec that answered, or the fixture (which source answered follows the precedence).
+    origin = (f"{MEMORY_FIXTURE} fixture" if plugin.memory_origin.endswith(" fixture")
+              else plugin.memory_spec or "")
     try:
         evidence = run_live(plugin.corpus, factory, caller, plugin.live_path, memory_origin=origin)
     except (LiveRunError, ModelCallError) as error:

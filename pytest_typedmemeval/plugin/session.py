@@ -53,6 +53,15 @@ class TypedMemEvalSession:
     config: pytest.Config
     corpora: list[CorpusIndex] = field(default_factory=list)
     agent_spec: str | None = None
+    """``--tme-agent``, else the ini ``typedmemeval_agent`` (see :attr:`agent_from_command_line`)."""
+    agent_from_command_line: bool = False
+    """The spec came from ``--tme-agent``: it overrides any ``typedmemeval_agent`` fixture. An ini
+    spec is what the plugin's own fixture builds, so a conftest override wins over it."""
+    agent_source: dict[str, Any] | None = None
+    """Which adapter source answered (set at the end of the session; see
+    :func:`.adapter_fixture.describe_agent_source`)."""
+    spec_agent: Any = None
+    """The adapter built from :attr:`agent_spec`, once per process."""
     timeout: float | None = None
     report_path: Path | None = None
     html_path: Path | None = None
@@ -76,6 +85,8 @@ class TypedMemEvalSession:
     """Why a selected question has no result, where a report said so (a skip, a setup error)."""
     adapter_failure: str | None = None
     """One line: the adapter fixture or ``--tme-agent`` factory raised; nothing can run."""
+    refused: str | None = None
+    """The run was refused after collection, before any question ran (no adapter): no report."""
     stop_reason: str | None = None
     """Why the run ended before every selected question ran (Ctrl-C, -x, an unusable adapter)."""
     workers_lost: list[dict[str, str | None]] = field(default_factory=list)
@@ -168,8 +179,14 @@ class TypedMemEvalSession:
             "judge_mode": self.judge_choice.mode, "judge_model": self.judge_choice.model,
             "fail_under": dict(sorted(self.fail_under.items())), "baseline": self.baseline,
         }
+        source = self.agent_source or {}
+        if source.get("agent"):
+            described["agent"] = source["agent"]
         canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
-        return {**described, "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+        # Where the adapter came from is reported beside it, outside the fingerprint: the same
+        # adapter given by a flag or by a fixture measures the same thing.
+        return {**described, "agent_source": source.get("source"), "agent_overrides": source.get("overrides"),
+                "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
 
     def judge_description(self) -> dict[str, str | None]:
         """The report's ``judge`` block: mode, name, model and fingerprint."""
