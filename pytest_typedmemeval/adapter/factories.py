@@ -10,6 +10,7 @@ spec means the same in the plugin, the probe runner and a user's script.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -80,10 +81,34 @@ def load_agent_factory(spec: str) -> Callable[[], Any]:
         raise
 
 
+PROTOCOL = "an adapter needs reset(), ingest(session) and answer(question, *, query_time, instruction)"
+
+_CALLS: tuple[tuple[str, tuple[Any, ...], dict[str, Any], str], ...] = (
+    ("reset", (), {}, "reset()"),
+    ("ingest", (None,), {}, "ingest(session)"),
+    ("answer", ("",), {"query_time": None, "instruction": ""}, "answer(question, *, query_time, instruction)"),
+)
+"""How the runner calls each method (the arguments only bound against the signature, never passed)."""
+
+
 def check_agent(agent: object, origin: str) -> None:
-    """Fail early with a clear message when the object lacks the protocol's methods."""
-    missing = [name for name in ("reset", "ingest", "answer") if not callable(getattr(agent, name, None))]
+    """Fail early, in one line, for what would fail every question the same way (issue 22, item 4):
+    a missing method, a class returned instead of an instance, or a method that cannot take the
+    arguments the runner passes."""
+    if isinstance(agent, type):
+        raise TypeError(f"{origin} returned the class {agent.__name__}, not an instance; return "
+                        f"{agent.__name__}() (the fixture or factory builds the adapter)")
+    missing = [name for name, *_ in _CALLS if not callable(getattr(agent, name, None))]
     if missing:
         raise TypeError(f"{origin} returned {type(agent).__name__}, which lacks {', '.join(missing)}(); "
-                        "an adapter needs reset(), ingest(session) and answer(question, *, query_time, "
-                        "instruction)")
+                        + PROTOCOL)
+    for name, args, kwargs, shown in _CALLS:
+        try:
+            signature = inspect.signature(getattr(agent, name))
+        except (TypeError, ValueError):  # a builtin or C callable: nothing to check
+            continue
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{origin} returned {type(agent).__name__}, whose {name}{signature} cannot be "
+                            f"called as {shown} ({error}); {PROTOCOL}") from None

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..corpus.index import CorpusIndex
+from ..judge.outcomes import Outcome
 from ..report.aggregate import aggregate, outcome_vector
 from ..report.document import build_report, dumps_report, write_report
 from ..report.terminal import render_lines
@@ -113,7 +114,8 @@ def _not_run(tme: TypedMemEvalSession) -> list[dict[str, str]]:
     rows = []
     for key in sorted(set(tme.selected) - set(tme.results)):
         if tme.adapter_failure is not None:
-            cause = "not run: the adapter could not be built"
+            cause = ("not run: the run stopped at a systematic adapter fault" if tme.results
+                     else "not run: the adapter could not be built")
         elif key in tme.not_run_causes:
             cause = tme.not_run_causes[key]
         elif tme.stop_reason is not None:
@@ -136,8 +138,12 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     not_run = _not_run(tme)
     missing = _missing(tme)
     complete = not not_run and not missing and tme.adapter_failure is None
-    thresholds = _threshold_verdicts(tme, evaluated=complete) if tme.threshold_mode else []
-    tme.thresholds_evaluated = complete
+    # An errored question is a harness fault, not a memory result: no bound passes (or fails) over
+    # a run that has one (issue 22, item 4).
+    tme.errored = sum(1 for result in tme.results.values() if result.outcome == Outcome.ERROR.value)
+    evaluated = complete and not tme.errored
+    thresholds = _threshold_verdicts(tme, evaluated=evaluated) if tme.threshold_mode else []
+    tme.thresholds_evaluated = evaluated
     tme.threshold_failures = [
         f"{row.get('vertical') or row.get('shape')}: "
         + (f"correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})" if row["n"]
@@ -157,7 +163,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "selected": len(tme.selected),
         "not_run": not_run,
         "thresholds": thresholds if tme.threshold_mode else None,
-        "thresholds_evaluated": complete if tme.threshold_mode else None,
+        "thresholds_evaluated": evaluated if tme.threshold_mode else None,
         "baseline": _baseline_summary(tme) if tme.baseline else None,
         "missing_results": missing,
         "workers_lost": sorted(tme.workers_lost, key=lambda row: (row["worker"] or "", row["question"] or "")),
@@ -206,7 +212,9 @@ def model_line(block: dict[str, Any]) -> str:
 
 
 def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str]:
-    lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped)) if tme.results else []
+    # A run stopped by an unusable adapter measured nothing worth citing.
+    citations = _citations(tme, shipped) if tme.adapter_failure is None else {}
+    lines = render_lines(aggregate(tme.results.values()), citations) if tme.results else []
     if tme.adapter_failure is not None:
         lines.append(f"ERROR: {tme.adapter_failure}")
     source = tme.agent_source or {}
@@ -231,7 +239,10 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
     elif tme.stop_reason is not None:
         lines.append(f"interrupted ({tme.stop_reason}) after every selected question had run")
     if tme.threshold_mode:
-        if not tme.thresholds_evaluated:
+        if not tme.thresholds_evaluated and tme.errored and not tme.not_run:
+            lines.append(f"thresholds: NOT EVALUATED: {tme.errored} question(s) ended in error (harness "
+                         "faults, not memory results), so no bound can pass")
+        elif not tme.thresholds_evaluated:
             lines.append("thresholds: NOT EVALUATED: the run is partial, so no bound can pass")
         elif tme.threshold_failures:
             lines.append("FAILED thresholds: " + "; ".join(tme.threshold_failures))

@@ -26,6 +26,7 @@ import pytest
 
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
+    ADAPTER_FAILURE_KEY,
     no_adapter_message,
     resolve_agent,
     uses_default_agent_fixture,
@@ -184,6 +185,9 @@ class ResultCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, RESULT_ATTRIBUTE, None)
+        failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
+        if failure is not None:  # also on a report with a result: the one that found a systematic fault
+            self.session.adapter_failure = self.session.adapter_failure or failure
         if payload is not None:
             from ..results import QuestionResult
 
@@ -195,9 +199,7 @@ class ResultCollector:
             if baseline is not None:
                 self.session.baseline_changes.append(baseline)
             return
-        failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
         if failure is not None:
-            self.session.adapter_failure = self.session.adapter_failure or failure
             return
         if str(report.when) == "???":
             self._worker_crashed(report)
@@ -257,6 +259,7 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
         result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
+    _watch_for_a_systematic_fault(request, session, result)
 
     if session.baseline:
         from .baseline_extension import baseline_snapshot
@@ -288,6 +291,23 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
         return
     if result.outcome != Outcome.CORRECT.value:
         pytest.fail(failure_text(result), pytrace=False)
+
+
+def _watch_for_a_systematic_fault(request: pytest.FixtureRequest, session: TypedMemEvalSession,
+                                  result: QuestionResult) -> None:
+    """Stop the run as for an unusable adapter (exit 4, one line, the rest in ``not_run``) when
+    this process's first questions all failed the same way (:mod:`..adapter.fault_watch`)."""
+    from ..adapter.fault_watch import FaultWatch, systematic_message
+
+    if session.fault_watch is None:
+        session.fault_watch = FaultWatch()
+    reason = session.fault_watch.observe(result.outcome, result.reason)
+    if reason is None or session.adapter_failure is not None:
+        return
+    message = systematic_message(reason, session.fault_watch.after)
+    session.adapter_failure = message
+    request.node.stash[ADAPTER_FAILURE_KEY] = message
+    request.session.shouldfail = "TypedMemEval: stopped, a systematic adapter fault (reason in the TypedMemEval summary)"
 
 
 def failure_text(result: QuestionResult) -> str:

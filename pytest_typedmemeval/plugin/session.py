@@ -84,7 +84,10 @@ class TypedMemEvalSession:
     not_run_causes: dict[tuple[str, str], str] = field(default_factory=dict)
     """Why a selected question has no result, where a report said so (a skip, a setup error)."""
     adapter_failure: str | None = None
-    """One line: the adapter fixture or ``--tme-agent`` factory raised; nothing can run."""
+    """One line: the adapter fixture or ``--tme-agent`` factory raised, or a systematic fault
+    stopped the run (:mod:`..adapter.fault_watch`); nothing more can run."""
+    fault_watch: Any = None
+    """This process's :class:`..adapter.fault_watch.FaultWatch` (built when a question first runs)."""
     refused: str | None = None
     """The run was refused after collection, before any question ran (no adapter): no report."""
     stop_reason: str | None = None
@@ -99,6 +102,8 @@ class TypedMemEvalSession:
     not_run: list[dict[str, str]] = field(default_factory=list)
     """Selected questions without a result, each with its cause (set at the end of the session)."""
     thresholds_evaluated: bool = True
+    errored: int = 0
+    """Results with outcome ``error`` (set at the end of the session): thresholds are then not evaluated."""
     recovered_from_spool: int = 0
     report_error: str | None = None
     exit_status: int | None = None
