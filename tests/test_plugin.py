@@ -533,3 +533,40 @@ def test_tme_agent_overrides_a_conftest_fixture_and_the_report_says_so(
     assert by_ini["options"]["agent"] == "typedmemeval_agent fixture"
     assert by_ini["options"]["agent_source"] == "typedmemeval_agent fixture in conftest.py"
     assert by_ini["options"]["agent_overrides"] == ["ini typedmemeval_agent reference"]
+
+
+FACTORY_MODULE = """
+from pytest_typedmemeval.adapter.reference_agent import make_agent as _reference
+
+import mymod_helper  # a sibling module: resolves too once the directory is found
+
+
+def make_agent():
+    return _reference()
+"""
+
+
+def _pytest_script(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``pytest`` console script, as a user types it (``python -m pytest`` would put the working
+    directory on sys.path and hide the problem)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
+    return subprocess.run([str(Path(sys.executable).with_name("pytest")), "-p", "no:cacheprovider", *args],
+                          cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_factory_module_resolves_from_the_rootdir_and_the_working_directory(pytester: pytest.Pytester) -> None:
+    """Issue 22, item 5: under the plain ``pytest`` script, from the rootdir and from a
+    sub-directory of it; a missing module names where it was looked for."""
+    pytester.makeini("[pytest]\n")
+    pytester.makepyfile(mymod=FACTORY_MODULE, mymod_helper="")
+    sub = pytester.mkdir("sub")
+    args = (f"--tme-corpus={fixture_corpus_files()[0]}", "--tme-fail-under", "0")
+    for where in (pytester.path, sub):
+        result = _pytest_script(where, *args, "--tme-agent", "mymod:make_agent")
+        assert result.returncode == 0, result.stdout[-1500:] + result.stderr[-1500:]
+    missing = _pytest_script(sub, *args, "--tme-agent", "nomod:make_agent")
+    assert missing.returncode == pytest.ExitCode.USAGE_ERROR
+    assert (f"cannot import module 'nomod': No module named 'nomod' (looked on sys.path and in "
+            f"{pytester.path.resolve()}, {sub.resolve()})") in missing.stderr

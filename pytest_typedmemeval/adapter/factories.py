@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REFERENCE_AGENT_ALIAS = "reference"
@@ -30,11 +33,37 @@ def is_llm_agent_alias(spec: str | None) -> bool:
     return spec in LLM_AGENT_SELECTIONS
 
 
+def import_factory_module(module_name: str, search_dirs: Sequence[Path] = ()) -> ModuleType:
+    """Import ``module_name``; when its top-level package is not on ``sys.path``, look in
+    ``search_dirs`` too (the plugin passes the rootdir and the working directory, issue 22 item 5:
+    ``python -m pytest`` puts the working directory on ``sys.path``, the ``pytest`` script does
+    not, and a factory module beside your conftest must resolve under both). A directory that
+    resolves it is appended to ``sys.path`` (never in front: it shadows nothing), so the module's
+    own sibling imports resolve too. Raises :class:`ImportError` whose message says where it looked."""
+    top = module_name.split(".")[0]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as failure:
+        if failure.name != top:
+            raise  # the module exists, something it imports does not: its own message says what
+    looked = [str(Path(d).resolve()) for d in dict.fromkeys(search_dirs)]
+    for directory in looked:
+        candidate = Path(directory)
+        if (candidate / f"{top}.py").is_file() or (candidate / top).is_dir():
+            if directory not in sys.path:
+                sys.path.append(directory)
+            importlib.invalidate_caches()
+            return importlib.import_module(module_name)
+    where = f"on sys.path and in {', '.join(looked)}" if looked else "on sys.path"
+    raise ModuleNotFoundError(f"No module named {top!r} (looked {where})", name=top)
+
+
 def resolve_factory(spec: str, *, option: str, example: str, aliases: dict[str, str],
-                    error: type[ValueError] = ValueError) -> Callable[[], Any]:
+                    error: type[ValueError] = ValueError, search_dirs: Sequence[Path] = ()) -> Callable[[], Any]:
     """``module:factory`` (or one of ``aliases``) -> the callable it names, for any option that
     takes one (``--tme-agent``, ``--tme-scenario-memory``); ``error`` with a one-line reason that
-    names ``option`` otherwise."""
+    names ``option`` otherwise. The module is looked up on ``sys.path``, then in ``search_dirs``
+    (:func:`import_factory_module`)."""
     resolved = aliases.get(spec, spec)
     module_name, sep, attribute = resolved.partition(":")
     if not sep or not module_name or not attribute:
@@ -42,7 +71,7 @@ def resolve_factory(spec: str, *, option: str, example: str, aliases: dict[str, 
         raise error(f"{option} {spec!r}: expected 'module:factory' (e.g. {example!r})"
                     + (f" or {known}" if known else ""))
     try:
-        module = importlib.import_module(module_name)
+        module = import_factory_module(module_name, search_dirs)
     except ImportError as failure:
         raise error(f"{option} {spec!r}: cannot import module {module_name!r}: {failure}") from None
     target: Any = module
@@ -62,9 +91,9 @@ REFERENCE_MEMORY_AGENT_ALIAS = "reference-memory"
 REFERENCE_MEMORY_AGENT_SPEC = "pytest_typedmemeval.scenarios.reference_memory:make_agent"
 
 
-def load_agent_factory(spec: str) -> Callable[[], Any]:
+def load_agent_factory(spec: str, search_dirs: Sequence[Path] = ()) -> Callable[[], Any]:
     """Resolve ``module:factory`` (or the aliases ``reference`` and ``reference-memory``) to a
-    zero-argument callable."""
+    zero-argument callable (``search_dirs``: see :func:`import_factory_module`)."""
     if is_llm_agent_alias(spec):
         raise AgentSpecError(f"--tme-agent {spec!r} is a reference LLM agent: the pytest plugin builds "
                              "it from --tme-model and the other model options; elsewhere use "
@@ -73,7 +102,7 @@ def load_agent_factory(spec: str) -> Callable[[], Any]:
         return resolve_factory(spec, option="--tme-agent", example="my_memory.adapter:make_agent",
                                aliases={REFERENCE_AGENT_ALIAS: REFERENCE_AGENT_SPEC,
                                         REFERENCE_MEMORY_AGENT_ALIAS: REFERENCE_MEMORY_AGENT_SPEC},
-                               error=AgentSpecError)
+                               error=AgentSpecError, search_dirs=search_dirs)
     except AgentSpecError as error:
         if ":" not in spec and spec not in (REFERENCE_AGENT_ALIAS, REFERENCE_MEMORY_AGENT_ALIAS):
             raise AgentSpecError(f"{error}, or one of the reference LLM agents llm-full-context, "

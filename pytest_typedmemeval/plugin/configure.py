@@ -103,7 +103,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
 
         if not is_llm_agent_alias(session.agent_spec):
             try:
-                load_agent_factory(session.agent_spec)
+                load_agent_factory(session.agent_spec, factory_search_dirs(config))
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
     configure_models(config, session)
@@ -245,6 +245,13 @@ def _check_legacy_snapshot_files(config: pytest.Config, session: TypedMemEvalSes
             f"TypedMemEval: the baseline {shown_old} is in syrupy's __snapshots__ directory, where "
             f"every run that does not assert it counts it as unused; baselines now live in "
             f"{shown_new.parent}/: {action}")
+
+
+def factory_search_dirs(config: pytest.Config) -> tuple[Path, Path]:
+    """Where a ``module:factory`` spec is looked for beyond ``sys.path``: the rootdir (beside the
+    conftest.py) and the working directory, so plain ``pytest`` resolves what ``python -m pytest``
+    does (issue 22, item 5)."""
+    return config.rootpath, config.invocation_params.dir
 
 
 def _only_gates(config: pytest.Config) -> bool:

@@ -35,7 +35,7 @@ from .adapter_fixture import (
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .configure import configure_models
+from .configure import configure_models, factory_search_dirs
 from .options import parse_timeout
 from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
@@ -264,7 +264,7 @@ class DatasetPlugin:
         tme.agent_from_command_line = bool(config.getoption("tme_agent"))
         if tme.agent_spec and not is_llm_agent_alias(tme.agent_spec):
             try:
-                load_agent_factory(tme.agent_spec)
+                load_agent_factory(tme.agent_spec, factory_search_dirs(config))
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
         configure_models(config, tme)

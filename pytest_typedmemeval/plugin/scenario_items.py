@@ -134,13 +134,13 @@ class ScenarioMemoryError(TypeError):
     """The factory returned something that is not a ScenarioMemory."""
 
 
-def load_memory_factory(spec: str) -> Callable[[], Any]:
-    """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable;
-    :class:`ValueError` with a one-line reason otherwise."""
+def load_memory_factory(spec: str, search_dirs: tuple[Path, ...] = ()) -> Callable[[], Any]:
+    """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable, looking
+    beyond ``sys.path`` in ``search_dirs``; :class:`ValueError` with a one-line reason otherwise."""
     from ..adapter.factories import resolve_factory
 
     return resolve_factory(spec, option="--tme-scenario-memory", example="my_memory.adapter:make_memory",
-                           aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC})
+                           aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC}, search_dirs=search_dirs)
 
 
 def checked_factory(factory: Callable[[], Any], origin: str) -> Callable[[], Any]:
@@ -257,7 +257,9 @@ class ScenarioPlugin:
         self.memory_spec = flag or str(config.getini("typedmemeval_scenario_memory") or "").strip() or None
         if self.memory_spec:
             try:
-                load_memory_factory(self.memory_spec)
+                from .configure import factory_search_dirs
+
+                load_memory_factory(self.memory_spec, factory_search_dirs(config))
             except ValueError as error:
                 raise pytest.UsageError(str(error)) from None
         self.baseline = bool(config.getoption("tme_baseline"))
