@@ -59,7 +59,11 @@ def _generate(args: argparse.Namespace) -> int:
     from .generate.primitives import GenerationError
 
     known = sorted(generators.GENERATORS)
-    verticals = known if args.vertical == "all" else [args.vertical]
+    if args.vertical is None and not args.check:
+        print("typedmemeval generate: name what to write with --vertical NAME (one of "
+              f"{', '.join(known)}, or 'all'); --check alone compares every vertical", file=sys.stderr)
+        return 2
+    verticals = known if args.vertical in (None, "all") else [args.vertical]
     unknown = [v for v in verticals if v not in generators.GENERATORS]
     if unknown:
         print(f"typedmemeval generate: no generator for {', '.join(unknown)} (known: "
@@ -171,10 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.set_defaults(handler=_gate)
     generate = commands.add_parser(
         "generate", help="rebuild a vertical's corpus and sidecar from its recorded seed and dial")
-    generate.add_argument("--vertical", required=True, metavar="NAME",
-                          help="vertical to generate (e.g. forgetting), or 'all'")
+    generate.add_argument("--vertical", default=None, metavar="NAME",
+                          help="vertical to generate (e.g. forgetting), or 'all' (with --check, "
+                               "default all)")
     generate.add_argument("--out", metavar="DIR", default=None,
-                          help="output directory (default: the shipped corpora directory)")
+                          help="output directory (default: the current directory; never the "
+                               "installed package; in a source checkout, --out corpora rewrites "
+                               "the shipped copy)")
     action = generate.add_mutually_exclusive_group()
     action.add_argument("--search", action="store_true",
                         help="run the calibration search (sweep, then bisect) instead of reading the "
