@@ -570,3 +570,37 @@ def test_a_factory_module_resolves_from_the_rootdir_and_the_working_directory(py
     assert missing.returncode == pytest.ExitCode.USAGE_ERROR
     assert (f"cannot import module 'nomod': No module named 'nomod' (looked on sys.path and in "
             f"{pytester.path.resolve()}, {sub.resolve()})") in missing.stderr
+
+
+# --- issue 22, item 7: what a first week in CI runs into ------------------------------------------------
+
+
+def test_tme_options_without_any_corpus_say_what_enables_the_run(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--tme-agent", "reference", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["TypedMemEval: --tme-agent given, but no TypedMemEval question was "
+                                 "collected: add --typedmemeval*--tme-corpus=PATH*"])
+    plain = pytester.runpytest("-p", "no:cacheprovider")  # no TypedMemEval option: pytest's own words only
+    assert "TypedMemEval" not in plain.stdout.str()
+
+
+def test_an_adapter_fixture_in_a_sub_directory_conftest_is_named_as_out_of_reach(pytester: pytest.Pytester) -> None:
+    pytester.mkpydir("tests")
+    (pytester.path / "tests" / "conftest.py").write_text(FIXED_ADAPTER_CONFTEST, encoding="utf-8")
+    result = pytester.runpytest(f"--tme-corpus={fixture_corpus_files()[0]}", "tests", "--tme-report", "r.json",
+                                "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*the typedmemeval_agent fixture in tests?conftest.py does not reach the "
+                                 "TypedMemEval items*move it to the conftest.py at your rootdir*"])
+    assert "worker died" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "r.json").exists()  # refused before any question: nothing to report
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_tme_gates_without_an_adapter_runs_the_gates_only(pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    corpus = fixture_corpus_files()[0]
+    result = pytester.runpytest_subprocess(f"--tme-corpus={corpus}", "--tme-gates", "-p", "no:cacheprovider", *workers)
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # the fixture corpus fails gates
+    result.stdout.fnmatch_lines([f"TypedMemEval: no adapter, so --tme-gates ran the gates only "
+                                 f"({total_questions([corpus])} question(s) deselected)*"])
+    assert "::question[" not in result.stdout.str() and "needs a memory adapter" not in result.stderr.str()

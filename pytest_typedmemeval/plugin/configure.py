@@ -27,7 +27,7 @@ from ..judge.choice import JudgeChoice, JudgeChoiceError
 from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
 from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, parse_timeout, parse_usd
-from .question_items import ResultCollector, snapshot_path
+from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
     LEDGER_INPUT_KEY,
@@ -57,6 +57,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     labels = set(KNOWN_VERTICALS)
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
+    _remove_earlier_reports(config)
     session.corpora = _load_corpora(config, session)
     if config.getoption("tme_corpus") and not is_worker(config):
         _check_rootdir_not_moved_by_corpus_paths(config)
@@ -128,8 +129,29 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
             if not conftest_defines_agent(config):
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
-                raise pytest.UsageError(no_adapter_message(config))
+                # With --tme-gates the workers deselect the questions instead (question_items).
+                if not session.collect_gates:
+                    raise pytest.UsageError(no_adapter_message(config))
+                session.notes.append(GATES_ONLY_NOTE.format(
+                    count=sum(len(corpus.heads) for corpus in session.corpora)))
     return session
+
+
+def _remove_earlier_reports(config: pytest.Config) -> None:
+    """An earlier run's JSON or HTML report must never pass for this run's (issue 22, item 7: Ctrl-C
+    before the first answer left it in place). It goes first, before the corpora load (the longest
+    step before any answer), and this run writes its own; a collect-only or refused-by-pytest run
+    never reaches here with a corpus run to replace it, so nothing else is touched."""
+    if is_worker(config) or config.option.collectonly:
+        return
+    if not (config.getoption("typedmemeval") or config.getini("typedmemeval") or config.getoption("tme_corpus")
+            or config.getini("typedmemeval_corpus")):
+        return
+    for given in (config.getoption("tme_report") or config.getini("typedmemeval_report"),
+                  config.getoption("tme_html")):
+        path = Path(config.invocation_params.dir, given) if given else None
+        if path is not None and path.is_file():
+            path.unlink()
 
 
 def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[CorpusIndex]:

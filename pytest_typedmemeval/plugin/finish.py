@@ -130,14 +130,16 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     """Merge, write the report, and return the exit status the session must end with (``None``:
     keep pytest's). Nothing to report (no question selected, nothing ran) returns ``None``."""
     tme.recovered_from_spool = _merge_spool(tme)
-    if not tme.selected and not tme.results:
-        return None
+    if not tme.selected and not tme.results and tme.stop_reason is None:
+        return None  # nothing selected, nothing interrupted: nothing to report
     from ..corpus.registry import shipped_sha256s
 
     shipped = shipped_sha256s()
     not_run = _not_run(tme)
     missing = _missing(tme)
-    complete = not not_run and not missing and tme.adapter_failure is None
+    # Interrupted before the selection was known (during collection): nothing ran, nothing is complete.
+    unselected = tme.stop_reason is not None and not tme.selected
+    complete = not not_run and not missing and tme.adapter_failure is None and not unselected
     # An errored question is a harness fault, not a memory result: no bound passes (or fails) over
     # a run that has one (issue 22, item 4).
     tme.errored = sum(1 for result in tme.results.values() if result.outcome == Outcome.ERROR.value)
@@ -236,6 +238,9 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
         more = f" and {len(tme.not_run) - NOT_RUN_SHOWN} more" if len(tme.not_run) > NOT_RUN_SHOWN else ""
         lines.append(f"PARTIAL RUN: {len(tme.not_run)} of {len(tme.selected)} selected question(s) did not run "
                      f"({tme.not_run[0]['cause'].removeprefix('not run: ')}): {shown}{more}")
+    elif tme.stop_reason is not None and not tme.selected:
+        lines.append(f"PARTIAL RUN: interrupted ({tme.stop_reason}) before the questions were selected; "
+                     "nothing ran")
     elif tme.stop_reason is not None:
         lines.append(f"interrupted ({tme.stop_reason}) after every selected question had run")
     if tme.threshold_mode:

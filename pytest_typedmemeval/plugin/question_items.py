@@ -104,6 +104,29 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 items.append(item)
 
 
+GATES_ONLY_NOTE = ("TypedMemEval: no adapter, so --tme-gates ran the gates only ({count} question(s) "
+                   "deselected); give one (--tme-agent, or the typedmemeval_agent fixture in the "
+                   "rootdir conftest.py) to run the questions too")
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def pytest_collection_modifyitems_without_an_adapter(session: pytest.Session, config: pytest.Config,
+                                                    items: list[pytest.Item]) -> None:
+    """``--tme-gates`` certifies corpora, which needs no adapter (issue 22, item 7): without one,
+    the questions are deselected (and said so) instead of refusing the run."""
+    tme = tme_session(config)
+    if not tme.collect_gates or tme.agent_spec or config.option.collectonly:
+        return
+    questions = [item for item in items if _question_case(item) is not None]
+    if not questions or not uses_default_agent_fixture(session, questions[0]):
+        return
+    kept = [item for item in items if _question_case(item) is None]
+    config.hook.pytest_deselected(items=questions)
+    items[:] = kept
+    if not tme.notes:
+        tme.notes.append(GATES_ONLY_NOTE.format(count=len(questions)))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Note the questions this run set out to measure, and refuse a run without an adapter once,

@@ -90,6 +90,9 @@ class TypedMemEvalSession:
     """This process's :class:`..adapter.fault_watch.FaultWatch` (built when a question first runs)."""
     refused: str | None = None
     """The run was refused after collection, before any question ran (no adapter): no report."""
+    notes: list[str] = field(default_factory=list)
+    """Lines the TypedMemEval summary prints even when there is no report (e.g. questions
+    deselected because ``--tme-gates`` ran without an adapter)."""
     stop_reason: str | None = None
     """Why the run ended before every selected question ran (Ctrl-C, -x, an unusable adapter)."""
     workers_lost: list[dict[str, str | None]] = field(default_factory=list)

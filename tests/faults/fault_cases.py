@@ -433,6 +433,20 @@ def _thresholds_withheld(report: dict[str, Any] | None, output: str, project: Pa
     return None
 
 
+def _earlier_report(project: Path) -> None:
+    (project / "report.json").write_text(json.dumps({"earlier_run": True, "complete": True}), encoding="utf-8")
+
+
+def _not_the_earlier_report(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
+    if report is None:
+        return "no report"
+    if report.get("earlier_run"):
+        return "the earlier run's report is still at the --tme-report path"
+    if report["complete"] or not report["interrupted"] or report["questions"]:
+        return "the interrupted run's report must say complete false, interrupted true, no questions"
+    return None
+
+
 def _adapter_unusable(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
     if report is None:
         return "no report"
@@ -720,6 +734,21 @@ CASES: tuple[FaultCase, ...] = (
                           time.sleep(2.0)  # meanwhile the other worker's result arrives, unread
                           os.kill(os.getpid(), signal.SIGINT)
               ''', check=_partial(min_measured=2)),
+    FaultCase("SIGINT while collecting replaces an earlier report", "interrupt", INTERRUPTED,
+              "PARTIAL RUN: 6 of 6 selected question(s) did not run", interrupt="process",
+              setup=_earlier_report, extra_conftest='''
+              def pytest_collection_modifyitems(items):
+                  log("blocked.log", "blocked")  # still collecting when Ctrl-C arrives
+                  time.sleep(30)
+              ''', check=_not_the_earlier_report),
+    FaultCase("SIGINT at session start leaves no earlier report", "interrupt", INTERRUPTED, "KeyboardInterrupt",
+              interrupt="process", setup=_earlier_report, report=False, args=("--tme-report=report.json",),
+              extra_conftest='''
+              @pytest.hookimpl(trylast=True)
+              def pytest_configure(config):
+                  log("blocked.log", "blocked")  # the session is starting when Ctrl-C arrives
+                  time.sleep(30)
+              ''', check=_no_report_written),
     FaultCase("-x stops after the first failure", "interrupt", TESTS_FAILED, "PARTIAL RUN",
               args=("-x",), fault=f"if {CANOE!r} in question: raise RuntimeError('boom')",
               check=_partial()),
