@@ -119,3 +119,24 @@ def test_generate_writes_to_the_current_directory_and_never_downgrades_a_measure
     assert "pytest-typedmemeval[dense]" in err
     assert sorted(path.name for path in tmp_path.iterdir()) == [sidecar.name]
     assert (tmp_path / sidecar.name).read_bytes() == sidecar.read_bytes()
+
+
+# --- corpora: the shipped files for pip users (issue 22, item 10) ---------------------------------------
+
+
+def test_corpora_copy_gives_the_shipped_corpus_and_sidecar_and_never_overwrites(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from pytest_typedmemeval.corpus.registry import shipped_corpus_paths
+
+    shipped = next(path for path in shipped_corpus_paths() if "-forgetting-" in path.name)
+    target = tmp_path / "work"
+    assert main(["corpora", "--copy", str(target), "--vertical", "forgetting"]) == 0
+    assert sorted(path.name for path in target.iterdir()) == [shipped.name, shipped.stem + ".sidecar.json"]
+    assert (target / shipped.name).read_bytes() == shipped.read_bytes()
+    assert main(["corpora", "--copy", str(target), "--vertical", "forgetting"]) == 0  # identical: fine
+    (target / shipped.name).write_text("[]", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["corpora", "--copy", str(target)]) == 2
+    assert "exists and differs from the shipped file" in capsys.readouterr().err
+    assert (target / shipped.name).read_text(encoding="utf-8") == "[]"
+    assert main(["corpora"]) == 0 and shipped.stem in capsys.readouterr().out

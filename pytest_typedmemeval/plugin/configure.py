@@ -26,7 +26,7 @@ from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
 from ..judge.choice import JudgeChoice, JudgeChoiceError
 from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
-from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, parse_timeout, parse_usd
+from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, SHIPPED_SCENARIOS, parse_timeout, parse_usd
 from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
@@ -57,10 +57,10 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     labels = set(KNOWN_VERTICALS)
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
+    if not is_worker(config):
+        _check_rootdir_not_moved_by_path_options(config)
     _remove_earlier_reports(config)
     session.corpora = _load_corpora(config, session)
-    if config.getoption("tme_corpus") and not is_worker(config):
-        _check_rootdir_not_moved_by_corpus_paths(config)
     for corpus in session.corpora:
         for head in corpus.heads:
             labels.update((head.vertical, head.shape))
@@ -212,10 +212,32 @@ def _check_fail_under_names(session: TypedMemEvalSession) -> None:
             f"shapes: {', '.join(shapes)}")
 
 
-def _check_rootdir_not_moved_by_corpus_paths(config: pytest.Config) -> None:
-    """pytest picks its rootdir and ini file before any plugin loads, so in ``--tme-corpus PATH``
-    (space form) it takes PATH for a test path: a corpus outside the project then moves the rootdir
-    (the conftest adapter is not found, snapshots land elsewhere). Say so, with the fix."""
+PATH_OPTIONS = {"tme_corpus": "--tme-corpus", "tme_report": "--tme-report", "tme_html": "--tme-html",
+                "tme_cache_dir": "--tme-cache-dir", "tme_prices": "--tme-prices",
+                "tme_scenarios": "--tme-scenarios", "tme_scenario_report": "--tme-scenario-report",
+                "tme_scenario_live": "--tme-scenario-live", "tme_dataset_metrics": "--tme-dataset-metrics"}
+"""Every option whose value is a path (dest -> flag): the ones pytest can mistake for a test path."""
+
+
+def _path_option_values(config: pytest.Config) -> list[tuple[str, str]]:
+    """(flag, value) of every path option given, in option order."""
+    given: list[tuple[str, str]] = []
+    for dest, flag in PATH_OPTIONS.items():
+        value = config.getoption(dest, None)
+        values = value if isinstance(value, list) else [value]
+        given += [(flag, str(item)) for item in values if item and item != SHIPPED_SCENARIOS]
+    return given
+
+
+def _check_rootdir_not_moved_by_path_options(config: pytest.Config) -> None:
+    """pytest picks its rootdir and ini file before any plugin loads, so in the space form
+    (``--tme-report PATH``) it takes an existing PATH for a test path: a path outside the project
+    then moves the rootdir (node ids become ``../typedmemeval/...``, the conftest adapter is not
+    found, snapshots land elsewhere). Every path option is guarded alike (issue 22, item 10): say
+    so, with the fix."""
+    given = _path_option_values(config)
+    if not given:
+        return
     from _pytest.config.findpaths import determine_setup
 
     try:
@@ -231,11 +253,12 @@ def _check_rootdir_not_moved_by_corpus_paths(config: pytest.Config) -> None:
         return
     if expected[0] == config.rootpath and expected[1] == config.inipath:
         return
-    spaced = [value for value in config.getoption("tme_corpus") if f"--tme-corpus={value}" not in args]
-    shown = spaced[0] if spaced else config.getoption("tme_corpus")[0]
+    spaced = [(flag, value) for flag, value in given
+              if any(args[i] == flag and args[i + 1] == value for i in range(len(args) - 1))]
+    flag, shown = (spaced or given)[0]
     raise pytest.UsageError(
-        f"--tme-corpus {shown}: pytest read this path as a test path before the plugin loaded and "
-        f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write --tme-corpus={shown} "
+        f"{flag} {shown}: pytest read this path as a test path before the plugin loaded and "
+        f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write {flag}={shown} "
         f"(with '='), or pass --rootdir={expected[0]}")
 
 

@@ -550,6 +550,14 @@ def _outside_corpus(project: Path) -> None:
     shutil.copy(corpus_path("arithmetic"), project / "data" / "c_arithmetic.json")
 
 
+def _outside_paths(project: Path) -> None:
+    """:func:`_outside_corpus`, plus an ``out/`` directory beside ``app/`` holding earlier outputs."""
+    _outside_corpus(project)
+    (project / "out").mkdir()
+    (project / "out" / "old.html").write_text("<html></html>", encoding="utf-8")
+    (project / "out" / "old.json").write_text("{}", encoding="utf-8")
+
+
 DEEP = "[" * 100_000 + "]" * 100_000
 
 ENV_READER = '''
@@ -800,6 +808,17 @@ CASES: tuple[FaultCase, ...] = (
     FaultCase("--tme-corpus=PATH outside the project", "input", OK, "JSON report:",
               corpora=(), run_from="app", setup=_outside_corpus, selected=3,
               args=("--tme-corpus=../data/c_arithmetic.json", "--tme-fail-under", "0"), check=_rootdir_kept),
+    FaultCase("--tme-cache-dir DIR outside the project", "input", USAGE_ERROR,
+              "write --tme-cache-dir=../out", corpora=(), run_from="app", setup=_outside_paths, report=False,
+              args=("--tme-corpus=../data/c_arithmetic.json", "--tme-cache-dir", "../out")),
+    FaultCase("--tme-html PATH outside the project", "input", USAGE_ERROR,
+              "write --tme-html=../out/old.html", corpora=(), run_from="app", setup=_outside_paths,
+              report=False, args=("--tme-corpus=../data/c_arithmetic.json", "--tme-html", "../out/old.html")),
+    FaultCase("--tme-report PATH outside the project", "input", USAGE_ERROR,
+              "write --tme-report=../out/old.json", corpora=(), run_from="app", setup=_outside_paths,
+              report=False, args=("--tme-corpus=../data/c_arithmetic.json", "--tme-report", "../out/old.json"),
+              check=lambda report, output, project: None if (project / "out" / "old.json").exists()
+              else "a refused run removed the file at --tme-report"),
     FaultCase("--tme-agent names nothing", "input", USAGE_ERROR, "cannot import module 'no_such_module'",
               args=("--tme-agent", "no_such_module:make"), report=False),
     FaultCase("no adapter anywhere", "input", USAGE_ERROR, "override the `typedmemeval_agent` fixture",
