@@ -57,10 +57,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     labels = set(KNOWN_VERTICALS)
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
-    if not is_worker(config):
-        _check_rootdir_not_moved_by_path_options(config)
-    _remove_earlier_reports(config)
-    session.corpora = _load_corpora(config, session)
+    moved = None if is_worker(config) else _rootdir_moved_by_path_options(config)
+    if moved is None:
+        _remove_earlier_reports(config)  # never for a run that is about to be refused
+    session.corpora = _load_corpora(config, session)  # a corpus error is named first, as before
+    if moved is not None:
+        raise pytest.UsageError(moved)
     for corpus in session.corpora:
         for head in corpus.heads:
             labels.update((head.vertical, head.shape))
@@ -229,15 +231,15 @@ def _path_option_values(config: pytest.Config) -> list[tuple[str, str]]:
     return given
 
 
-def _check_rootdir_not_moved_by_path_options(config: pytest.Config) -> None:
+def _rootdir_moved_by_path_options(config: pytest.Config) -> str | None:
     """pytest picks its rootdir and ini file before any plugin loads, so in the space form
     (``--tme-report PATH``) it takes an existing PATH for a test path: a path outside the project
     then moves the rootdir (node ids become ``../typedmemeval/...``, the conftest adapter is not
-    found, snapshots land elsewhere). Every path option is guarded alike (issue 22, item 10): say
-    so, with the fix."""
+    found, snapshots land elsewhere). Every path option is guarded alike (issue 22, item 10): the
+    one-line refusal with the fix, or ``None``."""
     given = _path_option_values(config)
     if not given:
-        return
+        return None
     from _pytest.config.findpaths import determine_setup
 
     try:
@@ -250,16 +252,15 @@ def _check_rootdir_not_moved_by_path_options(config: pytest.Config) -> None:
             rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=config.invocation_params.dir,
             **extra)
     except Exception:  # noqa: BLE001 - a check that cannot run must not break a run
-        return
+        return None
     if expected[0] == config.rootpath and expected[1] == config.inipath:
-        return
+        return None
     spaced = [(flag, value) for flag, value in given
               if any(args[i] == flag and args[i + 1] == value for i in range(len(args) - 1))]
     flag, shown = (spaced or given)[0]
-    raise pytest.UsageError(
-        f"{flag} {shown}: pytest read this path as a test path before the plugin loaded and "
-        f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write {flag}={shown} "
-        f"(with '='), or pass --rootdir={expected[0]}")
+    return (f"{flag} {shown}: pytest read this path as a test path before the plugin loaded and "
+            f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write {flag}={shown} "
+            f"(with '='), or pass --rootdir={expected[0]}")
 
 
 def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -> None:
