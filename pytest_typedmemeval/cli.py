@@ -1,4 +1,4 @@
-"""The ``typedmemeval`` command: ``schema``, ``gate``, ``generate``, ``probe`` and ``report``."""
+"""The ``typedmemeval`` command: ``schema``, ``gate``, ``generate``, ``corpora``, ``probe`` and ``report``."""
 
 from __future__ import annotations
 
@@ -61,7 +61,11 @@ def _generate(args: argparse.Namespace) -> int:
     from .generate.primitives import GenerationError
 
     known = sorted(generators.GENERATORS)
-    verticals = known if args.vertical == "all" else [args.vertical]
+    if args.vertical is None and not args.check:
+        print("typedmemeval generate: name what to write with --vertical NAME (one of "
+              f"{', '.join(known)}, or 'all'); --check alone compares every vertical", file=sys.stderr)
+        return 2
+    verticals = known if args.vertical in (None, "all") else [args.vertical]
     unknown = [v for v in verticals if v not in generators.GENERATORS]
     if unknown:
         print(f"typedmemeval generate: no generator for {', '.join(unknown)} (known: "
@@ -99,6 +103,46 @@ def _generate(args: argparse.Namespace) -> int:
                   f"reproduce these bytes")
     print(f"total {time.perf_counter() - began:.1f}s for {len(verticals)} vertical(s)")
     return 1 if differs else 0
+
+
+def _corpora(args: argparse.Namespace) -> int:
+    """List the shipped corpora, or copy them (corpus and sidecar) to ``--copy DIR``: a pip install
+    has no ``corpora/`` directory to ``cp`` from (issue 22, item 10), and ``probe`` must work on a
+    copy, never on the installed record."""
+    import shutil
+    from pathlib import Path
+
+    from .corpus.identity import corpus_sha256
+    from .corpus.loading import sidecar_path_for
+    from .corpus.registry import shipped_corpus_paths
+
+    paths = [path for path in shipped_corpus_paths()
+             if args.vertical is None or path.stem.startswith(f"typedmemeval-{args.vertical}-v")]
+    if not paths:
+        print(f"typedmemeval corpora: no shipped corpus of the vertical {args.vertical!r}", file=sys.stderr)
+        return 2
+    if args.copy is None:
+        for path in paths:
+            print(f"{path.stem:<32} sha256 {corpus_sha256(path.read_bytes())[:12]}  {path}")
+        return 0
+    target = Path(args.copy)
+    if target.exists() and not target.is_dir():
+        print(f"typedmemeval corpora: --copy {target}: is a file; name a directory", file=sys.stderr)
+        return 2
+    files = [file for path in paths for file in (path, sidecar_path_for(path)) if file.is_file()]
+    clashes = [target / file.name for file in files
+               if (target / file.name).exists() and (target / file.name).read_bytes() != file.read_bytes()]
+    if clashes:
+        print(f"typedmemeval corpora: --copy {target}: {clashes[0]} exists and differs from the shipped "
+              f"file ({len(clashes)} such file(s)); nothing copied: remove them or choose another "
+              "directory", file=sys.stderr)
+        return 2
+    target.mkdir(parents=True, exist_ok=True)
+    for file in files:
+        shutil.copyfile(file, target / file.name)
+        print(f"{target / file.name}")
+    print(f"copied {len(files)} file(s) ({len(paths)} corpus file(s) and their sidecars) to {target}")
+    return 0
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -180,10 +224,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.set_defaults(handler=_gate)
     generate = commands.add_parser(
         "generate", help="rebuild a vertical's corpus and sidecar from its recorded seed and dial")
-    generate.add_argument("--vertical", required=True, metavar="NAME",
-                          help="vertical to generate (e.g. forgetting), or 'all'")
+    generate.add_argument("--vertical", default=None, metavar="NAME",
+                          help="vertical to generate (e.g. forgetting), or 'all' (with --check, "
+                               "default all)")
     generate.add_argument("--out", metavar="DIR", default=None,
-                          help="output directory (default: the shipped corpora directory)")
+                          help="output directory (default: the current directory; never the "
+                               "installed package; in a source checkout, --out corpora rewrites "
+                               "the shipped copy)")
     action = generate.add_mutually_exclusive_group()
     action.add_argument("--search", action="store_true",
                         help="run the calibration search (sweep, then bisect) instead of reading the "
@@ -192,6 +239,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     action.add_argument("--check", action="store_true",
                         help="rebuild in memory and compare with the shipped bytes; write nothing")
     generate.set_defaults(handler=_generate)
+    corpora = commands.add_parser(
+        "corpora", help="list the shipped corpora, or copy them (with their sidecars) to a directory")
+    corpora.add_argument("--copy", metavar="DIR", default=None,
+                         help="copy each corpus file and its sidecar into DIR (created; an existing "
+                              "different file is never overwritten)")
+    corpora.add_argument("--vertical", metavar="NAME", default=None, help="only this vertical's corpus")
+    corpora.set_defaults(handler=_corpora)
     _add_probe(commands)
     from .report import command as _report_command
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from pytest_typedmemeval import cli, shipped_corpora
 
 from _support import MALFORMED_DIR, fixture_corpus_files
+
+main = cli.main
 
 
 def test_schema_prints_the_corpus_file_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,3 +62,81 @@ def test_gates_import_neither_pytest_nor_the_runner() -> None:
             "'pytest_typedmemeval.plugin') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- generate: where it writes, what it keeps (issue 22, item 3) ---------------------------------------
+
+
+def test_generate_check_without_a_vertical_checks_every_vertical(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_typedmemeval.generate import registry
+
+    shipped = registry.shipped_corpora_dir()
+    # The rebuild itself is tested by `generate --vertical all --check` elsewhere; here only the
+    # routing: every vertical is compared (the shipped text stands in for the rebuilt one).
+    monkeypatch.setattr(registry, "corpus_text", lambda vertical, seed, dial: (
+        shipped / f"{registry.corpus_id(vertical)}.json").read_text(encoding="utf-8"))
+    assert main(["generate", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split(":")[0] for line in out.splitlines() if "identical" in line] == sorted(registry.GENERATORS)
+
+
+def test_generate_without_a_vertical_or_check_says_what_to_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate"]) == 2
+    assert "name what to write with --vertical NAME" in capsys.readouterr().err
+
+
+def test_generate_never_writes_into_the_installed_package(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_typedmemeval.generate import destination, registry
+
+    monkeypatch.setattr(destination, "source_checkout", lambda: None)  # as from a wheel in site-packages
+    shipped = registry.shipped_corpora_dir()
+    before = {path.name: path.stat().st_mtime_ns for path in shipped.iterdir()}
+    assert main(["generate", "--vertical", "forgetting", "--out", str(shipped)]) == 1
+    assert "is inside the installed package" in capsys.readouterr().err
+    assert main(["generate", "--vertical", "forgetting", "--search", "--out", "elsewhere"]) == 1
+    assert "--search writes its record beside the declaration" in capsys.readouterr().err
+    assert {path.name: path.stat().st_mtime_ns for path in shipped.iterdir()} == before
+
+
+def test_generate_writes_to_the_current_directory_and_never_downgrades_a_measured_stamp(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without the [dense] extra (simulated), a rebuild into the current directory that holds the
+    shipped sidecar (dense and hybrid measured) is refused in one line and writes nothing."""
+    from pytest_typedmemeval.generate import registry
+
+    name = registry.corpus_id("prospective")
+    sidecar = registry.shipped_corpora_dir() / f"{name}.sidecar.json"
+    (tmp_path / sidecar.name).write_bytes(sidecar.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TYPEDMEMEVAL_DENSE", "0")
+    assert main(["generate", "--vertical", "prospective"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"typedmemeval generate: not written: {tmp_path / sidecar.name} holds a measured "
+                          "dense stamp and a measured hybrid stamp")
+    assert "pytest-typedmemeval[dense]" in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == [sidecar.name]
+    assert (tmp_path / sidecar.name).read_bytes() == sidecar.read_bytes()
+
+
+# --- corpora: the shipped files for pip users (issue 22, item 10) ---------------------------------------
+
+
+def test_corpora_copy_gives_the_shipped_corpus_and_sidecar_and_never_overwrites(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from pytest_typedmemeval.corpus.registry import shipped_corpus_paths
+
+    shipped = next(path for path in shipped_corpus_paths() if "-forgetting-" in path.name)
+    target = tmp_path / "work"
+    assert main(["corpora", "--copy", str(target), "--vertical", "forgetting"]) == 0
+    assert sorted(path.name for path in target.iterdir()) == [shipped.name, shipped.stem + ".sidecar.json"]
+    assert (target / shipped.name).read_bytes() == shipped.read_bytes()
+    assert main(["corpora", "--copy", str(target), "--vertical", "forgetting"]) == 0  # identical: fine
+    (target / shipped.name).write_text("[]", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["corpora", "--copy", str(target)]) == 2
+    assert "exists and differs from the shipped file" in capsys.readouterr().err
+    assert (target / shipped.name).read_text(encoding="utf-8") == "[]"
+    assert main(["corpora"]) == 0 and shipped.stem in capsys.readouterr().out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -314,7 +315,7 @@ def test_baseline_records_passes_and_names_regressions(
     assert unrecorded.ret == pytest.ExitCode.TESTS_FAILED
     recorded = consumer.runpytest(*args, "--snapshot-update")
     assert recorded.ret == pytest.ExitCode.OK
-    assert list((consumer.path / "typedmemeval" / "__snapshots__").glob("*.ambr"))
+    assert list((consumer.path / "typedmemeval" / "__baseline__").glob("*.ambr"))
     same = consumer.runpytest(*args)
     assert same.ret == pytest.ExitCode.OK
     same.stdout.fnmatch_lines(["*baseline: every outcome equals its snapshot*"])
@@ -440,9 +441,166 @@ def test_baseline_gate_compares_a_fresh_run_with_the_snapshot(
 def test_snapshot_update_never_deletes_baselines_of_questions_that_did_not_run(consumer: pytest.Pytester) -> None:
     args = [*corpus_args(consumer), "--tme-baseline", "-p", "no:cacheprovider"]
     assert consumer.runpytest(*args, "--snapshot-update").ret == pytest.ExitCode.OK
-    snapshots = consumer.path / "typedmemeval" / "__snapshots__"
+    snapshots = consumer.path / "typedmemeval" / "__baseline__"
     before = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
     consumer.runpytest(*args, "--snapshot-update", "-m", "sums")
     consumer.runpytest(*corpus_args(consumer), "--snapshot-update", "-p", "no:cacheprovider")
     after = {p.name: p.read_text() for p in snapshots.glob("*.ambr")}
     assert after == before
+
+
+USER_SNAPSHOT_TEST = """
+def test_mine(snapshot):
+    assert snapshot == "mine"
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_a_committed_baseline_never_counts_as_unused_in_other_runs(
+        consumer: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    """Issue 22, item 1: after the baseline is recorded, a plain or threshold run exits 0 and says
+    nothing about unused snapshots; --snapshot-update outside baseline mode deletes no baseline but
+    still cleans the user's own obsolete snapshots (syrupy's rules are not switched off)."""
+    consumer.makepyfile(test_mine=USER_SNAPSHOT_TEST)
+    args = [*corpus_args(consumer), "-p", "no:cacheprovider", *workers]
+    assert consumer.runpytest_subprocess(*args, "--tme-baseline", "--snapshot-update").ret == pytest.ExitCode.OK
+    baselines = consumer.path / "typedmemeval" / "__baseline__"
+    before = {p.name: p.read_text() for p in baselines.glob("*.ambr")}
+    assert len(before) == len(fixture_corpus_files())
+    threshold = consumer.runpytest_subprocess(*args, "--tme-fail-under", "0")
+    assert threshold.ret == pytest.ExitCode.OK, threshold.stdout.str()[-2000:]
+    assert not re.search(r"snapshots? unused|unused snapshots? deleted", threshold.stdout.str())
+    baseline = consumer.runpytest_subprocess(*args, "--tme-baseline")
+    assert baseline.ret == pytest.ExitCode.OK
+    # The user's own snapshot file gains an obsolete entry; a non-baseline update removes it only.
+    user_file = consumer.path / "__snapshots__" / "test_mine.ambr"
+    user_file.write_text(user_file.read_text() + "# name: test_gone\n  'old'\n# ---\n")
+    updated = consumer.runpytest_subprocess(*args, "--tme-fail-under", "0", "--snapshot-update")
+    assert updated.ret == pytest.ExitCode.OK
+    updated.stdout.fnmatch_lines(["*1 unused snapshot deleted*"])
+    assert "test_gone" not in user_file.read_text()
+    assert {p.name: p.read_text() for p in baselines.glob("*.ambr")} == before
+
+
+def test_a_baseline_in_the_old_snapshots_directory_is_refused_with_the_move(consumer: pytest.Pytester) -> None:
+    old = consumer.path / "typedmemeval" / "__snapshots__"
+    old.mkdir(parents=True)
+    name = sorted(consumer.path.glob("corpus_*.json"))[0].stem + ".ambr"
+    (old / name).write_text("# serializer version: 1\n", encoding="utf-8")
+    result = consumer.runpytest(*corpus_args(consumer), "--tme-fail-under", "0", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*git mv typedmemeval/__snapshots__/{name} typedmemeval/__baseline__/{name}*"])
+
+
+FIXED_ADAPTER_CONFTEST = """
+import pytest
+
+
+class Fixed:
+    def reset(self):
+        pass
+
+    def ingest(self, session):
+        pass
+
+    def answer(self, question, *, query_time, instruction):
+        return "from the fixture"
+
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent():
+    return Fixed()
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_tme_agent_overrides_a_conftest_fixture_and_the_report_says_so(
+        pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    """Issue 22, item 2: the command line wins over the fixture (as --help says), and the report
+    names the source that answered and what it overrode."""
+    pytester.makeconftest(FIXED_ADAPTER_CONFTEST)
+    corpus = fixture_corpus_files()[0]
+    args = [f"--tme-corpus={corpus}", "--tme-fail-under", "0", *workers]
+    result, report = _report(pytester, *args, "--tme-agent", "reference", subprocess_run=True)
+    assert result.ret == pytest.ExitCode.OK
+    assert "from the fixture" not in {q["answer"] for q in report["questions"]}
+    assert report["options"]["agent"] == "reference" and report["options"]["agent_source"] == "--tme-agent"
+    assert report["options"]["agent_overrides"] == ["typedmemeval_agent fixture in conftest.py"]
+    result.stdout.fnmatch_lines(["adapter: --tme-agent reference (overrides the typedmemeval_agent fixture in conftest.py)"])
+    # The ini key is project configuration: a conftest override wins over it.
+    _, by_ini = _report(pytester, *args, "-o", "typedmemeval_agent=reference", subprocess_run=True)
+    assert {q["answer"] for q in by_ini["questions"]} == {"from the fixture"}
+    assert by_ini["options"]["agent"] == "typedmemeval_agent fixture"
+    assert by_ini["options"]["agent_source"] == "typedmemeval_agent fixture in conftest.py"
+    assert by_ini["options"]["agent_overrides"] == ["ini typedmemeval_agent reference"]
+
+
+FACTORY_MODULE = """
+from pytest_typedmemeval.adapter.reference_agent import make_agent as _reference
+
+import mymod_helper  # a sibling module: resolves too once the directory is found
+
+
+def make_agent():
+    return _reference()
+"""
+
+
+def _pytest_script(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``pytest`` console script, as a user types it (``python -m pytest`` would put the working
+    directory on sys.path and hide the problem)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
+    return subprocess.run([str(Path(sys.executable).with_name("pytest")), "-p", "no:cacheprovider", *args],
+                          cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_factory_module_resolves_from_the_rootdir_and_the_working_directory(pytester: pytest.Pytester) -> None:
+    """Issue 22, item 5: under the plain ``pytest`` script, from the rootdir and from a
+    sub-directory of it; a missing module names where it was looked for."""
+    pytester.makeini("[pytest]\n")
+    pytester.makepyfile(mymod=FACTORY_MODULE, mymod_helper="")
+    sub = pytester.mkdir("sub")
+    args = (f"--tme-corpus={fixture_corpus_files()[0]}", "--tme-fail-under", "0")
+    for where in (pytester.path, sub):
+        result = _pytest_script(where, *args, "--tme-agent", "mymod:make_agent")
+        assert result.returncode == 0, result.stdout[-1500:] + result.stderr[-1500:]
+    missing = _pytest_script(sub, *args, "--tme-agent", "nomod:make_agent")
+    assert missing.returncode == pytest.ExitCode.USAGE_ERROR
+    assert (f"cannot import module 'nomod': No module named 'nomod' (looked on sys.path and in "
+            f"{pytester.path.resolve()}, {sub.resolve()})") in missing.stderr
+
+
+# --- issue 22, item 7: what a first week in CI runs into ------------------------------------------------
+
+
+def test_tme_options_without_any_corpus_say_what_enables_the_run(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--tme-agent", "reference", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["TypedMemEval: --tme-agent given, but no TypedMemEval question was "
+                                 "collected: add --typedmemeval*--tme-corpus=PATH*"])
+    plain = pytester.runpytest("-p", "no:cacheprovider")  # no TypedMemEval option: pytest's own words only
+    assert "TypedMemEval" not in plain.stdout.str()
+
+
+def test_an_adapter_fixture_in_a_sub_directory_conftest_is_named_as_out_of_reach(pytester: pytest.Pytester) -> None:
+    pytester.mkpydir("tests")
+    (pytester.path / "tests" / "conftest.py").write_text(FIXED_ADAPTER_CONFTEST, encoding="utf-8")
+    result = pytester.runpytest(f"--tme-corpus={fixture_corpus_files()[0]}", "tests", "--tme-report", "r.json",
+                                "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*the typedmemeval_agent fixture in tests?conftest.py does not reach the "
+                                 "TypedMemEval items*move it to the conftest.py at your rootdir*"])
+    assert "worker died" not in result.stdout.str() + result.stderr.str()
+    assert not (pytester.path / "r.json").exists()  # refused before any question: nothing to report
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["n0", "n2"])
+def test_tme_gates_without_an_adapter_runs_the_gates_only(pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    corpus = fixture_corpus_files()[0]
+    result = pytester.runpytest_subprocess(f"--tme-corpus={corpus}", "--tme-gates", "-p", "no:cacheprovider", *workers)
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # the fixture corpus fails gates
+    result.stdout.fnmatch_lines([f"TypedMemEval: no adapter, so --tme-gates ran the gates only "
+                                 f"({total_questions([corpus])} question(s) deselected)*"])
+    assert "::question[" not in result.stdout.str() and "needs a memory adapter" not in result.stderr.str()

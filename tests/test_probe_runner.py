@@ -226,6 +226,15 @@ def test_dry_run_counts_requests_and_sends_nothing(
     assert "worst case $" in out
 
 
+def test_dry_run_with_allow_unpriced_does_not_ask_for_allow_unpriced(
+        server: LoopbackOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22, item 7: the unpriced model's line acknowledges the flag instead of asking for it."""
+    path = copy_corpus(FORGETTING, tmp_path / "corpus")
+    assert probe(server, path, tmp_path / "cache", "--dry-run") == 0  # probe() passes --allow-unpriced
+    total = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("total:"))
+    assert "pass --allow-unpriced" not in total and "--allow-unpriced runs it as free" in total
+
+
 # --- (f) nothing recorded stays not measured ------------------------------------------------------
 
 

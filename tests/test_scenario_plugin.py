@@ -10,6 +10,7 @@ one usage error; a broken memory stops the run once.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from pytest_typedmemeval.scenarios.reference_memory import make_memory
 
 MEMORY = ("--tme-scenario-memory", "reference-memory")
 BASE = ("--tme-scenarios", *MEMORY, "-p", "no:cacheprovider")
-SNAPSHOT = Path("typedmemeval", "scenarios", "__snapshots__", "scenarios-v1.ambr")
+SNAPSHOT = Path("typedmemeval", "scenarios", "__baseline__", "scenarios-v1.ambr")
 NODE = "typedmemeval/scenarios/scenarios-v1::scenario"
 NO_SUPERSEDE = """
 from pytest_typedmemeval.scenarios.reference_memory import ReferenceMemory
@@ -113,6 +114,13 @@ def test_baseline_records_passes_and_names_a_regression(pytester: pytest.Pyteste
     assert again.ret == pytest.ExitCode.OK
     again.stdout.fnmatch_lines(["baseline scenarios-v1.ambr:", "  identical to the recorded baseline"])
 
+    # Issue 22, item 1: a run without --tme-baseline neither counts the baseline as unused nor
+    # deletes it on --snapshot-update (the one known failing probe is deselected).
+    plain = pytester.runpytest(*BASE, "-k", "not mb-dietary-001/p01", "--snapshot-update")
+    assert plain.ret == pytest.ExitCode.OK
+    assert not re.search(r"snapshots? unused|unused snapshots? deleted", plain.stdout.str())
+    assert (pytester.path / SNAPSHOT).read_text(encoding="utf-8") == text
+
     pytester.makepyfile(no_supersede=NO_SUPERSEDE)
     pytester.syspathinsert()
     changed = pytester.runpytest("--tme-scenarios", "--tme-scenario-memory", "no_supersede:make",
@@ -186,3 +194,25 @@ def test_a_test_path_taken_by_the_optional_path_says_so(pytester: pytest.Pyteste
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*took 'test_x.py' as the scenario corpus: if it is a test path, put it "
                                  "before --tme-scenarios*"])
+
+
+def test_memory_sources_follow_one_precedence_command_line_fixture_ini(pytester: pytest.Pytester) -> None:
+    """Issue 22, item 2 (as for --tme-agent): --tme-scenario-memory over the fixture, the fixture
+    over the ini key. The fixture here is a memory without the protocol, so which source answered
+    shows in the outcome."""
+    pytester.makeconftest("""
+        import pytest
+
+        class NotAMemory:
+            pass
+
+        @pytest.fixture(scope="session")
+        def typedmemeval_scenario_memory():
+            return NotAMemory
+    """)
+    flag = pytester.runpytest(*BASE, "-k", "mb-relocation-001/p03")
+    flag.assert_outcomes(passed=1)
+    ini = pytester.runpytest("--tme-scenarios", "-p", "no:cacheprovider", "-k", "mb-relocation-001/p03",
+                             "-o", "typedmemeval_scenario_memory=reference-memory")
+    ini.assert_outcomes(failed=1)
+    ini.stdout.fnmatch_lines(["*the typedmemeval_scenario_memory fixture returned NotAMemory*"])

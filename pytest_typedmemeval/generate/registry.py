@@ -37,7 +37,7 @@ from ..corpus.loading import Corpus, corpus_sha256, sidecar_path_for
 from ..corpus.models import QuestionRecord
 from ..corpus.registry import SHIPPED_PACKAGE
 from ..gates.vertical_specs import VERTICAL_SPECS
-from . import calibration
+from . import calibration, destination
 from .primitives import GenerationError, dump_json
 from .sidecar import build_sidecar, release_problems
 
@@ -179,6 +179,9 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
              ) -> GenerationReport:
     """Write ``<out>/typedmemeval-<vertical>-v<revision>.json`` and its sidecar from the recorded seed.
 
+    ``out_dir`` defaults to the current directory; the installed package is never written and a
+    measured stamp never downgraded (:mod:`.destination`).
+
     Without ``search`` the dial is the declaration's ``RECORDED_COMPETITION`` (a pinned rebuild,
     byte-identical to the shipped file). With ``search`` the authoring search runs first, its record
     is written beside the declaration and its dial is used; the dial must then be copied into
@@ -186,7 +189,11 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
     moves a corpus.
     """
     module = generator_module(vertical)
-    out = Path(out_dir) if out_dir is not None else shipped_corpora_dir()
+    out = destination.output_dir(out_dir)
+    destination.refuse_installed_package(out, shipped_corpora_dir())
+    if search:
+        destination.refuse_search_record(calibration_record_path(module))
+    name = corpus_id(vertical)
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
     record: Mapping[str, Any] | None = calibration_record(module)
@@ -202,7 +209,6 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
     text = dump_json(built.records)
     seconds["build"] = time.perf_counter() - began
     began = time.perf_counter()
-    name = corpus_id(vertical)
     sidecar = build_sidecar(text, corpus_id=name, vertical=vertical, revision=revision_of(module),
                             generator=module.GENERATOR, generator_version=module.GENERATOR_VERSION,
                             seed=module.SEED, calibration=record,
@@ -216,6 +222,7 @@ def generate(vertical: str, out_dir: str | Path | None = None, *, search: bool =
         raise GenerationError(f"{name}: not written, it fails its release checks:\n  "
                               + "\n  ".join(problems))
     path = out / f"{name}.json"
+    destination.refuse_downgrade(sidecar_path_for(path), sidecar)
     _write(path, text)
     _write(sidecar_path_for(path), dump_json(sidecar))
     return GenerationReport(vertical, path, sidecar_path_for(path), corpus_sha256(text.encode("utf-8")),

@@ -81,7 +81,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if is_worker(config):
         config.workeroutput[WORKER_PAYLOAD_KEY] = worker_payload(tme)  # type: ignore[attr-defined]
         return
-    if not tme.enabled or config.option.collectonly:
+    if not tme.enabled or config.option.collectonly or tme.refused is not None:
         return
     from .finish import finish_session
 
@@ -103,15 +103,40 @@ def pytest_sessionfinish_status(session: pytest.Session) -> Generator[None, None
         session.exitstatus = tme.exit_status
 
 
+RUN_OPTIONS = ("tme_agent", "tme_fail_under", "tme_baseline", "tme_report", "tme_html", "tme_timeout",
+               "tme_gates", "tme_judge", "tme_require_probes")
+"""Options that only mean something once TypedMemEval questions are collected."""
+
+
+def _nothing_collected_hint(config: pytest.Config, exitstatus: int) -> str | None:
+    """``pytest --tme-agent reference`` alone collects nothing (exit 5): say what enables the run
+    (issue 22, item 7), instead of a bare ``no tests ran``."""
+    if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
+        return None
+    given = [f"--{name.replace('_', '-')}" for name in RUN_OPTIONS if config.getoption(name, None)]
+    if not given:
+        return None
+    return (f"TypedMemEval: {', '.join(given)} given, but no TypedMemEval question was collected: add "
+            "--typedmemeval (the shipped corpora) or --tme-corpus=PATH (your own), or set "
+            "typedmemeval = true in the ini file")
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if is_worker(config):
         return
     tme = config.stash.get(SESSION_KEY, None)
-    if tme is None or not tme.reported:
+    if tme is None:
         return
-    from ..corpus.registry import shipped_sha256s
-    from .finish import summary_lines
-
+    hint = None if tme.enabled else _nothing_collected_hint(config, exitstatus)
+    notes = [*tme.notes, *([hint] if hint else [])]
+    if not tme.reported and not notes:
+        return
     terminalreporter.write_sep("=", "TypedMemEval")
-    for line in summary_lines(tme, shipped_sha256s()):
+    if tme.reported:
+        from ..corpus.registry import shipped_sha256s
+        from .finish import summary_lines
+
+        for line in summary_lines(tme, shipped_sha256s()):
+            terminalreporter.write_line(line)
+    for line in notes:
         terminalreporter.write_line(line)

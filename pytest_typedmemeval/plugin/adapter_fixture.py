@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Generator
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -35,16 +36,34 @@ ADAPTER_FAILURE_ATTRIBUTE = "typedmemeval_adapter_failure"
 @pytest.fixture(scope="session")
 def typedmemeval_agent(request: pytest.FixtureRequest) -> Any:
     """The memory system under test. Override this fixture in your rootdir ``conftest.py``, or pass
-    ``--tme-agent module:factory``. It is reset before every question."""
+    ``--tme-agent module:factory``. It is reset before every question.
+
+    Precedence (issue 22, item 2): ``--tme-agent`` on the command line, then a ``conftest.py``
+    override of this fixture, then the ini ``typedmemeval_agent`` (which this default builds)."""
+    session = tme_session(request.config)
+    if not session.agent_spec:
+        raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+    return agent_from_spec(session)
+
+
+def agent_from_spec(session: TypedMemEvalSession) -> Any:
+    """The adapter :attr:`~.session.TypedMemEvalSession.agent_spec` names, built once per process
+    (the default fixture and a ``--tme-agent`` override share it)."""
     from ..adapter.factories import is_llm_agent_alias, load_agent_factory
 
-    session = tme_session(request.config)
-    spec = session.agent_spec
-    if not spec:
-        raise pytest.UsageError(NO_ADAPTER_MESSAGE)
-    if is_llm_agent_alias(spec):
-        return session.llm_agent()
-    return load_agent_factory(spec)()
+    if session.spec_agent is None:
+        spec = session.agent_spec or ""
+        session.spec_agent = session.llm_agent() if is_llm_agent_alias(spec) else load_agent_factory(spec)()
+    return session.spec_agent
+
+
+def requested_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) -> Any:
+    """The adapter by the documented precedence: ``--tme-agent`` over any ``typedmemeval_agent``
+    fixture (as ``--help`` says), the fixture (a conftest override, or the default building the
+    ini spec) otherwise. Raises what the source raised."""
+    if session.agent_from_command_line:
+        return agent_from_spec(session)
+    return request.getfixturevalue("typedmemeval_agent")
 
 
 def default_agent_function() -> Any:
@@ -58,30 +77,87 @@ def uses_default_agent_fixture(session: pytest.Session, item: pytest.Item) -> bo
     return bool(fixturedefs) and fixturedefs[-1].func is default_agent_function()
 
 
-def conftest_defines_agent(config: pytest.Config) -> bool:
-    """A module plugin (a ``conftest.py``) other than this one defines ``typedmemeval_agent``: what
-    the xdist controller, which collects nothing, can see of an override."""
+def agent_fixture_plugins(config: pytest.Config, name: str = "typedmemeval_agent") -> tuple[list[str], list[str]]:
+    """Module plugins other than this one that define the fixture ``name``, as (those that reach
+    the items under ``<rootdir>/typedmemeval/``, those that do not): a ``conftest.py`` reaches only
+    the items below its directory; any other plugin module reaches every item. Paths as shown."""
     own = sys.modules[__name__]  # this module is a registered plugin and defines the default
+    items_dir = config.rootpath / "typedmemeval"
+    reaching: list[str] = []
+    stray: list[str] = []
     for plugin in config.pluginmanager.get_plugins():
-        if plugin is own or not isinstance(plugin, ModuleType):
+        if plugin is own or not isinstance(plugin, ModuleType) or getattr(plugin, name, None) is None:
             continue
-        if getattr(plugin, "typedmemeval_agent", None) is not None:
-            return True
-    return False
+        file = getattr(plugin, "__file__", None)
+        path = Path(file).resolve() if file else None
+        if path is None or path.name != "conftest.py":
+            reaching.append(plugin.__name__)
+            continue
+        shown = _shown(path, config)
+        (reaching if items_dir.resolve().is_relative_to(path.parent) else stray).append(shown)
+    return reaching, stray
 
 
-def adapter_origin(session: TypedMemEvalSession) -> str:
-    if session.agent_spec:
+def _shown(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.rootpath.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def conftest_defines_agent(config: pytest.Config) -> bool:
+    """A module plugin (a rootdir ``conftest.py``) other than this one defines a
+    ``typedmemeval_agent`` that reaches the items: what the xdist controller, which collects
+    nothing, can see of an override."""
+    return bool(agent_fixture_plugins(config)[0])
+
+
+def no_adapter_message(config: pytest.Config) -> str:
+    """:data:`NO_ADAPTER_MESSAGE`, naming any ``conftest.py`` whose fixture does not reach the items."""
+    stray = agent_fixture_plugins(config)[1]
+    if not stray:
+        return NO_ADAPTER_MESSAGE
+    return (f"TypedMemEval needs a memory adapter to run questions: the typedmemeval_agent fixture in "
+            f"{', '.join(stray)} does not reach the TypedMemEval items, which live at "
+            f"<rootdir>/typedmemeval/ ({config.rootpath / 'typedmemeval'}): move it to the conftest.py at "
+            "your rootdir, or pass --tme-agent module:factory.")
+
+
+def describe_agent_source(session: TypedMemEvalSession) -> dict[str, Any]:
+    """For the report: which adapter source answered (``agent``, ``source``) and what it overrode
+    (``overrides``), by the precedence of :func:`requested_agent`."""
+    reaching, _ = agent_fixture_plugins(session.config)
+    ini = str(session.config.getini("typedmemeval_agent") or "").strip() or None
+    if session.agent_from_command_line:
+        overrides = [f"typedmemeval_agent fixture in {where}" for where in reaching]
+        if ini and ini != session.agent_spec:
+            overrides.append(f"ini typedmemeval_agent {ini}")
+        return {"agent": session.agent_spec, "source": "--tme-agent", "overrides": overrides}
+    if reaching:
+        return {"agent": "typedmemeval_agent fixture", "source": f"typedmemeval_agent fixture in {reaching[0]}",
+                "overrides": [f"ini typedmemeval_agent {ini}"] if ini else []}
+    if ini:
+        return {"agent": ini, "source": "ini typedmemeval_agent", "overrides": []}
+    return {"agent": None, "source": None, "overrides": []}
+
+
+def adapter_origin(session: TypedMemEvalSession, request: pytest.FixtureRequest | None = None) -> str:
+    """How the failure line names the source that built (or failed to build) the adapter."""
+    if session.agent_from_command_line:
         return f"the --tme-agent factory {session.agent_spec!r}"
+    if session.agent_spec and (request is None or uses_default_agent_fixture(request.session, request.node)):
+        return f"the ini typedmemeval_agent factory {session.agent_spec!r}"
     return "the typedmemeval_agent fixture"
 
 
-def adapter_failure_message(session: TypedMemEvalSession, error: BaseException) -> str:
+def adapter_failure_message(session: TypedMemEvalSession, error: BaseException,
+                            request: pytest.FixtureRequest | None = None) -> str:
     from ..adapter.run import one_line
 
     detail = one_line(str(error))
-    where = "your conftest.py fixture" if not session.agent_spec else "the factory"
-    return (f"TypedMemEval: the adapter could not be built: {adapter_origin(session)} raised "
+    origin = adapter_origin(session, request)
+    where = "your conftest.py fixture" if origin.endswith("fixture") else "the factory"
+    return (f"TypedMemEval: the adapter could not be built: {origin} raised "
             f"{type(error).__name__}" + (f": {detail}" if detail else "")
             + f". No question can run; fix {where} and rerun.")
 
@@ -98,14 +174,14 @@ def resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) 
     if session.adapter_failure is not None:
         pytest.fail("the adapter is unusable (see the TypedMemEval summary)", pytrace=False)
     try:
-        agent = request.getfixturevalue("typedmemeval_agent")
+        agent = requested_agent(request, session)
     except (KeyboardInterrupt, pytest.skip.Exception):
         raise  # Ctrl-C, or a fixture that skips on purpose (e.g. its service is absent)
     except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
-        message = adapter_failure_message(session, error)
+        message = adapter_failure_message(session, error, request)
     else:
         try:
-            check_agent(agent, adapter_origin(session))
+            check_agent(agent, adapter_origin(session, request))
         except TypeError as error:
             message = f"TypedMemEval: the adapter is not usable: {one_line(str(error))}"
         else:

@@ -24,10 +24,10 @@ import pytest
 
 from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
 from ..judge.choice import JudgeChoice, JudgeChoiceError
-from .adapter_fixture import NO_ADAPTER_MESSAGE, conftest_defines_agent
+from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
-from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, parse_timeout, parse_usd
-from .question_items import ResultCollector, snapshot_path
+from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, SHIPPED_SCENARIOS, parse_timeout, parse_usd
+from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
     LEDGER_INPUT_KEY,
@@ -57,9 +57,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     labels = set(KNOWN_VERTICALS)
     session = TypedMemEvalSession(config=config)
     config.stash[SESSION_KEY] = session
-    session.corpora = _load_corpora(config, session)
-    if config.getoption("tme_corpus") and not is_worker(config):
-        _check_rootdir_not_moved_by_corpus_paths(config)
+    moved = None if is_worker(config) else _rootdir_moved_by_path_options(config)
+    if moved is None:
+        _remove_earlier_reports(config)  # never for a run that is about to be refused
+    session.corpora = _load_corpora(config, session)  # a corpus error is named first, as before
+    if moved is not None:
+        raise pytest.UsageError(moved)
     for corpus in session.corpora:
         for head in corpus.heads:
             labels.update((head.vertical, head.shape))
@@ -73,6 +76,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     except argparse.ArgumentTypeError as error:
         raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
+    session.agent_from_command_line = bool(config.getoption("tme_agent"))
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
     session.report_path = Path(config.invocation_params.dir, report) if report else None
     html = config.getoption("tme_html")
@@ -83,10 +87,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     session.collect_gates = _wants_gates(config)
     session.judge_choice = judge_choice(config)
     updating_snapshots = bool(getattr(config.option, "update_snapshots", False))
-    if updating_snapshots:
+    if updating_snapshots and session.baseline:
         # A corpus's questions never leave its snapshot file (new bytes get a new corpus id), so
-        # syrupy's clean-up can only do harm here: under -m/--lf, or without --tme-baseline, it
-        # deletes the recorded outcomes of every question that did not assert this run.
+        # syrupy's clean-up can only do harm here: under -m or -k it deletes the recorded outcomes
+        # of every question that did not assert this run. Outside baseline mode syrupy never reaches
+        # the baselines (they live in __baseline__/, see .baseline_extension), so the user's own
+        # snapshots keep syrupy's clean-up.
         config.option.no_cleanup = True
     if session.baseline and not config.pluginmanager.hasplugin("syrupy"):
         raise pytest.UsageError("--tme-baseline stores outcomes as syrupy snapshots; syrupy is disabled "
@@ -100,7 +106,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
 
         if not is_llm_agent_alias(session.agent_spec):
             try:
-                load_agent_factory(session.agent_spec)
+                load_agent_factory(session.agent_spec, factory_search_dirs(config))
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
     configure_models(config, session)
@@ -114,6 +120,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
         check_report_path(session.report_path, report)
     if session.html_path is not None:
         check_report_path(session.html_path, html, flag="--tme-html", example="typedmemeval-report.html")
+    _check_legacy_snapshot_files(config, session)
     if session.baseline and not updating_snapshots:
         _check_snapshot_files(config, session)
     config.pluginmanager.register(ResultCollector(session), "typedmemeval-results")
@@ -124,8 +131,29 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
             if not conftest_defines_agent(config):
                 # The controller collects nothing under xdist, so it checks what it can see: the
                 # rootdir conftest, which is the only place an override reaches our items from.
-                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+                # With --tme-gates the workers deselect the questions instead (question_items).
+                if not session.collect_gates:
+                    raise pytest.UsageError(no_adapter_message(config))
+                session.notes.append(GATES_ONLY_NOTE.format(
+                    count=sum(len(corpus.heads) for corpus in session.corpora)))
     return session
+
+
+def _remove_earlier_reports(config: pytest.Config) -> None:
+    """An earlier run's JSON or HTML report must never pass for this run's (issue 22, item 7: Ctrl-C
+    before the first answer left it in place). It goes first, before the corpora load (the longest
+    step before any answer), and this run writes its own; a collect-only or refused-by-pytest run
+    never reaches here with a corpus run to replace it, so nothing else is touched."""
+    if is_worker(config) or config.option.collectonly:
+        return
+    if not (config.getoption("typedmemeval") or config.getini("typedmemeval") or config.getoption("tme_corpus")
+            or config.getini("typedmemeval_corpus")):
+        return
+    for given in (config.getoption("tme_report") or config.getini("typedmemeval_report"),
+                  config.getoption("tme_html")):
+        path = Path(config.invocation_params.dir, given) if given else None
+        if path is not None and path.is_file():
+            path.unlink()
 
 
 def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[CorpusIndex]:
@@ -186,10 +214,32 @@ def _check_fail_under_names(session: TypedMemEvalSession) -> None:
             f"shapes: {', '.join(shapes)}")
 
 
-def _check_rootdir_not_moved_by_corpus_paths(config: pytest.Config) -> None:
-    """pytest picks its rootdir and ini file before any plugin loads, so in ``--tme-corpus PATH``
-    (space form) it takes PATH for a test path: a corpus outside the project then moves the rootdir
-    (the conftest adapter is not found, snapshots land elsewhere). Say so, with the fix."""
+PATH_OPTIONS = {"tme_corpus": "--tme-corpus", "tme_report": "--tme-report", "tme_html": "--tme-html",
+                "tme_cache_dir": "--tme-cache-dir", "tme_prices": "--tme-prices",
+                "tme_scenarios": "--tme-scenarios", "tme_scenario_report": "--tme-scenario-report",
+                "tme_scenario_live": "--tme-scenario-live", "tme_dataset_metrics": "--tme-dataset-metrics"}
+"""Every option whose value is a path (dest -> flag): the ones pytest can mistake for a test path."""
+
+
+def _path_option_values(config: pytest.Config) -> list[tuple[str, str]]:
+    """(flag, value) of every path option given, in option order."""
+    given: list[tuple[str, str]] = []
+    for dest, flag in PATH_OPTIONS.items():
+        value = config.getoption(dest, None)
+        values = value if isinstance(value, list) else [value]
+        given += [(flag, str(item)) for item in values if item and item != SHIPPED_SCENARIOS]
+    return given
+
+
+def _rootdir_moved_by_path_options(config: pytest.Config) -> str | None:
+    """pytest picks its rootdir and ini file before any plugin loads, so in the space form
+    (``--tme-report PATH``) it takes an existing PATH for a test path: a path outside the project
+    then moves the rootdir (node ids become ``../typedmemeval/...``, the conftest adapter is not
+    found, snapshots land elsewhere). Every path option is guarded alike (issue 22, item 10): the
+    one-line refusal with the fix, or ``None``."""
+    given = _path_option_values(config)
+    if not given:
+        return None
     from _pytest.config.findpaths import determine_setup
 
     try:
@@ -202,15 +252,15 @@ def _check_rootdir_not_moved_by_corpus_paths(config: pytest.Config) -> None:
             rootdir_cmd_arg=namespace.rootdir or None, invocation_dir=config.invocation_params.dir,
             **extra)
     except Exception:  # noqa: BLE001 - a check that cannot run must not break a run
-        return
+        return None
     if expected[0] == config.rootpath and expected[1] == config.inipath:
-        return
-    spaced = [value for value in config.getoption("tme_corpus") if f"--tme-corpus={value}" not in args]
-    shown = spaced[0] if spaced else config.getoption("tme_corpus")[0]
-    raise pytest.UsageError(
-        f"--tme-corpus {shown}: pytest read this path as a test path before the plugin loaded and "
-        f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write --tme-corpus={shown} "
-        f"(with '='), or pass --rootdir={expected[0]}")
+        return None
+    spaced = [(flag, value) for flag, value in given
+              if any(args[i] == flag and args[i + 1] == value for i in range(len(args) - 1))]
+    flag, shown = (spaced or given)[0]
+    return (f"{flag} {shown}: pytest read this path as a test path before the plugin loaded and "
+            f"moved its rootdir to {config.rootpath} (expected {expected[0]}); write {flag}={shown} "
+            f"(with '='), or pass --rootdir={expected[0]}")
 
 
 def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -> None:
@@ -224,6 +274,30 @@ def _check_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -
                 read_snapshot_file(path)
             except SnapshotFileError as error:
                 raise pytest.UsageError(f"TypedMemEval {error}") from None
+
+
+def _check_legacy_snapshot_files(config: pytest.Config, session: TypedMemEvalSession) -> None:
+    """A baseline at its pre-issue-22 place (syrupy's ``__snapshots__``) would be counted unused by
+    every run that does not assert it, and would not be read by one that does: name the move."""
+    for corpus in session.corpora:
+        old = snapshot_path(config, corpus, legacy=True)
+        if not old.is_file():
+            continue
+        new = snapshot_path(config, corpus)
+        shown_old, shown_new = (path.relative_to(config.rootpath) for path in (old, new))
+        action = (f"git mv {shown_old} {shown_new}" if not new.exists()
+                  else f"{shown_new} exists too: delete {shown_old} once you have checked it is the older one")
+        raise pytest.UsageError(
+            f"TypedMemEval: the baseline {shown_old} is in syrupy's __snapshots__ directory, where "
+            f"every run that does not assert it counts it as unused; baselines now live in "
+            f"{shown_new.parent}/: {action}")
+
+
+def factory_search_dirs(config: pytest.Config) -> tuple[Path, Path]:
+    """Where a ``module:factory`` spec is looked for beyond ``sys.path``: the rootdir (beside the
+    conftest.py) and the working directory, so plain ``pytest`` resolves what ``python -m pytest``
+    does (issue 22, item 5)."""
+    return config.rootpath, config.invocation_params.dir
 
 
 def _only_gates(config: pytest.Config) -> bool:

@@ -29,13 +29,13 @@ import pytest
 
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
-    NO_ADAPTER_MESSAGE,
     conftest_defines_agent,
+    no_adapter_message,
     resolve_agent,
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .configure import configure_models
+from .configure import configure_models, factory_search_dirs
 from .options import parse_timeout
 from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
@@ -261,9 +261,10 @@ class DatasetPlugin:
         except argparse.ArgumentTypeError as error:
             raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
         tme.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
+        tme.agent_from_command_line = bool(config.getoption("tme_agent"))
         if tme.agent_spec and not is_llm_agent_alias(tme.agent_spec):
             try:
-                load_agent_factory(tme.agent_spec)
+                load_agent_factory(tme.agent_spec, factory_search_dirs(config))
             except AgentSpecError as error:
                 raise pytest.UsageError(str(error)) from None
         configure_models(config, tme)
@@ -271,7 +272,7 @@ class DatasetPlugin:
                 and not conftest_defines_agent(config)):
             # The controller collects nothing under xdist: it checks what it can see, the rootdir
             # conftest (as the main plugin does for corpus questions).
-            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+            raise pytest.UsageError(no_adapter_message(config))
 
     # --- collection -------------------------------------------------------------------------------
 
@@ -318,7 +319,7 @@ class DatasetPlugin:
         if first is None or tme_session(config).agent_spec:
             return
         if uses_default_agent_fixture(session, first):
-            raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+            raise pytest.UsageError(no_adapter_message(config))
 
     # --- results ----------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..corpus.index import CorpusIndex
+from ..judge.outcomes import Outcome
 from ..report.aggregate import aggregate, outcome_vector
 from ..report.document import build_report, dumps_report, write_report
 from ..report.terminal import render_lines
@@ -113,7 +114,8 @@ def _not_run(tme: TypedMemEvalSession) -> list[dict[str, str]]:
     rows = []
     for key in sorted(set(tme.selected) - set(tme.results)):
         if tme.adapter_failure is not None:
-            cause = "not run: the adapter could not be built"
+            cause = ("not run: the run stopped at a systematic adapter fault" if tme.results
+                     else "not run: the adapter could not be built")
         elif key in tme.not_run_causes:
             cause = tme.not_run_causes[key]
         elif tme.stop_reason is not None:
@@ -128,16 +130,22 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     """Merge, write the report, and return the exit status the session must end with (``None``:
     keep pytest's). Nothing to report (no question selected, nothing ran) returns ``None``."""
     tme.recovered_from_spool = _merge_spool(tme)
-    if not tme.selected and not tme.results:
-        return None
+    if not tme.selected and not tme.results and tme.stop_reason is None:
+        return None  # nothing selected, nothing interrupted: nothing to report
     from ..corpus.registry import shipped_sha256s
 
     shipped = shipped_sha256s()
     not_run = _not_run(tme)
     missing = _missing(tme)
-    complete = not not_run and not missing and tme.adapter_failure is None
-    thresholds = _threshold_verdicts(tme, evaluated=complete) if tme.threshold_mode else []
-    tme.thresholds_evaluated = complete
+    # Interrupted before the selection was known (during collection): nothing ran, nothing is complete.
+    unselected = tme.stop_reason is not None and not tme.selected
+    complete = not not_run and not missing and tme.adapter_failure is None and not unselected
+    # An errored question is a harness fault, not a memory result: no bound passes (or fails) over
+    # a run that has one (issue 22, item 4).
+    tme.errored = sum(1 for result in tme.results.values() if result.outcome == Outcome.ERROR.value)
+    evaluated = complete and not tme.errored
+    thresholds = _threshold_verdicts(tme, evaluated=evaluated) if tme.threshold_mode else []
+    tme.thresholds_evaluated = evaluated
     tme.threshold_failures = [
         f"{row.get('vertical') or row.get('shape')}: "
         + (f"correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})" if row["n"]
@@ -146,6 +154,9 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     ]
     tme.not_run = not_run
     tme.model_report = tme.model_description()
+    from .adapter_fixture import describe_agent_source
+
+    tme.agent_source = describe_agent_source(tme)
     extra: dict[str, Any] = {
         "complete": complete,
         "interrupted": tme.stop_reason is not None,
@@ -154,7 +165,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "selected": len(tme.selected),
         "not_run": not_run,
         "thresholds": thresholds if tme.threshold_mode else None,
-        "thresholds_evaluated": complete if tme.threshold_mode else None,
+        "thresholds_evaluated": evaluated if tme.threshold_mode else None,
         "baseline": _baseline_summary(tme) if tme.baseline else None,
         "missing_results": missing,
         "workers_lost": sorted(tme.workers_lost, key=lambda row: (row["worker"] or "", row["question"] or "")),
@@ -203,9 +214,16 @@ def model_line(block: dict[str, Any]) -> str:
 
 
 def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str]:
-    lines = render_lines(aggregate(tme.results.values()), _citations(tme, shipped)) if tme.results else []
+    # A run stopped by an unusable adapter measured nothing worth citing.
+    citations = _citations(tme, shipped) if tme.adapter_failure is None else {}
+    lines = render_lines(aggregate(tme.results.values()), citations) if tme.results else []
     if tme.adapter_failure is not None:
         lines.append(f"ERROR: {tme.adapter_failure}")
+    source = tme.agent_source or {}
+    if source.get("overrides"):
+        given = (f"--tme-agent {source['agent']}" if source["source"] == "--tme-agent"
+                 else f"the {source['source']}")
+        lines.append(f"adapter: {given} (overrides the " + "; ".join(source["overrides"]) + ")")
     if tme.model_report is not None:
         lines.append(model_line(tme.model_report))
     if tme.baseline:
@@ -220,10 +238,16 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
         more = f" and {len(tme.not_run) - NOT_RUN_SHOWN} more" if len(tme.not_run) > NOT_RUN_SHOWN else ""
         lines.append(f"PARTIAL RUN: {len(tme.not_run)} of {len(tme.selected)} selected question(s) did not run "
                      f"({tme.not_run[0]['cause'].removeprefix('not run: ')}): {shown}{more}")
+    elif tme.stop_reason is not None and not tme.selected:
+        lines.append(f"PARTIAL RUN: interrupted ({tme.stop_reason}) before the questions were selected; "
+                     "nothing ran")
     elif tme.stop_reason is not None:
         lines.append(f"interrupted ({tme.stop_reason}) after every selected question had run")
     if tme.threshold_mode:
-        if not tme.thresholds_evaluated:
+        if not tme.thresholds_evaluated and tme.errored and not tme.not_run:
+            lines.append(f"thresholds: NOT EVALUATED: {tme.errored} question(s) ended in error (harness "
+                         "faults, not memory results), so no bound can pass")
+        elif not tme.thresholds_evaluated:
             lines.append("thresholds: NOT EVALUATED: the run is partial, so no bound can pass")
         elif tme.threshold_failures:
             lines.append("FAILED thresholds: " + "; ".join(tme.threshold_failures))

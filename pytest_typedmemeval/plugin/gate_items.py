@@ -63,12 +63,16 @@ def recorded_outcomes(snapshot_file: Path, question_for_item: dict[str, str] | N
 
 
 def _baseline_gate(case: GateCase, request: pytest.FixtureRequest) -> GateResult:
-    snapshot_file = request.config.rootpath / "typedmemeval" / "__snapshots__" / f"{case.corpus.corpus_id}.ambr"
+    from .question_items import snapshot_path
+
+    snapshot_file = snapshot_path(request.config, case.corpus)
     if not snapshot_file.is_file():
         pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: no snapshot at {snapshot_file}; "
                     "record one with --tme-baseline --snapshot-update")
     try:
-        agent = request.getfixturevalue("typedmemeval_agent")
+        from .adapter_fixture import requested_agent
+
+        agent = requested_agent(request, tme_session(request.config))
     except pytest.UsageError as error:
         pytest.skip(f"baseline skipped for {case.corpus.corpus_id}: {error}")
     session = tme_session(request.config)

@@ -26,12 +26,19 @@ import pytest
 
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
-    NO_ADAPTER_MESSAGE,
+    ADAPTER_FAILURE_KEY,
+    no_adapter_message,
     resolve_agent,
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .session import TypedMemEvalSession, marker_name, tme_session
+from .session import (
+    BASELINE_DIRNAME,
+    LEGACY_SNAPSHOT_DIRNAME,
+    TypedMemEvalSession,
+    marker_name,
+    tme_session,
+)
 
 if TYPE_CHECKING:
     from ..corpus.identity import CorpusIdentity
@@ -69,7 +76,7 @@ def question(tme_case: object, request: pytest.FixtureRequest) -> None:
 class QuestionModule(PluginItemsModule):
     """One corpus as a collector. Its path is ``<rootdir>/typedmemeval/<corpus id>`` (not a real
     file), which gives readable node ids, lets ``--lf`` find the items again, and puts baseline
-    snapshots in ``<rootdir>/typedmemeval/__snapshots__/<corpus id>.ambr``."""
+    snapshots in ``<rootdir>/typedmemeval/__baseline__/<corpus id>.ambr`` (:mod:`.baseline_extension`)."""
 
     tme_corpus: CorpusIndex
     test_function = staticmethod(question)
@@ -97,6 +104,29 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 items.append(item)
 
 
+GATES_ONLY_NOTE = ("TypedMemEval: no adapter, so --tme-gates ran the gates only ({count} question(s) "
+                   "deselected); give one (--tme-agent, or the typedmemeval_agent fixture in the "
+                   "rootdir conftest.py) to run the questions too")
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def pytest_collection_modifyitems_without_an_adapter(session: pytest.Session, config: pytest.Config,
+                                                    items: list[pytest.Item]) -> None:
+    """``--tme-gates`` certifies corpora, which needs no adapter (issue 22, item 7): without one,
+    the questions are deselected (and said so) instead of refusing the run."""
+    tme = tme_session(config)
+    if not tme.collect_gates or tme.agent_spec or config.option.collectonly:
+        return
+    questions = [item for item in items if _question_case(item) is not None]
+    if not questions or not uses_default_agent_fixture(session, questions[0]):
+        return
+    kept = [item for item in items if _question_case(item) is None]
+    config.hook.pytest_deselected(items=questions)
+    items[:] = kept
+    if not tme.notes:
+        tme.notes.append(GATES_ONLY_NOTE.format(count=len(questions)))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Note the questions this run set out to measure, and refuse a run without an adapter once,
@@ -115,7 +145,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         if _question_case(item) is not None:
             if uses_default_agent_fixture(session, item):
-                raise pytest.UsageError(NO_ADAPTER_MESSAGE)
+                # Refused before any question ran: nothing to report (and no not_run row that
+                # would blame a lost worker for questions that were never started).
+                tme.refused = no_adapter_message(config)
+                raise pytest.UsageError(tme.refused)
             return
 
 
@@ -175,6 +208,9 @@ class ResultCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, RESULT_ATTRIBUTE, None)
+        failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
+        if failure is not None:  # also on a report with a result: the one that found a systematic fault
+            self.session.adapter_failure = self.session.adapter_failure or failure
         if payload is not None:
             from ..results import QuestionResult
 
@@ -186,9 +222,7 @@ class ResultCollector:
             if baseline is not None:
                 self.session.baseline_changes.append(baseline)
             return
-        failure = getattr(report, ADAPTER_FAILURE_ATTRIBUTE, None)
         if failure is not None:
-            self.session.adapter_failure = self.session.adapter_failure or failure
             return
         if str(report.when) == "???":
             self._worker_crashed(report)
@@ -248,9 +282,12 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
         result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
+    _watch_for_a_systematic_fault(request, session, result)
 
     if session.baseline:
-        snapshot = request.getfixturevalue("snapshot")
+        from .baseline_extension import baseline_snapshot
+
+        snapshot = baseline_snapshot(request)
         matches = snapshot == result.outcome
         recorded = _recalled_outcome(snapshot)
         request.node.stash[BASELINE_KEY] = {"question_id": result.question_id, "corpus_id": result.corpus_id,
@@ -277,6 +314,23 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
         return
     if result.outcome != Outcome.CORRECT.value:
         pytest.fail(failure_text(result), pytrace=False)
+
+
+def _watch_for_a_systematic_fault(request: pytest.FixtureRequest, session: TypedMemEvalSession,
+                                  result: QuestionResult) -> None:
+    """Stop the run as for an unusable adapter (exit 4, one line, the rest in ``not_run``) when
+    this process's first questions all failed the same way (:mod:`..adapter.fault_watch`)."""
+    from ..adapter.fault_watch import FaultWatch, systematic_message
+
+    if session.fault_watch is None:
+        session.fault_watch = FaultWatch()
+    reason = session.fault_watch.observe(result.outcome, result.reason)
+    if reason is None or session.adapter_failure is not None:
+        return
+    message = systematic_message(reason, session.fault_watch.after)
+    session.adapter_failure = message
+    request.node.stash[ADAPTER_FAILURE_KEY] = message
+    request.session.shouldfail = "TypedMemEval: stopped, a systematic adapter fault (reason in the TypedMemEval summary)"
 
 
 def failure_text(result: QuestionResult) -> str:
@@ -327,5 +381,7 @@ def _recalled_outcome(snapshot: Any) -> str | None:
     return None if recalled is None else recalled.strip().strip("'\"")
 
 
-def snapshot_path(config: pytest.Config, corpus: CorpusIdentity) -> Path:
-    return config.rootpath / "typedmemeval" / "__snapshots__" / f"{corpus.corpus_id}.ambr"
+def snapshot_path(config: pytest.Config, corpus: CorpusIdentity, *, legacy: bool = False) -> Path:
+    """The corpus's baseline file (``legacy``: where it was kept before issue 22)."""
+    directory = LEGACY_SNAPSHOT_DIRNAME if legacy else BASELINE_DIRNAME
+    return config.rootpath / "typedmemeval" / directory / f"{corpus.corpus_id}.ambr"

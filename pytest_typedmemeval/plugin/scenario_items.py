@@ -14,7 +14,7 @@ that asks for no scenario pays nothing beyond declaring the options (:mod:`.opti
   model — ``currency_violations``, ``abstention_leaks``, ``false_transfers`` — a protected fragment
   was rendered, or ``ask()`` raised);
 * with ``--tme-baseline``: every item asserts its row against the syrupy snapshot
-  ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` instead, and
+  ``<rootdir>/typedmemeval/scenarios/__baseline__/<corpus stem>.ambr`` instead, and
   ``scenario[baseline]`` compares the whole run with the recorded one (:func:`..scenarios.compare`),
   red unless *no regression* and *baseline current*; ``--snapshot-update`` re-records;
 * with ``--tme-scenario-live OUT.json``: ``scenario[live]``, the paired live arm
@@ -43,7 +43,7 @@ import pytest
 from .collectors import PluginItemsModule, parametrized_case
 from .options import REFERENCE_MEMORY_ALIAS, SHIPPED_SCENARIOS
 from .options import SCENARIO_MEMORY_FIXTURE as MEMORY_FIXTURE
-from .session import SESSION_KEY
+from .session import BASELINE_DIRNAME, LEGACY_SNAPSHOT_DIRNAME, SESSION_KEY
 from .xdist_roles import is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
@@ -134,13 +134,13 @@ class ScenarioMemoryError(TypeError):
     """The factory returned something that is not a ScenarioMemory."""
 
 
-def load_memory_factory(spec: str) -> Callable[[], Any]:
-    """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable;
-    :class:`ValueError` with a one-line reason otherwise."""
+def load_memory_factory(spec: str, search_dirs: tuple[Path, ...] = ()) -> Callable[[], Any]:
+    """Resolve ``module:factory`` (or ``reference-memory``) to a zero-argument callable, looking
+    beyond ``sys.path`` in ``search_dirs``; :class:`ValueError` with a one-line reason otherwise."""
     from ..adapter.factories import resolve_factory
 
     return resolve_factory(spec, option="--tme-scenario-memory", example="my_memory.adapter:make_memory",
-                           aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC})
+                           aliases={REFERENCE_MEMORY_ALIAS: REFERENCE_MEMORY_SPEC}, search_dirs=search_dirs)
 
 
 def checked_factory(factory: Callable[[], Any], origin: str) -> Callable[[], Any]:
@@ -191,8 +191,10 @@ def scenario(tme_scenario_case: object, request: pytest.FixtureRequest) -> None:
 class ScenarioModule(PluginItemsModule):
     """The scenario corpus as a collector at ``<rootdir>/typedmemeval/scenarios/<corpus stem>`` (not
     a real file): readable node ids, ``--lf`` finds the items again, and syrupy puts the baseline in
-    ``<rootdir>/typedmemeval/scenarios/__snapshots__/<corpus stem>.ambr`` — a directory of its own,
-    so syrupy's clean-up of a re-record never reaches the question baselines beside it."""
+    ``<rootdir>/typedmemeval/scenarios/__baseline__/<corpus stem>.ambr`` — a directory of its own,
+    so syrupy's clean-up of a re-record never reaches the question baselines beside it, and not
+    syrupy's ``__snapshots__``, so a run without ``--tme-baseline`` never counts it as unused
+    (:mod:`.baseline_extension`)."""
 
     test_function = staticmethod(scenario)
 
@@ -210,6 +212,8 @@ class ScenarioPlugin:
         self.stem = _stem(corpus)
         self.scenarios: dict[str, BenchmarkScenario] = {s.id: s for s in corpus.document.scenarios}
         self.memory_spec: str | None = None
+        self.memory_from_command_line = False
+        self.memory_origin = f"the {MEMORY_FIXTURE} fixture"
         self.report_path: Path | None = None
         self.live_path: Path | None = None
         self.live_settings: ModelSettings | None = None
@@ -234,18 +238,28 @@ class ScenarioPlugin:
 
     @property
     def snapshot_path(self) -> Path:
-        return self.config.rootpath / "typedmemeval" / "scenarios" / "__snapshots__" / f"{self.stem}.ambr"
+        return self.config.rootpath / "typedmemeval" / "scenarios" / BASELINE_DIRNAME / f"{self.stem}.ambr"
+
+    @property
+    def legacy_snapshot_path(self) -> Path:
+        """Where the baseline was kept before issue 22 (refused with the move to make)."""
+        return self.module_path.parent / LEGACY_SNAPSHOT_DIRNAME / f"{self.stem}.ambr"
 
     def configure(self) -> None:
         config = self.config
-        self.memory_spec = (config.getoption("tme_scenario_memory")
-                            or str(config.getini("typedmemeval_scenario_memory") or "").strip() or None)
-        if self.memory_spec is None and config.getoption("tme_agent") == REFERENCE_MEMORY_ALIAS:
+        # One precedence for adapter sources (issue 22, item 2, as for --tme-agent): the command
+        # line, then a conftest.py fixture, then the ini key (tried in factory()).
+        flag = config.getoption("tme_scenario_memory")
+        if not flag and config.getoption("tme_agent") == REFERENCE_MEMORY_ALIAS:
             # Issue 11 spells the run `--tme-scenarios --tme-agent reference-memory`.
-            self.memory_spec = REFERENCE_MEMORY_ALIAS
+            flag = REFERENCE_MEMORY_ALIAS
+        self.memory_from_command_line = bool(flag)
+        self.memory_spec = flag or str(config.getini("typedmemeval_scenario_memory") or "").strip() or None
         if self.memory_spec:
             try:
-                load_memory_factory(self.memory_spec)
+                from .configure import factory_search_dirs
+
+                load_memory_factory(self.memory_spec, factory_search_dirs(config))
             except ValueError as error:
                 raise pytest.UsageError(str(error)) from None
         self.baseline = bool(config.getoption("tme_baseline"))
@@ -266,6 +280,13 @@ class ScenarioPlugin:
         if live:
             self.live_path = Path(config.invocation_params.dir, live)
             self._configure_live(check=not worker)
+        if not worker and self.legacy_snapshot_path.is_file():
+            old, new = (path.relative_to(config.rootpath) for path in (self.legacy_snapshot_path, self.snapshot_path))
+            raise pytest.UsageError(
+                f"TypedMemEval: the scenario baseline {old} is in syrupy's __snapshots__ directory, where "
+                f"every run that does not assert it counts it as unused; baselines now live in {new.parent}/: "
+                + (f"git mv {old} {new}" if not self.snapshot_path.exists()
+                   else f"{new} exists too: delete {old} once you have checked it is the older one"))
         if self.baseline and not self.updating and not worker and self.snapshot_path.is_file():
             from .snapshot_file import SnapshotFileError, read_snapshot_file
 
@@ -427,13 +448,20 @@ class ScenarioPlugin:
             return self._factory
         if self.failure is not None:
             pytest.fail("the scenario memory is unusable (see the first failure)", pytrace=False)
-        origin = (f"the --tme-scenario-memory factory {self.memory_spec!r}" if self.memory_spec
-                  else f"the {MEMORY_FIXTURE} fixture")
+        origin = f"the --tme-scenario-memory factory {self.memory_spec!r}"
         try:
-            if self.memory_spec:
+            if self.memory_spec and self.memory_from_command_line:
                 raw: Any = load_memory_factory(self.memory_spec)
             else:
-                raw = request.getfixturevalue(MEMORY_FIXTURE)
+                try:
+                    origin = f"the {MEMORY_FIXTURE} fixture"
+                    raw = request.getfixturevalue(MEMORY_FIXTURE)
+                except pytest.FixtureLookupError:
+                    if not self.memory_spec:
+                        raise
+                    origin = f"the ini typedmemeval_scenario_memory factory {self.memory_spec!r}"
+                    raw = load_memory_factory(self.memory_spec)
+            self.memory_origin = origin
             if not callable(raw):
                 raise ScenarioMemoryError(f"{origin} gave {type(raw).__name__}, not a zero-argument "
                                           "factory (return the class or a function that builds a fresh memory)")
@@ -608,7 +636,9 @@ def _assert_snapshot(request: pytest.FixtureRequest, plugin: ScenarioPlugin, cas
                      row: dict[str, Any], section: str) -> None:
     from ..scenarios import compare
 
-    snapshot = request.getfixturevalue("snapshot")
+    from .baseline_extension import baseline_snapshot
+
+    snapshot = baseline_snapshot(request)
     if snapshot == row or plugin.updating:
         return
     recorded = _recalled(snapshot)
@@ -657,7 +687,9 @@ def _evaluate_baseline(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -
 
     current = plugin.current_run(request)
     header = {key: current[key] for key in HEADER_KEYS}
-    snapshot = request.getfixturevalue("snapshot")
+    from .baseline_extension import baseline_snapshot
+
+    snapshot = baseline_snapshot(request)
     matches = snapshot == header
     if plugin.updating:
         request.node.stash[BASELINE_KEY] = ["re-recorded"]
@@ -698,7 +730,9 @@ def _evaluate_live(request: pytest.FixtureRequest, plugin: ScenarioPlugin) -> No
         # ceiling: one ledger for the run.
         settings = dataclasses.replace(settings, ledger_path=main.ledger_path)
     caller = ModelCaller(settings)
-    origin = plugin.memory_spec or f"{MEMORY_FIXTURE} fixture"
+    # The spec that answered, or the fixture (which source answered follows the precedence).
+    origin = (f"{MEMORY_FIXTURE} fixture" if plugin.memory_origin.endswith(" fixture")
+              else plugin.memory_spec or "")
     try:
         evidence = run_live(plugin.corpus, factory, caller, plugin.live_path, memory_origin=origin)
     except (LiveRunError, ModelCallError) as error:

@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 # Importing this module stays cheap (no pydantic, asyncio, corpus models): the plugin imports it in
 # every pytest process, enabled or not. What a run needs is imported where it is first used.
 
+BASELINE_DIRNAME = "__baseline__"
+"""The directory, beside the virtual corpus and scenario modules, that holds ``--tme-baseline``'s
+snapshots (:mod:`.baseline_extension`): not syrupy's ``__snapshots__``, which syrupy scans for
+unused snapshots in every run that collects the items (issue 22, item 1)."""
+LEGACY_SNAPSHOT_DIRNAME = "__snapshots__"
+"""Where baselines were kept before issue 22; a file found there is refused with the move to make."""
+
 QUESTION_FUNCTION = "question"
 """The plugin-owned test function every corpus question is parametrized over."""
 
@@ -46,6 +53,15 @@ class TypedMemEvalSession:
     config: pytest.Config
     corpora: list[CorpusIndex] = field(default_factory=list)
     agent_spec: str | None = None
+    """``--tme-agent``, else the ini ``typedmemeval_agent`` (see :attr:`agent_from_command_line`)."""
+    agent_from_command_line: bool = False
+    """The spec came from ``--tme-agent``: it overrides any ``typedmemeval_agent`` fixture. An ini
+    spec is what the plugin's own fixture builds, so a conftest override wins over it."""
+    agent_source: dict[str, Any] | None = None
+    """Which adapter source answered (set at the end of the session; see
+    :func:`.adapter_fixture.describe_agent_source`)."""
+    spec_agent: Any = None
+    """The adapter built from :attr:`agent_spec`, once per process."""
     timeout: float | None = None
     report_path: Path | None = None
     html_path: Path | None = None
@@ -68,7 +84,15 @@ class TypedMemEvalSession:
     not_run_causes: dict[tuple[str, str], str] = field(default_factory=dict)
     """Why a selected question has no result, where a report said so (a skip, a setup error)."""
     adapter_failure: str | None = None
-    """One line: the adapter fixture or ``--tme-agent`` factory raised; nothing can run."""
+    """One line: the adapter fixture or ``--tme-agent`` factory raised, or a systematic fault
+    stopped the run (:mod:`..adapter.fault_watch`); nothing more can run."""
+    fault_watch: Any = None
+    """This process's :class:`..adapter.fault_watch.FaultWatch` (built when a question first runs)."""
+    refused: str | None = None
+    """The run was refused after collection, before any question ran (no adapter): no report."""
+    notes: list[str] = field(default_factory=list)
+    """Lines the TypedMemEval summary prints even when there is no report (e.g. questions
+    deselected because ``--tme-gates`` ran without an adapter)."""
     stop_reason: str | None = None
     """Why the run ended before every selected question ran (Ctrl-C, -x, an unusable adapter)."""
     workers_lost: list[dict[str, str | None]] = field(default_factory=list)
@@ -81,6 +105,8 @@ class TypedMemEvalSession:
     not_run: list[dict[str, str]] = field(default_factory=list)
     """Selected questions without a result, each with its cause (set at the end of the session)."""
     thresholds_evaluated: bool = True
+    errored: int = 0
+    """Results with outcome ``error`` (set at the end of the session): thresholds are then not evaluated."""
     recovered_from_spool: int = 0
     report_error: str | None = None
     exit_status: int | None = None
@@ -161,8 +187,14 @@ class TypedMemEvalSession:
             "judge_mode": self.judge_choice.mode, "judge_model": self.judge_choice.model,
             "fail_under": dict(sorted(self.fail_under.items())), "baseline": self.baseline,
         }
+        source = self.agent_source or {}
+        if source.get("agent"):
+            described["agent"] = source["agent"]
         canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
-        return {**described, "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+        # Where the adapter came from is reported beside it, outside the fingerprint: the same
+        # adapter given by a flag or by a fixture measures the same thing.
+        return {**described, "agent_source": source.get("source"), "agent_overrides": source.get("overrides"),
+                "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
 
     def judge_description(self) -> dict[str, str | None]:
         """The report's ``judge`` block: mode, name, model and fingerprint."""

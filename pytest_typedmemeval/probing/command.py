@@ -140,7 +140,12 @@ def print_estimates(rows: Sequence[ArmEstimate], caller: ModelCaller, options: P
         print(f"{row.corpus_id:<36} {row.arm:<4} {samples:>7} {row.questions:>9} {row.requests:>8} "
               f"{row.cached:>6} {row.to_send:>7} {worst:>10}", file=out)
     total = sum(row.to_send for row in rows)
-    if caller.price is None:
+    if caller.price is None and caller.settings.allow_unpriced:
+        # Issue 22, item 7: the flag was given; saying "pass --allow-unpriced" would send the user
+        # in a circle.
+        bound = ("no bound: the model is unpriced and --allow-unpriced runs it as free (the ceiling "
+                 "cannot stop it; give it a price, zero for a free local server, with --prices)")
+    elif caller.price is None:
         bound = ("no bound: the model is unpriced (add it to --prices, zero for a free local "
                  "server, or pass --allow-unpriced to run it as free)")
     else:

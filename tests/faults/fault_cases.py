@@ -396,6 +396,57 @@ def _partial(*, threshold: bool = False, min_measured: int = 1) -> Callable[
     return check
 
 
+SYSTEMATIC = "the first 3 questions all ended in the same error"
+
+
+def _systematic(fragment: str, workers: int = 1) -> Callable[[dict[str, Any] | None, str, Path], str | None]:
+    """A systematic fault stopped the run: each process kept its first 3 errors (the question in
+    flight on another worker may add one), named the rest in not_run, claimed no threshold and
+    cited nothing."""
+    def check(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
+        if report is None:
+            return "no report"
+        errors = [q for q in report["questions"] if q["outcome"] == "error" and fragment in q["reason"]]
+        if len(errors) != len(report["questions"]) or not 3 <= len(errors) <= 3 * workers + workers:
+            return f"expected about {3 * workers} error result(s) saying {fragment!r}, found {len(errors)}"
+        if len(report["not_run"]) + len(errors) != report["selected"] or not report["not_run"]:
+            return "the questions after the stop must all be named in not_run"
+        if not report["adapter_failure"] or fragment not in report["adapter_failure"]:
+            return f"adapter_failure must name the fault: {report['adapter_failure']!r}"
+        if "every vertical at or above its bound" in output or "Cite as:" in output:
+            return "the summary claims thresholds or cites a run that measured nothing"
+        if output.count("FAILED ") > 3 * workers + workers + 1:
+            return f"{output.count('FAILED ')} failure lines for one systematic fault"
+        return None
+    return check
+
+
+def _thresholds_withheld(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
+    if report is None:
+        return "no report"
+    if not report["complete"] or report["thresholds_evaluated"] is not False:
+        return "a complete run with an errored question must not evaluate its thresholds"
+    if any(row["passed"] is not None for row in report["thresholds"]):
+        return f"threshold rows passed or failed despite the error: {report['thresholds']}"
+    if "every vertical at or above its bound" in output:
+        return "the summary claims the thresholds pass"
+    return None
+
+
+def _earlier_report(project: Path) -> None:
+    (project / "report.json").write_text(json.dumps({"earlier_run": True, "complete": True}), encoding="utf-8")
+
+
+def _not_the_earlier_report(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
+    if report is None:
+        return "no report"
+    if report.get("earlier_run"):
+        return "the earlier run's report is still at the --tme-report path"
+    if report["complete"] or not report["interrupted"] or report["questions"]:
+        return "the interrupted run's report must say complete false, interrupted true, no questions"
+    return None
+
+
 def _adapter_unusable(report: dict[str, Any] | None, output: str, project: Path) -> str | None:
     if report is None:
         return "no report"
@@ -484,7 +535,7 @@ def _snapshot(entries: list[tuple[str, str]], *, cut: int | None = None) -> str:
 
 def _write_snapshot(text: str) -> Callable[[Path], None]:
     def setup(project: Path) -> None:
-        target = project / "typedmemeval" / "__snapshots__" / "c_arithmetic.ambr"
+        target = project / "typedmemeval" / "__baseline__" / "c_arithmetic.ambr"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     return setup
@@ -497,6 +548,14 @@ def _outside_corpus(project: Path) -> None:
     shutil.move(project / "conftest.py", project / "app" / "conftest.py")
     (project / "app" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     shutil.copy(corpus_path("arithmetic"), project / "data" / "c_arithmetic.json")
+
+
+def _outside_paths(project: Path) -> None:
+    """:func:`_outside_corpus`, plus an ``out/`` directory beside ``app/`` holding earlier outputs."""
+    _outside_corpus(project)
+    (project / "out").mkdir()
+    (project / "out" / "old.html").write_text("<html></html>", encoding="utf-8")
+    (project / "out" / "old.json").write_text("{}", encoding="utf-8")
 
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -554,12 +613,42 @@ CASES: tuple[FaultCase, ...] = (
     FaultCase("calls pytest.exit()", "adapter", TESTS_FAILED, "adapter raised Exit",
               fault=f"if {CANOE!r} in question: pytest.exit('bye')",
               check=_error_reason("adapter raised Exit")),
-    FaultCase("ingest raises", "adapter", TESTS_FAILED, "adapter raised ValueError: bad session",
-              ingest="raise ValueError('bad session')",
-              check=_error_reason("adapter raised ValueError: bad session", count=6)),
-    FaultCase("reset raises", "adapter", TESTS_FAILED, "adapter raised OSError: store offline",
-              reset="raise OSError('store offline')",
-              check=_error_reason("adapter raised OSError: store offline", count=6)),
+    # systematic faults (the same error on a process's first questions): one line, exit 4, the rest
+    # in not_run, no threshold verdict, no citation (issue 22, item 4)
+    FaultCase("ingest raises on every question", "adapter", USAGE_ERROR, SYSTEMATIC,
+              ingest="raise ValueError('bad session')", args=("--tme-fail-under", "0"),
+              check=_systematic("adapter raised ValueError: bad session")),
+    FaultCase("reset raises ConnectionError on every question", "adapter", USAGE_ERROR, SYSTEMATIC,
+              reset="raise ConnectionError('store offline')", args=("--tme-fail-under", "0"),
+              check=_systematic("adapter raised ConnectionError: store offline")),
+    FaultCase("reset raises ConnectionError on every question (-n 2)", "adapter", USAGE_ERROR, SYSTEMATIC,
+              reset="raise ConnectionError('store offline')", args=("--tme-fail-under", "0", "-n", "2"),
+              corpora=("episodic", "arithmetic", "forgetting", "prospective"),
+              check=_systematic("adapter raised ConnectionError: store offline", workers=2)),
+    FaultCase("answer returns None on every question", "adapter", USAGE_ERROR, SYSTEMATIC,
+              fault="return RETURN_NONE", args=("--tme-fail-under", "0"),
+              check=_systematic("answer() returned NoneType")),
+    FaultCase("answer returns None on every question (-n 2)", "adapter", USAGE_ERROR, SYSTEMATIC,
+              fault="return RETURN_NONE", args=("-n", "2"),
+              corpora=("episodic", "arithmetic", "forgetting", "prospective"),
+              check=_systematic("answer() returned NoneType", workers=2)),
+    FaultCase("one error in threshold mode", "adapter", TESTS_FAILED,
+              "thresholds: NOT EVALUATED: 1 question(s) ended in error", args=("--tme-fail-under", "0"),
+              fault=f"if {CANOE!r} in question: raise RuntimeError('boom')", check=_thresholds_withheld),
+    FaultCase("answer has the wrong signature", "adapter", USAGE_ERROR,
+              "cannot be called as answer(question, *, query_time, instruction)",
+              factory="return WrongSignature()", extra_conftest='''
+              class WrongSignature:
+                  def reset(self):
+                      pass
+                  def ingest(self, session):
+                      pass
+                  def answer(self, question):
+                      return "no"
+              ''', check=_adapter_unusable),
+    FaultCase("fixture returns the class, not an instance", "adapter", USAGE_ERROR,
+              "returned the class Adapter, not an instance; return Adapter()", factory="return Adapter",
+              check=_adapter_unusable),
     FaultCase("answer returns None", "adapter", TESTS_FAILED, "answer() returned NoneType",
               fault=f"if {CANOE!r} in question: return RETURN_NONE",
               check=_error_reason("answer() returned NoneType")),
@@ -593,7 +682,7 @@ CASES: tuple[FaultCase, ...] = (
               args=("--tme-timeout", "1"), time_limit=60, factory="return AsyncAdapter()",
               async_answer=f"if {CANOE!r} in question: await asyncio.Event().wait()",
               check=_error_reason("answer() exceeded --tme-timeout 1s")),
-    FaultCase("judge raises", "adapter", TESTS_FAILED, "the judge raised ZeroDivisionError",
+    FaultCase("judge raises on every question", "adapter", USAGE_ERROR, SYSTEMATIC,
               extra_conftest='''
               class BrokenJudge:
                   name, fingerprint = "broken", "0" * 64
@@ -601,7 +690,7 @@ CASES: tuple[FaultCase, ...] = (
                       return 1 / 0
               def pytest_typedmemeval_make_judge(config):
                   return BrokenJudge()
-              ''', check=_error_reason("the judge raised ZeroDivisionError", count=6)),
+              ''', check=_systematic("the judge raised ZeroDivisionError")),
     FaultCase("adapter fixture raises", "adapter", USAGE_ERROR,
               "the typedmemeval_agent fixture raised RuntimeError: db down",
               factory="raise RuntimeError('db down')", check=_adapter_unusable),
@@ -653,6 +742,21 @@ CASES: tuple[FaultCase, ...] = (
                           time.sleep(2.0)  # meanwhile the other worker's result arrives, unread
                           os.kill(os.getpid(), signal.SIGINT)
               ''', check=_partial(min_measured=2)),
+    FaultCase("SIGINT while collecting replaces an earlier report", "interrupt", INTERRUPTED,
+              "PARTIAL RUN: 6 of 6 selected question(s) did not run", interrupt="process",
+              setup=_earlier_report, extra_conftest='''
+              def pytest_collection_modifyitems(items):
+                  log("blocked.log", "blocked")  # still collecting when Ctrl-C arrives
+                  time.sleep(30)
+              ''', check=_not_the_earlier_report),
+    FaultCase("SIGINT at session start leaves no earlier report", "interrupt", INTERRUPTED, "KeyboardInterrupt",
+              interrupt="process", setup=_earlier_report, report=False, args=("--tme-report=report.json",),
+              extra_conftest='''
+              @pytest.hookimpl(trylast=True)
+              def pytest_configure(config):
+                  log("blocked.log", "blocked")  # the session is starting when Ctrl-C arrives
+                  time.sleep(30)
+              ''', check=_no_report_written),
     FaultCase("-x stops after the first failure", "interrupt", TESTS_FAILED, "PARTIAL RUN",
               args=("-x",), fault=f"if {CANOE!r} in question: raise RuntimeError('boom')",
               check=_partial()),
@@ -704,6 +808,17 @@ CASES: tuple[FaultCase, ...] = (
     FaultCase("--tme-corpus=PATH outside the project", "input", OK, "JSON report:",
               corpora=(), run_from="app", setup=_outside_corpus, selected=3,
               args=("--tme-corpus=../data/c_arithmetic.json", "--tme-fail-under", "0"), check=_rootdir_kept),
+    FaultCase("--tme-cache-dir DIR outside the project", "input", USAGE_ERROR,
+              "write --tme-cache-dir=../out", corpora=(), run_from="app", setup=_outside_paths, report=False,
+              args=("--tme-corpus=../data/c_arithmetic.json", "--tme-cache-dir", "../out")),
+    FaultCase("--tme-html PATH outside the project", "input", USAGE_ERROR,
+              "write --tme-html=../out/old.html", corpora=(), run_from="app", setup=_outside_paths,
+              report=False, args=("--tme-corpus=../data/c_arithmetic.json", "--tme-html", "../out/old.html")),
+    FaultCase("--tme-report PATH outside the project", "input", USAGE_ERROR,
+              "write --tme-report=../out/old.json", corpora=(), run_from="app", setup=_outside_paths,
+              report=False, args=("--tme-corpus=../data/c_arithmetic.json", "--tme-report", "../out/old.json"),
+              check=lambda report, output, project: None if (project / "out" / "old.json").exists()
+              else "a refused run removed the file at --tme-report"),
     FaultCase("--tme-agent names nothing", "input", USAGE_ERROR, "cannot import module 'no_such_module'",
               args=("--tme-agent", "no_such_module:make"), report=False),
     FaultCase("no adapter anywhere", "input", USAGE_ERROR, "override the `typedmemeval_agent` fixture",

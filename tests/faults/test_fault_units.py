@@ -253,3 +253,39 @@ def test_the_report_is_replaced_atomically(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(OSError):
         write_report(tmp_path / "file" / "report.json", "{}")
+
+
+# --- systematic faults (issue 22, item 4) ------------------------------------------------------------
+
+
+def test_fault_watch_calls_only_an_identical_first_streak_systematic() -> None:
+    from pytest_typedmemeval.adapter.fault_watch import FaultWatch
+
+    same = FaultWatch()
+    assert [same.observe("error", "adapter raised OSError: down") for _ in range(4)] == [
+        None, None, "adapter raised OSError: down", None]
+    after_a_success = FaultWatch()
+    after_a_success.observe("correct", "")
+    assert all(after_a_success.observe("error", "x") is None for _ in range(5))
+    different = FaultWatch()
+    assert [different.observe("error", reason) for reason in ("a", "b", "a", "a", "a")] == [None] * 5
+
+
+def test_check_agent_refuses_a_class_and_a_signature_the_runner_cannot_call() -> None:
+    from pytest_typedmemeval.adapter.factories import check_agent
+
+    class Good:
+        def reset(self) -> None: ...
+        def ingest(self, session: object) -> None: ...
+        def answer(self, question: str, *, query_time: object, instruction: str) -> str:
+            return ""
+
+    class NoKeywords(Good):
+        def answer(self, question: str) -> str:  # type: ignore[override]
+            return ""
+
+    check_agent(Good(), "the fixture")
+    with pytest.raises(TypeError, match=r"returned the class Good, not an instance; return Good\(\)"):
+        check_agent(Good, "the fixture")
+    with pytest.raises(TypeError, match=r"cannot be called as answer\(question, \*, query_time, instruction\)"):
+        check_agent(NoKeywords(), "the fixture")
