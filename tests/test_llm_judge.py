@@ -461,16 +461,21 @@ def test_mechanical_mode_reports_no_agreement_block_and_calls_nothing(
     result.stdout.no_fnmatch_line("*judge agreement*")
 
 
-def test_a_failing_endpoint_gives_error_for_every_question_and_the_run_continues(
+def test_a_failing_endpoint_is_a_systematic_fault_that_stops_the_run(
         judged_project: pytest.Pytester, loopback_openai: LoopbackOpenAI) -> None:
+    """A judge endpoint that is down fails every question alike (issue 22, item 4): the first three
+    are ``error`` with the endpoint's reason, the rest are named in ``not_run``, one line, exit 4."""
     loopback_openai.script = lambda body: Reply.status_error(503, "model loading")
     result = judged_project.runpytest(*_judge_args(judged_project, loopback_openai, "llm"))
     report = json.loads((judged_project.path / "r.json").read_text(encoding="utf-8"))
-    assert {q["outcome"] for q in report["questions"]} == {"error"}
+    assert [q["outcome"] for q in report["questions"]] == ["error"] * 3
     assert all("HTTP 503" in q["reason"] for q in report["questions"])
-    assert report["judge_agreement"]["model_errors"] == len(report["questions"])
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*mechanical:  * (second opinion; not the verdict)*"])
+    assert report["judge_agreement"]["model_errors"] == 3
+    assert report["not_run"] and len(report["not_run"]) + 3 == report["selected"]
+    assert "HTTP 503" in report["adapter_failure"]
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*mechanical:  * (second opinion; not the verdict)*",
+                                 "*the first 3 questions all ended in the same error*HTTP 503*"])
 
 
 def test_llm_report_is_identical_under_xdist(judged_project: pytest.Pytester,

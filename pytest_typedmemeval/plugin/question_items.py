@@ -327,10 +327,25 @@ def _watch_for_a_systematic_fault(request: pytest.FixtureRequest, session: Typed
     reason = session.fault_watch.observe(result.outcome, result.reason)
     if reason is None or session.adapter_failure is not None:
         return
+    if not _questions_after(request.session, request.node):
+        # Nothing is left to spare: every selected question ran and carries its own error, the
+        # report is complete and the run fails as any run with errors does (exit 1, not 4).
+        return
     message = systematic_message(reason, session.fault_watch.after)
     session.adapter_failure = message
     request.node.stash[ADAPTER_FAILURE_KEY] = message
     request.session.shouldfail = "TypedMemEval: stopped, a systematic adapter fault (reason in the TypedMemEval summary)"
+
+
+def _questions_after(session: pytest.Session, item: pytest.Item) -> bool:
+    """Whether a question item follows ``item`` in this process's run order (with xdist, an
+    approximation: a later item may be another worker's)."""
+    items = session.items
+    try:
+        index = items.index(item)
+    except ValueError:
+        return True
+    return any(_question_case(later) is not None for later in items[index + 1:])
 
 
 def failure_text(result: QuestionResult) -> str:
