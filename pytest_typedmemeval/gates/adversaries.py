@@ -138,6 +138,7 @@ from ..retrieval.tokenizer import STOPWORDS, raw_tokens, tokenize
 from ..retrieval.values import has_value, keep_value_sentences, sentences, value_like_tokens
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import Declared, VerticalDeclarations, declarations_for
+from .form_reader import FORM_AUC_REFUSE, FORM_MARGIN, Candidates, form_scores
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 # the self-test's corpora and case checks
 from .selftest.adversaries import (
@@ -152,9 +153,11 @@ if TYPE_CHECKING:
 
 GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
-                          "subject_value_reader", "fact_only_bm25", "phrase_reader")
+                          "subject_value_reader", "fact_only_bm25", "phrase_reader",
+                          "form_gold_at_1", "form_auc")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
-                                "subject_value_reader", "fact_only_bm25", "phrase_reader")
+                                "subject_value_reader", "fact_only_bm25", "phrase_reader",
+                                "form_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -206,6 +209,8 @@ THRESHOLDS: dict[str, float] = {
     "subject_value_reader_gold_at_1": READER_GOLD_AT_1,
     "fact_only_bm25_ceiling": FACT_ONLY_CEILING,
     "phrase_reader_ceiling": PHRASE_CEILING,
+    "form_gold_at_1_margin": FORM_MARGIN,
+    "form_auc": FORM_AUC_REFUSE,
 }
 
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'\u2019-]*")
@@ -933,6 +938,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     learned, learned_info = learned_scores(haystacks) if haystacks else ({}, {})
     position = position_coverage(haystacks) if haystacks else {}
     singled, shares = haystack_diff(haystacks)
+    form, form_excluded = form_scores(haystacks, split_halves(
+        haystacks, [qi for qi, h in enumerate(haystacks) if h.ranked])) if haystacks else ({}, {})
     shapes = sorted({h.shape for h in haystacks})
     ranked_shapes = {h.shape for h in haystacks if h.ranked}
     # Bonferroni over the rows judged against chance: every shape, and the pooled row
@@ -1046,6 +1053,15 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             for name in ("subject_value_reader", "fact_only_bm25", "phrase_reader"):
                 row[name] = {"status": "not_applicable",
                              "reason": "no question of the shape has both gold and filler"}
+        row["form_reader"] = _form_row(ranked, form, shape, alpha)
+        if row["form_reader"]["status"] == "measured":
+            findings.extend(_form_findings(row["form_reader"], shape, "the shape's"))
+            for q in ranked:
+                if q in form:
+                    candidates, scores = form[q]
+                    order = _ranking(scores)
+                    per_question[haystacks[q].question_id]["form_gold_rank"] = 1 + min(
+                        order.index(i) for i in candidates.gold)
         by_shape[shape] = row
     pooled_questions = [q for q, h in enumerate(haystacks)
                         if h.ranked and q in learned and h.shape not in exclude_from_pool]
@@ -1057,7 +1073,16 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     else:
         pooled["learned"] = {"status": "not_applicable",
                              "reason": "fewer than two measured shapes: the per-shape row is it"}
+    form_pooled = [q for q, h in enumerate(haystacks)
+                   if q in form and h.shape not in exclude_from_pool]
+    if len({haystacks[q].shape for q in form_pooled}) > 1:
+        pooled["form_reader"] = _form_row(form_pooled, form, POOLED, alpha)
+        findings.extend(_form_findings(pooled["form_reader"], POOLED, "all measured"))
+    else:
+        pooled["form_reader"] = {"status": "not_applicable",
+                                 "reason": "fewer than two measured shapes: the per-shape row is it"}
     measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
+                                "form_reader_excluded": form_excluded,
                                 "learned_split": learned_info, "per_question": per_question}
     return measured, findings
 
@@ -1163,6 +1188,52 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
     return out
 
 
+def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, list[float]]],
+              key: str, alpha: float) -> dict[str, Any]:
+    """The form reader's figures over the questions it could test (:mod:`.form_reader`): gold@1
+    and mean AUC among candidate sessions, their random expectation, bounds and chance."""
+    tested = [q for q in questions if q in form]
+    if not tested:
+        return {"status": "not_applicable",
+                "reason": "no question of the shape has candidates in two or more sessions with "
+                          "gold among them (nothing a reader of form could break)"}
+    g1 = _mean([_gold_at_1(form[q][1], form[q][0].gold) for q in tested])
+    auc = _mean([_auc(form[q][1], form[q][0].gold) for q in tested])
+    rnd = _mean([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
+    assert g1 is not None and auc is not None and rnd is not None
+    draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
+                        for q in tested], key=f"form\x1f{key}")
+    return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
+            "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),
+            "gold_at_1_p_value": p_value(draws["gold_at_1"], g1),
+            "mean_candidate_sessions": _mean([len(form[q][0].session_list) for q in tested]),
+            "auc": auc, "random_auc": 0.5, "auc_bound": FORM_AUC_REFUSE,
+            "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
+
+
+def _form_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Finding]:
+    """A form figure refuses when above its bound and beyond no-signal chance at the row's alpha."""
+    out = []
+    alpha = row["alpha"]
+    g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
+                         row["gold_at_1_p_value"])
+    if g1 > bound and p < alpha:
+        out.append(Finding("form_gold_at_1", shape, g1, bound, (
+            f"among the clauses holding the question's words and a value, a classifier of their "
+            f"form alone (word lengths, punctuation, place in the turn), trained on the other half, "
+            f"puts a gold session first in {g1:.3f} of {scope} {row['questions']} questions "
+            f"(random among those sessions {rnd:.3f}, bound random + {FORM_MARGIN}; p = {p:.2g} "
+            f"< {alpha:.2g} with no signal): gold's statement is written differently from its "
+            "competitors'; draw every frame for every role")))
+    auc, p = row["auc"], row["auc_p_value"]
+    if auc > FORM_AUC_REFUSE and p < alpha:
+        out.append(Finding("form_auc", shape, auc, FORM_AUC_REFUSE, (
+            f"mean within-question AUC of the form reader among candidate sessions is {auc:.3f} "
+            f"over {scope} {row['questions']} questions (random 0.5, bound {FORM_AUC_REFUSE}; "
+            f"p = {p:.2g} < {alpha:.2g} with no signal)")))
+    return out
+
+
 LEARNED_RULES = ("learned_gold_at_1", "learned_auc")
 """The learned adversary's rules: a shape exempt from either leaves the pooled row."""
 ANY_RULE = "*"
@@ -1206,7 +1277,8 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("haystack_diff", "haystack_diff", "singled_out_share"),
             ("subject_value_reader", "subject_value_reader", "gold_at_1"),
             ("fact_only_bm25", "fact_only_bm25", "coverage_at_5"),
-            ("phrase_reader", "phrase_reader", "coverage_at_5")):
+            ("phrase_reader", "phrase_reader", "coverage_at_5"),
+            ("form_gold_at_1", "form_reader", "gold_at_1"), ("form_auc", "form_reader", "auc")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -1374,6 +1446,12 @@ def self_test() -> list[SelfTestCase]:
                              "recurrence", check(build_simulated_corpus(15, RECURRENCE_DEFECT),
                                                  declared=none), "learned_auc"))
 
+    form_tell = check(build_simulated_corpus(18, SimulationSpec(form_tell=True)), declared=none)
+    cases.append(defect_case("competitors' statements worded longer than gold's (same frames and "
+                             "values, a tag only competitors carry): the form reader's gold@1",
+                             form_tell, "form_gold_at_1"))
+    cases.append(defect_case("competitors' statements worded longer than gold's: the form "
+                             "reader's within-question AUC", form_tell, "form_auc"))
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",

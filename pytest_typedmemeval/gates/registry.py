@@ -120,6 +120,11 @@ def _lookup(measured: Mapping[str, Any], dotted: str) -> Any:
 def worst_figure(result: GateResult) -> str:
     """The cell's figure: the gate's worst value if it publishes one, else its refusal count."""
     label, keys = WORST_FIGURES.get(result.gate, ("", ()))
+    if result.gate == "adversaries" and result.status == "refused" and result.refusals:
+        # Seven adversaries: the learned g@1 may be at chance while another refuses; name that one.
+        first = result.refusals[0]
+        if isinstance(first.value, (int, float)) and not isinstance(first.value, bool):
+            return f"{first.rule} {first.value:.3f}"
     for key in keys:
         value = key(result.measured) if callable(key) else _lookup(result.measured, key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

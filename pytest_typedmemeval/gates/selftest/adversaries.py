@@ -153,6 +153,11 @@ class SimulationSpec:
     """Extra questions of a ``never-told`` shape whose haystack holds no gold."""
     phrase_free_competitors: bool = False
     """Competitors name the asked item at another place: only gold holds the question's phrase."""
+    form_tell: bool = False
+    """Competitors' statements (the asked subject's other sessions) end in a tag of their own
+    (", as it happens"): same frames and values, only gold's statement is worded shorter, which a
+    question-blind reader cannot see (other subjects' statements have no tag either) and a reader of
+    the candidates' form can (red team 19 on WorkingMemory v3)."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
@@ -260,6 +265,10 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
             draft.subject = (item, rng.choice([p for _, p in SUBJECTS if p != place]))
         _render(rng, draft, pools.filler if index != gold else pools.gold,
                 content_free=spec.content_free_competitors and competitor)
+        if competitor and spec.form_tell:
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = turn[1].rstrip(".") + ", as it happens."
 
 
 def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:

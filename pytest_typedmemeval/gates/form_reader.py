@@ -1,0 +1,242 @@
+"""The question-aware form reader (adversary gate rules ``form_gold_at_1`` and ``form_auc``).
+
+Why it exists. Every other adversary of the gate either never reads the question (the learned,
+question-blind classifier; the position prior; the haystack diff) or reads only its words (the
+subject-and-value reader, the phrase reader, fact-only BM25). A corpus can pass all of them and
+still be beaten by a reader that uses the question only to *find the candidates* — the clauses that
+hold the question's words and a value — and then picks among them by *form*: how long their words
+are, whether the clause stands alone in its turn, how many commas it has. Red team 19 beat the
+shipped WorkingMemory v3 (sha256 435643f2…, which passed every gate) exactly so: among the asked
+kind's user clauses, the one with the fewest characters per word was gold in 60 of 60 questions
+(random among those clauses 0.197), because every own frame was written in shorter words than every
+competitor frame. Red team 18 had beaten the preceding bytes the same way, through the value's
+punctuation. A memory system cannot use that channel legitimately: it is the generator's
+handwriting, not the conversation's content.
+
+What it does. Per question, the **candidates** are the clauses (sentences, split again at
+semicolons) that hold a value-like token (:mod:`..retrieval.values`) and the largest number of
+distinct question content words any such clause of the haystack holds: the tier a subject-and-value
+reader cannot break. A question whose candidates lie in fewer than two sessions, or whose gold holds
+none, has nothing to break and is excluded (counted). Each candidate gets **content-free** features
+only — word count, characters per word, characters, commas, other punctuation, value-like tokens,
+repeats of the question's words, its index in its turn and the turn's clause count, whether it is
+alone in its turn, where its turn sits in its session — the first seven also centred on, and
+ranked within, the question's candidates (the red team's rule was relative: "the shortest-worded
+of them"). A logistic regression (numpy, Newton steps with a ridge, each training question weighing
+1, half on its gold candidates and half on the rest) is trained on one half of the questions and
+scores the other half's candidates, then the other way round (the halves of
+:func:`..adversaries.split_halves`: questions sharing a session stay together). A session scores its
+best candidate; the figures rank *candidate sessions only*, so the random expectation is the gold
+share among them, not among the whole haystack.
+
+Refused (per shape, and on the pooled row) when gold@1 exceeds random + :data:`FORM_MARGIN`, or the
+mean within-question AUC exceeds :data:`FORM_AUC_REFUSE`, and in either case no-signal chance
+(:func:`..adversaries.null_draws` over the candidate sessions) gives so high a figure less often
+than the gate's alpha: a chance rule, like the learned adversary's.
+
+Pure: a function of the haystacks' text and a half assignment; no clock, no global random state.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..retrieval.tokenizer import tokenize
+from ..retrieval.values import sentences, value_like_tokens
+
+FORM_MARGIN = 0.15
+"""Refused when the form reader's gold@1 among candidate sessions exceeds random + 0.15 (and chance
+is ruled out). An additive margin rather than the learned adversary's 2 x random: candidates are few
+(two to a dozen), so twice random is often 1.0, a bound nothing can exceed."""
+FORM_AUC_REFUSE = 0.65
+"""Refused when the mean within-question AUC over candidate sessions exceeds 0.65 (as the learned
+adversary's bound; Appendix D)."""
+RIDGE = 1.0
+"""Ridge penalty (on the standardised features, summed loss of total weight one per question)."""
+NEWTON_STEPS = 25
+
+_CLAUSE_BREAK = re.compile(r";\s+")
+_LETTERS = re.compile(r"[A-Za-z]")
+_OTHER_PUNCTUATION = re.compile(r"[:;!?()\"\u201c\u201d\u2018\u2019'\u2013\u2014-]")
+
+BASE_FEATURES: tuple[str, ...] = (
+    "words", "chars_per_word", "chars", "commas", "other_punctuation", "values",
+    "question_word_repeats", "index_in_turn", "clauses_in_turn", "alone_in_turn", "last_in_turn",
+    "turn_position", "candidates_in_session")
+"""Form, never content: no word lists (a negation or a relation's pronoun is how a statement says
+it is not the answer, which a memory may read), no speaker (who said it is Episodic's construct),
+no place of the session in the haystack (the latest statement wins in Forgetting and Arithmetic:
+recency is content there; the question-blind position prior gates positions)."""
+RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:7]
+"""Features also given centred on, and ranked within, the question's candidates."""
+FEATURES: tuple[str, ...] = (*BASE_FEATURES, *(f"{name}_centred" for name in RELATIVE_FEATURES),
+                             *(f"{name}_rank" for name in RELATIVE_FEATURES))
+
+
+class FormHaystack(Protocol):
+    """What the reader needs of one question (the adversary gate's haystack view)."""
+
+    question: str
+    shape: str
+    keys: tuple[str, ...]
+    texts: tuple[tuple[str, ...], ...]
+    gold: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """One question's candidate clauses: their sessions and feature rows."""
+
+    sessions: tuple[int, ...]
+    rows: tuple[tuple[float, ...], ...]
+    gold: frozenset[int]
+    """Indices into :attr:`session_list` of the gold candidate sessions."""
+    session_list: tuple[int, ...]
+    """The distinct candidate sessions, in haystack order."""
+
+
+def clauses(text: str) -> list[str]:
+    """A turn's clauses: its sentences, split again at semicolons (two statements joined by one
+    are two clauses, as a reader who splits on punctuation sees them)."""
+    return [part for sentence in sentences(text) for part in _CLAUSE_BREAK.split(sentence)
+            if part.strip()]
+
+
+def _clause_row(clause: str, words: set[str], *, index: int, count: int,
+                turn_position: float) -> list[float]:
+    content = tokenize(clause)
+    letters = len(_LETTERS.findall(clause))
+    n = max(1, len(clause.split()))
+    asked = [token for token in content if token in words]
+    return [float(n), letters / n, float(len(clause)), float(clause.count(",")),
+            float(len(_OTHER_PUNCTUATION.findall(clause))), float(len(value_like_tokens(clause))),
+            float(len(asked) - len(set(asked))),
+            float(min(index, 3)), float(min(count, 4)), float(count == 1),
+            float(index == count - 1), turn_position]
+
+
+def candidates(haystack: FormHaystack) -> Candidates | None:
+    """The question's candidate clauses with their features, or ``None`` when nothing is left to
+    break (candidates in fewer than two sessions, or none in gold)."""
+    words = set(tokenize(haystack.question))
+    if not words:
+        return None
+    found: list[tuple[int, int, list[float]]] = []  # (session, overlap, row)
+    for s, turns in enumerate(haystack.texts):
+        for t, text in enumerate(turns):
+            parts = clauses(text)
+            for index, clause in enumerate(parts):
+                if not value_like_tokens(clause):
+                    continue
+                overlap = len(words.intersection(tokenize(clause)))
+                if overlap:
+                    found.append((s, overlap, _clause_row(
+                        clause, words, index=index, count=len(parts),
+                        turn_position=t / max(1, len(turns) - 1))))
+    if not found:
+        return None
+    top = max(overlap for _, overlap, _ in found)
+    tier = [(s, row) for s, overlap, row in found if overlap == top]
+    session_list = tuple(sorted({s for s, _ in tier}))
+    gold = frozenset(i for i, s in enumerate(session_list) if s in haystack.gold)
+    if len(session_list) < 2 or not gold or len(gold) == len(session_list):
+        return None
+    per_session = {s: sum(1 for t, _ in tier if t == s) for s in session_list}
+    rows = [[*row, float(per_session[s])] for s, row in tier]
+    columns = list(zip(*rows))
+    relative: list[list[float]] = [[] for _ in rows]
+    for name in RELATIVE_FEATURES:
+        column = columns[BASE_FEATURES.index(name)]
+        mean = sum(column) / len(column)
+        order = sorted(column)
+        span = max(1, len(column) - 1)
+        for r, value in enumerate(column):
+            relative[r].append(value - mean)
+        for r, value in enumerate(column):
+            below = sum(1 for v in order if v < value)
+            ties = sum(1 for v in order if v == value)
+            relative[r].append((below + (ties - 1) / 2) / span)
+    # relative holds centred and rank interleaved per feature: reorder to centred..., rank...
+    full = []
+    for r, row in enumerate(rows):
+        centred = relative[r][0::2]
+        ranked = relative[r][1::2]
+        full.append(tuple(row + centred + ranked))
+    return Candidates(tuple(s for s, _ in tier), tuple(full), gold, session_list)
+
+
+def _fit(x: object, y: object, w: object) -> object:
+    """Ridge logistic regression by Newton steps (deterministic; a handful of features)."""
+    import numpy as np
+
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    ws = np.asarray(w, dtype=float)
+    beta = np.zeros(xs.shape[1])
+    penalty = RIDGE * np.eye(xs.shape[1])
+    penalty[0, 0] = 0.0  # no penalty on the intercept
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xs @ beta, -30, 30)))
+        gradient = xs.T @ (ws * (p - ys)) + penalty @ beta
+        hessian = (xs * (ws * p * (1 - p))[:, None]).T @ xs + penalty
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
+        beta = beta - step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return beta
+
+
+def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int]
+                ) -> tuple[dict[int, tuple[Candidates, list[float]]], dict[str, int]]:
+    """Per tested question: its candidates and one score per candidate *session* (its best
+    clause), from the model trained on the other half. Also counts of excluded questions."""
+    import numpy as np
+
+    found: dict[int, Candidates] = {}
+    excluded = {"single_candidate_session_or_gold_outside": 0}
+    for qi in sorted(halves):
+        got = candidates(haystacks[qi])
+        if got is None:
+            excluded["single_candidate_session_or_gold_outside"] += 1
+        else:
+            found[qi] = got
+    out: dict[int, tuple[Candidates, list[float]]] = {}
+    for side in (0, 1):
+        train = [qi for qi in found if halves[qi] != side]
+        test = [qi for qi in found if halves[qi] == side]
+        if not train or not test:
+            continue
+        rows, labels, weights = [], [], []
+        for qi in train:
+            c = found[qi]
+            gold_sessions = {c.session_list[i] for i in c.gold}
+            is_gold = [s in gold_sessions for s in c.sessions]
+            n_gold = sum(is_gold)
+            n_rest = len(is_gold) - n_gold
+            for row, g in zip(c.rows, is_gold):
+                rows.append(row)
+                labels.append(1.0 if g else 0.0)
+                weights.append(0.5 / n_gold if g else 0.5 / n_rest)
+        x = np.asarray(rows, dtype=float)
+        mean = x.mean(axis=0)
+        scale = x.std(axis=0)
+        scale[scale == 0] = 1.0
+        design = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
+        beta = _fit(design, labels, np.asarray(weights) / len(train))
+        for qi in test:
+            c = found[qi]
+            xt = (np.asarray(c.rows, dtype=float) - mean) / scale
+            scores = np.hstack([np.ones((len(xt), 1)), xt]) @ beta
+            best = {s: -math.inf for s in c.session_list}
+            for s, score in zip(c.sessions, scores):
+                best[s] = max(best[s], round(float(score), 9))
+            out[qi] = (c, [best[s] for s in c.session_list])
+    return out, excluded
+
+
+__all__ = ["BASE_FEATURES", "Candidates", "FEATURES", "FORM_AUC_REFUSE", "FORM_MARGIN",
+           "FormHaystack", "candidates", "clauses", "form_scores"]
