@@ -1,0 +1,72 @@
+"""The form reader's false-refusal rate on a real corpus's own sizes: relabel gold among candidates.
+
+``scripts/adversary_null.py`` moves gold to sessions drawn from the whole haystack; the form reader
+then rarely finds gold among a question's candidates and measures almost nothing. This script keeps
+the corpus's text and, per question, moves gold to as many sessions drawn uniformly among the
+*candidate sessions* (:func:`pytest_typedmemeval.gates.form_reader.candidates`), so every question
+the reader measured stays measured with labels no form can predict. A ``form_gold_at_1`` or
+``form_auc`` refusal (per shape or pooled, with the gate's alpha) is then a false refusal.
+
+    python scripts/form_reader_null.py [--relabellings 40] [corpus.json ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from pytest_typedmemeval.corpus import load_corpus
+from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.gates.form_reader import candidates, form_scores
+
+CORPORA = Path(__file__).resolve().parent.parent / "corpora"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--relabellings", type=int, default=40)
+    parser.add_argument("corpora", nargs="*", type=Path)
+    args = parser.parse_args()
+    paths = args.corpora or sorted(CORPORA.glob("typedmemeval-*-v3.json"))
+    for path in paths:
+        corpus = load_corpus(path)
+        haystacks = adversaries._haystacks(corpus.records)
+        ranked = [qi for qi, h in enumerate(haystacks) if h.ranked]
+        halves = adversaries.split_halves(haystacks, ranked)
+        found = {qi: c for qi in ranked if (c := candidates(haystacks[qi])) is not None}
+        shapes = sorted({haystacks[qi].shape for qi in ranked})
+        alpha = adversaries.LEARNED_ALPHA / max(1, len(shapes) + (1 if len(shapes) > 1 else 0))
+        refused: Counter[str] = Counter()
+        for seed in range(args.relabellings):
+            rng = random.Random(f"form-null\x1f{corpus.sha256}\x1f{seed}")
+            moved = list(haystacks)
+            for qi, c in found.items():
+                picked = rng.sample(list(c.session_list), len(c.gold))
+                moved[qi] = replace(haystacks[qi], gold=frozenset(picked))
+            form, _ = form_scores(moved, halves)
+            findings = []
+            for shape in shapes:
+                row = adversaries._form_row([q for q in ranked if moved[q].shape == shape], form,
+                                            shape, alpha)
+                if row["status"] == "measured":
+                    findings += adversaries._form_findings(row, shape, "the shape's")
+            if len({moved[q].shape for q in form}) > 1:
+                findings += adversaries._form_findings(
+                    adversaries._form_row(ranked, form, adversaries.POOLED, alpha),
+                    adversaries.POOLED, "all measured")
+            rules = sorted({f"{f.rule}@{f.shape}" for f in findings})
+            if rules:
+                refused.update(rules)
+                refused["(any)"] += 1
+        runs = args.relabellings
+        by_rule = dict(sorted((k, v) for k, v in refused.items() if k != "(any)"))
+        print(f"{corpus.corpus_id} ({corpus.sha256[:12]}): {len(found)} questions measured; "
+              f"{refused['(any)']} of {runs} relabellings refused by the form reader "
+              f"({refused['(any)'] / runs:.1%}); by rule and shape {by_rule}")
+
+
+if __name__ == "__main__":
+    main()
