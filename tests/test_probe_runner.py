@@ -27,7 +27,7 @@ from pytest_typedmemeval.probing.records import merge_records
 from pytest_typedmemeval.probing.runner import ProbeOptions, plan_arm, select_questions
 
 from _loopback_openai import LoopbackOpenAI, Reply
-from _support import FIXTURE_CORPUS_DIR
+from _support import FIXTURE_CORPUS_DIR, KNOWN_BEATEN
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED_FORGETTING = REPO / "corpora" / "typedmemeval-forgetting-v3.json"
@@ -272,12 +272,17 @@ def test_a_shipped_corpus_keeps_every_other_sidecar_byte_and_partial_runs_are_no
     assert any(row["arm"] == "V1" and "no verdict for 19 of 20" in row["reason"]
                for row in result.measured["not_measured"])
     # No other gate reads probe_records: structure (reproducibility included), calibration,
-    # separability and leaks still pass on the written sidecar.
+    # separability, leaks and the adversaries keep their verdicts on the written sidecar (passed,
+    # or the adversaries' recorded refusal of a corpus they are known to beat).
     from pytest_typedmemeval.generate import certify as registry
 
     for gate in ("structure", "calibration", "separability", "leaks", "adversaries"):
         verdict = registry.run_corpus_gate(gate, corpus)
-        assert verdict.status == "passed", verdict.summary()
+        if gate == "adversaries" and corpus.corpus_id in KNOWN_BEATEN:
+            assert verdict.status == "refused" and set(verdict.refused_rules()) == \
+                KNOWN_BEATEN[corpus.corpus_id][1], verdict.summary()
+        else:
+            assert verdict.status == "passed", verdict.summary()
 
 
 # --- prompts, seeds, scope -------------------------------------------------------------------------
