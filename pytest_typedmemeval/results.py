@@ -10,8 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RESULT_SCHEMA_VERSION = 2
-"""2 added ``mechanical_outcome`` (the mechanical judge's second opinion under a model judge)."""
+RESULT_SCHEMA_VERSION = 3
+"""2 added ``mechanical_outcome`` (the mechanical judge's second opinion under a model judge); 3
+added ``model_outcome`` (the model's second opinion on the hybrid judge's seeded sample)."""
 
 Attribution = Literal["present", "partial", "absent", "unobserved", "not_applicable"]
 """Evidence attribution (VERTICALS.md §5.8). ``partial``: some but not all gold sessions surfaced;
@@ -46,6 +47,9 @@ class QuestionResult(BaseModel):
     """The mechanical judge's outcome on the same answer, set only where a model judge decided
     ``outcome`` (``--tme-judge llm``: every judged answer; ``hybrid``: the mechanically unjudged
     ones). ``None`` where the mechanical judge decided, or nothing was judged."""
+    model_outcome: str | None = None
+    """The model judge's outcome on an answer the mechanical judge decided: the ``hybrid`` judge's
+    seeded sample only (docs/JUDGING.md J13.14). Never the verdict."""
     duration_seconds: float = 0.0
     """Wall time of the question; excluded from comparisons (it is the only non-deterministic field)."""
 

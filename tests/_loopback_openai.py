@@ -52,6 +52,8 @@ class Reply:
     close the connection: a reply cut off mid-stream."""
     served_model: str | None = None
     """The ``model`` the completion says answered (default: the one asked for)."""
+    finish_reason: str = "stop"
+    """``length``: the message was cut off by the request's ``max_tokens``."""
     usage: Mapping[str, int] = field(default_factory=lambda: {
         "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18})
 
@@ -231,7 +233,7 @@ class LoopbackOpenAI:
                     payload = json.dumps({
                         "id": f"chatcmpl-loopback-{server.count}", "object": "chat.completion",
                         "created": 0, "model": reply.served_model or body.get("model", "unknown"),
-                        "choices": [{"index": 0, "finish_reason": "stop",
+                        "choices": [{"index": 0, "finish_reason": reply.finish_reason,
                                      "message": {"role": "assistant", "content": reply.content}}],
                         "usage": dict(reply.usage),
                     }).encode()

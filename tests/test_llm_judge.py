@@ -23,6 +23,8 @@ from pytest_typedmemeval.judge.llm import (
     JudgedLabel,
     LLMJudge,
     SubcountLabel,
+    hybrid_sample_rate,
+    in_hybrid_sample,
     llm_fingerprint,
     parse_verdict,
     render_messages,
@@ -39,7 +41,7 @@ from pytest_typedmemeval.calls.endpoint import (
 from pytest_typedmemeval.calls.json_client import ModelClient
 
 from _loopback_openai import LoopbackOpenAI, Reply
-from _support import fixture_corpus_files
+from _support import ORACLE_CONFTEST, fixture_corpus_files
 
 POSITIVE = AnswerKey(accepted=("Tallowmere climbing wall", "Tallowmere"), wrong=("Corvane", "Brisco"))
 NO_LONGER = AnswerKey(must_name=("Orlen Vask",), stale=("Orlen Vask",), wrong=("Pembry Hollis",),
@@ -296,26 +298,77 @@ def test_the_llm_judge_returns_the_models_outcome(loopback_openai: LoopbackOpenA
     assert "Which pass is still valid?" in loopback_openai.prompts()[0]
 
 
-def test_hybrid_asks_the_model_only_about_mechanically_unjudged_answers(
-        loopback_openai: LoopbackOpenAI) -> None:
+@pytest.mark.parametrize("rate", [0.0, 0.3])
+def test_hybrid_asks_the_model_about_unjudged_answers_and_a_seeded_sample_of_the_rest(
+        loopback_openai: LoopbackOpenAI, rate: float) -> None:
+    """The model decides what the mechanical judge could not read; for a seeded sample of the rest
+    (by question and key, never by answer) it gives a second opinion that changes no verdict
+    (J13.14); with the sample off, it is asked about the unjudged answers only."""
     loopback_openai.script = lambda body: Reply.verdict("wrong", "scripted", "purple")
     mechanical = MechanicalJudge()
-    hybrid = HybridJudge(mechanical, LLMJudge(_endpoint(loopback_openai)))
+    hybrid = HybridJudge(mechanical, LLMJudge(_endpoint(loopback_openai)), sample_rate=rate)
     cases = [(answer, record.typedmemeval.answer_key, record.question)
              for _, record in _all_records() for answer in (record.answer, "I don't know.", UNREADABLE)]
-    unjudged = 0
+    unjudged = sampled = 0
     for answer, key, question in cases:
         first = mechanical.judge(answer, key, question=question)
         verdict = hybrid.judge(answer, key, question=question)
         if first.outcome is Outcome.UNJUDGED:
             unjudged += 1
             assert verdict.outcome is Outcome.WRONG and verdict.reason.startswith("llm (mechanical unjudged)")
-            assert verdict.mechanical_outcome is Outcome.UNJUDGED
+            assert verdict.mechanical_outcome is Outcome.UNJUDGED and verdict.model_outcome is None
         else:
             assert verdict.outcome is first.outcome and verdict.reason.startswith("mechanical: ")
             assert verdict.mechanical_outcome is None
+            in_sample = in_hybrid_sample(question, key, rate)
+            assert verdict.model_outcome is (Outcome.WRONG if in_sample else None)
+            sampled += in_sample
     hybrid.close()
-    assert unjudged > 0 and loopback_openai.count == unjudged < len(cases)
+    assert unjudged > 0 and loopback_openai.count == unjudged + sampled < len(cases)
+    assert (sampled > 0) == (rate > 0)
+
+
+@pytest.mark.parametrize("cut_twice", [False, True])
+def test_a_verdict_cut_off_by_the_token_budget_is_asked_once_more_with_twice_the_room(
+        loopback_openai: LoopbackOpenAI, cut_twice: bool) -> None:
+    """J13.14: a small model that writes its reasoning first runs out of tokens; the verdict is
+    asked once more with twice the budget, and only a second cut-off is an ``error``."""
+    budgets: list[int] = []
+
+    def script(body: dict[str, Any]) -> Reply:
+        budgets.append(int(body["max_tokens"]))
+        if cut_twice or len(budgets) == 1:
+            return Reply(content='{"reason": "The answer names the Sunblock pass, which',
+                         finish_reason="length")
+        return Reply.verdict("correct", "names the accepted value")
+
+    loopback_openai.script = script
+    judge = LLMJudge(_endpoint(loopback_openai))
+    verdict = judge.judge("Banana Boat SPF 50.", POSITIVE, question="Which pass is still valid?")
+    judge.close()
+    assert budgets == [judge._client.max_tokens, 2 * judge._client.max_tokens]
+    if cut_twice:
+        assert verdict.outcome is Outcome.ERROR and "truncated" in verdict.reason
+    else:
+        assert verdict.outcome is Outcome.CORRECT
+
+
+def test_the_judge_token_budget_is_an_option_with_a_larger_default() -> None:
+    from pytest_typedmemeval.calls.settings import DEFAULT_MAX_TOKENS
+    from pytest_typedmemeval.judge.choice import DEFAULT_JUDGE_MAX_TOKENS, JudgeChoice, JudgeChoiceError
+
+    assert DEFAULT_JUDGE_MAX_TOKENS > DEFAULT_MAX_TOKENS
+    assert JudgeChoice.parse("llm", "m", None).max_tokens == DEFAULT_JUDGE_MAX_TOKENS
+    assert JudgeChoice.parse("llm", "m", None, max_tokens="900").max_tokens == 900
+    with pytest.raises(JudgeChoiceError, match="--tme-judge-max-tokens '0'"):
+        JudgeChoice.parse("llm", "m", None, max_tokens="0")
+    with pytest.raises(JudgeChoiceError, match="--tme-judge-min-agreement '1.5'"):
+        JudgeChoice.parse("llm", "m", None, min_agreement="1.5")
+
+
+def test_the_hybrid_sample_rate_is_five_percent_and_at_least_twenty_expected() -> None:
+    assert hybrid_sample_rate(260) == pytest.approx(20 / 260)
+    assert hybrid_sample_rate(1000) == 0.05 and hybrid_sample_rate(10) == 1.0
 
 
 def test_judge_choice_needs_a_model_and_a_known_mode(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -429,25 +482,69 @@ def test_llm_mode_grades_every_answer_by_the_model_and_reports_agreement(
     assert not [q["corpus_id"] for q in questions if q["corpus_id"] in prompts]
 
 
-def test_hybrid_mode_calls_the_model_only_for_mechanically_unjudged_answers(
+def test_hybrid_mode_decides_unjudged_answers_and_measures_itself_on_a_sample(
         judged_project: pytest.Pytester, loopback_openai: LoopbackOpenAI) -> None:
-    judged_project.runpytest(*_judge_args(judged_project, loopback_openai, "hybrid"))
+    """The model decides the mechanically unjudged answers; the rest keep the mechanical verdict,
+    and the seeded sample of them (every question here: fewer than 20 are loaded, so the rate is
+    1) carries the model's outcome as a second opinion, so the agreement block is not empty
+    (J13.14). Too few answers for the agreement bound: said in one line, not evaluated."""
+    result = judged_project.runpytest(*_judge_args(judged_project, loopback_openai, "hybrid"))
     report = json.loads((judged_project.path / "r.json").read_text(encoding="utf-8"))
     mechanical = _mechanical_outcomes(judged_project, report)
     unjudged = {qid for qid, outcome in mechanical.items() if outcome == "unjudged"}
-    assert unjudged and loopback_openai.count == len(unjudged)
+    assert unjudged and loopback_openai.count == len(report["questions"])
     for q in report["questions"]:
         if q["question_id"] in unjudged:
             assert q["mechanical_outcome"] == "unjudged" and q["reason"].startswith("llm (mechanical unjudged)")
             assert q["outcome"] == ("wrong" if "Purple" in q["answer"] else "correct")
+            assert q["model_outcome"] is None
         else:
             assert q["mechanical_outcome"] is None and q["outcome"] == mechanical[q["question_id"]]
-            assert q["reason"].startswith("mechanical: ")
+            assert q["reason"].startswith("mechanical: ") and q["model_outcome"] is not None
     assert report["judge"]["mode"] == "hybrid" and report["judge"]["model"] == "m"
     agreement = report["judge_agreement"]
-    assert agreement["n"] == agreement["mechanical_unjudged"] == len(unjudged)
-    assert agreement["compared"] == 0 and agreement["agreement_rate"] is None
+    sampled = len(report["questions"]) - len(unjudged)
+    assert agreement["n"] == len(report["questions"]) and agreement["sampled"] == sampled
+    assert agreement["mechanical_unjudged"] == len(unjudged) and agreement["compared"] > 0
     assert sum(agreement["confusion"]["matrix"]["unjudged"].values()) == len(unjudged)
+    assert report["judge_agreement_check"]["passed"] is None
+    result.stdout.fnmatch_lines(["*judge agreement: NOT EVALUATED against --tme-judge-min-agreement 0.9*"])
+
+
+@pytest.mark.parametrize(("verdict", "bound", "passed"), [("agree", "0.9", True),
+                                                         ("disagree", "0.9", False),
+                                                         ("disagree", "0", True)])
+def test_llm_mode_fails_the_session_below_the_agreement_bound(
+        pytester: pytest.Pytester, loopback_openai: LoopbackOpenAI, verdict: str, bound: str,
+        passed: bool) -> None:
+    """--tme-judge-min-agreement (J13.14): with 20 or more answers graded by both judges, a rate
+    below the bound fails the session in one line, whatever the items did; at or above, it passes."""
+    from pytest_typedmemeval.judge.mechanical import MechanicalJudge as Mechanical
+    source = next(c for c in shipped_corpora() if c.vertical == "arithmetic")
+    shutil.copy(source.path, pytester.path / "corpus_arithmetic.json")  # no sidecar: not shipped
+    pytester.makeconftest(ORACLE_CONFTEST)
+    records = load_corpus(pytester.path / "corpus_arithmetic.json").records
+    mechanical = Mechanical()
+    chosen = [r for r in records if mechanical.judge(r.answer, r.typedmemeval.answer_key,
+                                                     question=r.question).outcome is Outcome.CORRECT]
+    select = " or ".join(r.question_id for r in chosen[:20])
+    outcome = "correct" if verdict == "agree" else "abstained"
+    loopback_openai.script = lambda body: Reply.verdict(outcome, "scripted", None)
+    result = pytester.runpytest(
+        "--tme-corpus", "corpus_arithmetic.json", "-k", select,
+        "--tme-judge", "llm", "--tme-judge-model", "m",
+        "--tme-judge-base-url", loopback_openai.base_url, "--tme-allow-unpriced", "--tme-no-cache",
+        "--tme-judge-min-agreement", bound, "--tme-report", "r.json", "-p", "no:cacheprovider",
+        "--tme-fail-under", "0")
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["judge_agreement"]["compared"] == 20
+    assert report["judge_agreement_check"]["passed"] is passed
+    if passed:
+        assert result.ret == pytest.ExitCode.OK
+    else:
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(["*FAILED judge agreement: the mechanical and the model judge "
+                                     "agree on 0.00 of 20 answers*below --tme-judge-min-agreement 0.9*"])
 
 
 def test_mechanical_mode_reports_no_agreement_block_and_calls_nothing(

@@ -172,6 +172,7 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
         attribution=attribution, unknown_evidence_ids=unknown, judge=judge.name,
         judge_fingerprint=judge.fingerprint,
         mechanical_outcome=None if verdict.mechanical_outcome is None else verdict.mechanical_outcome.value,
+        model_outcome=None if verdict.model_outcome is None else verdict.model_outcome.value,
         duration_seconds=time.perf_counter() - started,
     )
 

@@ -54,6 +54,8 @@ class Completion:
     cost_usd: float = 0.0
     served_model: str | None = None
     attempts: int = 0
+    finish_reason: str | None = None
+    """The server's reason for ending the message ("stop", "length": cut off by ``max_tokens``)."""
 
 
 class ModelCaller:
@@ -96,17 +98,20 @@ class ModelCaller:
 
     # --- public entry points ---------------------------------------------------------------------
     def request_of(self, messages: Messages, *, json_mode: bool = False,
-                   seed: int | None = None) -> dict[str, Any]:
-        """The request as sent, and as keyed in the cache (everything that decides the reply)."""
+                   seed: int | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+        """The request as sent, and as keyed in the cache (everything that decides the reply).
+        ``max_tokens`` overrides the settings' budget for this request (a retry with more room)."""
         return {"base_url": self.settings.base_url, "model": self.settings.model,
                 "messages": [{"role": str(m["role"]), "content": str(m["content"])} for m in messages],
-                "temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens,
+                "temperature": self.settings.temperature,
+                "max_tokens": self.settings.max_tokens if max_tokens is None else max_tokens,
                 "seed": self.settings.seed if seed is None else seed, "json_mode": json_mode}
 
     def complete(self, messages: Messages, *, json_mode: bool = False,
-                 seed: int | None = None) -> Completion:
+                 seed: int | None = None, max_tokens: int | None = None) -> Completion:
         """One request, synchronously (raises :class:`ModelCallError`)."""
-        return self._run(self.acomplete(messages, json_mode=json_mode, seed=seed))
+        return self._run(self.acomplete(messages, json_mode=json_mode, seed=seed,
+                                        max_tokens=max_tokens))
 
     def complete_many(self, batch: Sequence[tuple[Messages, int | None]], *, json_mode: bool = False,
                       progress: Callable[[int, int], None] | None = None
@@ -133,17 +138,18 @@ class ModelCaller:
         return self._run(gather())
 
     async def acomplete(self, messages: Messages, *, json_mode: bool = False,
-                        seed: int | None = None) -> Completion:
+                        seed: int | None = None, max_tokens: int | None = None) -> Completion:
         """One request on the caller's loop (cache, price, admission, retries, settle, store)."""
-        request = self.request_of(messages, json_mode=json_mode, seed=seed)
+        request = self.request_of(messages, json_mode=json_mode, seed=seed, max_tokens=max_tokens)
         cached = self.cache.get(request)
         if cached is not None:
             self.ledger.count_cache_hit()
             return Completion(text=cached["content"], usage=cached.get("usage") or {}, cached=True,
-                              served_model=cached.get("served_model"), attempts=0)
+                              served_model=cached.get("served_model"), attempts=0,
+                              finish_reason=cached.get("finish_reason"))
         if self.price is None and not self.settings.allow_unpriced:
             self.check()  # raises the unpriced refusal with its reason
-        prompt_bound, completion_bound = worst_case_tokens(request["messages"], self.settings.max_tokens)
+        prompt_bound, completion_bound = worst_case_tokens(request["messages"], request["max_tokens"])
         worst = self.price.cost(prompt_bound, completion_bound) if self.price else 0.0
         inflight = self._inflight
         assert inflight is not None
@@ -203,7 +209,8 @@ class ModelCaller:
                 self._give_ups = 0
                 self.cache.put(request, reply)
                 return Completion(text=reply["content"], usage=usage, cached=False, cost_usd=actual,
-                                  served_model=reply.get("served_model"), attempts=attempt)
+                                  served_model=reply.get("served_model"), attempts=attempt,
+                                  finish_reason=reply.get("finish_reason"))
         finally:
             await inflight.leave()
 
@@ -289,8 +296,10 @@ class ModelCaller:
                                  f"completion ({type(error).__name__}: {error})") from None
         except openai.OpenAIError as error:
             raise ModelCallError("client", f"{type(error).__name__} calling {url}: {error}") from None
+        choices = getattr(completion, "choices", None) or [None]
         return {"content": message_content(completion, url), "usage": usage_of(completion),
-                "served_model": getattr(completion, "model", None)}
+                "served_model": getattr(completion, "model", None),
+                "finish_reason": getattr(choices[0], "finish_reason", None)}
 
 
 __all__ = ["Completion", "Messages", "ModelCaller"]

@@ -35,7 +35,9 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 JSON_RESPONSE_FORMAT: Mapping[str, str] = {"type": "json_object"}
 
 FailureKind = Literal["config", "connection", "timeout", "http_status", "malformed_response",
-                      "malformed_json", "client", "ceiling", "unpriced"]
+                      "malformed_json", "truncated", "client", "ceiling", "unpriced"]
+"""``truncated``: the message was cut off by the request's ``max_tokens`` before it parsed (the
+model judge retries once with a larger budget)."""
 
 
 class ModelCallError(Exception):

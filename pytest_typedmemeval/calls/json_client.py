@@ -64,7 +64,7 @@ class ModelClient:
     no cache, unpriced allowed) and whether the server refused JSON mode; closed at the end."""
 
     def __init__(self, endpoint: ModelEndpoint, *, environ: Mapping[str, str] | None = None,
-                 caller: Any = None) -> None:
+                 caller: Any = None, max_tokens: int | None = None) -> None:
         self.endpoint = endpoint
         if caller is None:
             from .caller import ModelCaller
@@ -72,8 +72,8 @@ class ModelClient:
 
             caller = ModelCaller(ModelSettings(
                 model=endpoint.model, base_url=endpoint.base_url, temperature=endpoint.temperature,
-                timeout_seconds=endpoint.timeout_seconds, allow_unpriced=True, cache_dir=None),
-                environ=environ)
+                timeout_seconds=endpoint.timeout_seconds, allow_unpriced=True, cache_dir=None,
+                **({} if max_tokens is None else {"max_tokens": max_tokens})), environ=environ)
         self.caller = caller
         self.json_mode_refused = False
         """Set when the server refused ``response_format`` once; later requests omit it."""
@@ -81,7 +81,8 @@ class ModelClient:
     def close(self) -> None:
         self.caller.close()
 
-    def complete_json(self, messages: Sequence[Mapping[str, str]]) -> ModelReply:
+    def complete_json(self, messages: Sequence[Mapping[str, str]], *,
+                      max_tokens: int | None = None) -> ModelReply:
         """One request; the reply's message parsed as a JSON object.
 
         JSON mode is requested first. When the server answers 400/422 to a request carrying it —
@@ -91,13 +92,13 @@ class ModelClient:
         """
         if not self.json_mode_refused:
             try:
-                return self._request(messages, json_mode=True)
+                return self._request(messages, json_mode=True, max_tokens=max_tokens)
             except ModelCallError as error:
                 if error.status not in _PARAMETER_REFUSALS:
                     raise
                 first_refusal = error
             try:
-                reply = self._request(messages, json_mode=False)
+                reply = self._request(messages, json_mode=False, max_tokens=max_tokens)
             except ModelCallError as error:
                 if error.status in _PARAMETER_REFUSALS:
                     raise ModelCallError(error.kind, f"{error.reason} (also refused with JSON mode: "
@@ -105,9 +106,24 @@ class ModelClient:
                 raise
             self.json_mode_refused = True
             return reply
-        return self._request(messages, json_mode=False)
+        return self._request(messages, json_mode=False, max_tokens=max_tokens)
 
-    def _request(self, messages: Sequence[Mapping[str, str]], *, json_mode: bool) -> ModelReply:
-        completion = self.caller.complete(messages, json_mode=json_mode)
-        return ModelReply(content=completion.text, data=parse_json_object(completion.text),
-                          usage=dict(completion.usage), json_mode=json_mode)
+    @property
+    def max_tokens(self) -> int:
+        """The caller's budget for a message (``max_tokens`` of every request not overriding it)."""
+        return int(self.caller.settings.max_tokens)
+
+    def _request(self, messages: Sequence[Mapping[str, str]], *, json_mode: bool,
+                 max_tokens: int | None = None) -> ModelReply:
+        completion = self.caller.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
+        try:
+            data = parse_json_object(completion.text)
+        except ModelCallError as error:
+            budget = self.max_tokens if max_tokens is None else max_tokens
+            used = completion.usage.get("completion_tokens")
+            if completion.finish_reason == "length" or (used is not None and used >= budget):
+                raise ModelCallError("truncated", f"the message was cut off at the {budget}-token "
+                                     f"budget before it was complete JSON ({error.reason})") from None
+            raise
+        return ModelReply(content=completion.text, data=data, usage=dict(completion.usage),
+                          json_mode=json_mode)

@@ -10,7 +10,10 @@ invalid JSON, an outcome outside the five — is outcome ``error`` (a harness fa
 The prompt holds the question text, the answer key and the answer: never a corpus id, a question
 id or the reserved benchmark token, so a model cannot recognise (or have memorised) the item.
 
-:class:`HybridJudge` asks the model only about what the mechanical judge left ``unjudged``.
+:class:`HybridJudge` asks the model about what the mechanical judge left ``unjudged`` (the model
+decides those) and about a seeded sample of the rest (the mechanical judge still decides those; the
+model's outcome is kept as a second opinion, so the judges' agreement is measured in every hybrid
+run: docs/JUDGING.md J13.14).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from .outcomes import SUBCOUNTS, Outcome, Verdict
 if TYPE_CHECKING:
     from .protocol import Judge
 
-__all__ = ["LLM_JUDGE_VERSION", "HybridJudge", "LLMJudge", "LLMVerdictPayload", "parse_verdict",
+__all__ = ["HYBRID_SAMPLE_MIN", "HYBRID_SAMPLE_RATE", "LLM_JUDGE_VERSION", "HybridJudge", "LLMJudge",
+           "LLMVerdictPayload", "hybrid_sample_rate", "in_hybrid_sample", "parse_verdict",
            "prompt_template_sha256", "render_messages"]
 
 LLM_JUDGE_VERSION = "1"
@@ -40,6 +44,8 @@ LLM_JUDGE_VERSION = "1"
 text below moves the fingerprint on its own."""
 ANSWER_CHAR_LIMIT = 20_000
 """J11: text past this is not read (the same bound as the mechanical judge)."""
+TRUNCATION_RETRY_FACTOR = 2
+"""A verdict cut off by the token budget is asked once more with this many times the budget."""
 REASON_CHAR_LIMIT = 300
 """A verdict's reason is one line in a failure text, not an essay."""
 
@@ -393,7 +399,15 @@ class LLMJudge:
              question: str | None) -> Verdict:
         messages = render_messages(answer, key, surfaced_items, question=question)
         try:
-            reply = self._client.complete_json(messages)
+            try:
+                reply = self._client.complete_json(messages)
+            except ModelCallError as error:
+                if error.kind != "truncated":
+                    raise
+                # A verdict cut off by the token budget (a small model writing its reasoning
+                # first) is asked once more with twice the room before it is an error (J13.14).
+                reply = self._client.complete_json(
+                    messages, max_tokens=TRUNCATION_RETRY_FACTOR * self._client.max_tokens)
         except ModelCallError as error:
             return _error(f"{error.kind}: {error.reason}")
         return parse_verdict(reply.data, key)
@@ -403,17 +417,47 @@ class LLMJudge:
         self._client.close()
 
 
+HYBRID_SAMPLE_RATE = 0.05
+HYBRID_SAMPLE_MIN = 20
+"""The hybrid judge's self-measurement (J13.14): 5 % of the questions, and at least 20 expected over
+the loaded corpora (:func:`hybrid_sample_rate`)."""
+_SAMPLE_CONSTANT = "typedmemeval-hybrid-sample-v1"
+
+
+def hybrid_sample_rate(questions_loaded: int) -> float:
+    """The share of questions whose mechanically judged answers also go to the model: 5 %, raised so
+    that at least :data:`HYBRID_SAMPLE_MIN` are expected over ``questions_loaded`` (every question of
+    the loaded corpora, not the selection, so -k, -m and sharding never move it)."""
+    if questions_loaded <= 0:
+        return HYBRID_SAMPLE_RATE
+    return min(1.0, max(HYBRID_SAMPLE_RATE, HYBRID_SAMPLE_MIN / questions_loaded))
+
+
+def in_hybrid_sample(question: str | None, key: AnswerKey, rate: float) -> bool:
+    """Whether this *question* (its text and key, never the answer: what a system says cannot move
+    it in or out) is in the seeded sample: sha256 of a fixed constant, the question and the key,
+    read as a number in [0, 1), below ``rate``."""
+    blob = json.dumps([_SAMPLE_CONSTANT, question or "", key.model_dump(mode="json")],
+                      sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(blob.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2 ** 64 < rate
+
+
 class HybridJudge:
-    """The mechanical judge first; the model only for answers the mechanical judge left
-    ``unjudged`` — the answers its closed rule set cannot read. Every other verdict is the
-    mechanical one, so a hybrid run costs one model call per unreadable answer and no more."""
+    """The mechanical judge first; the model for answers the mechanical judge left ``unjudged`` —
+    the answers its closed rule set cannot read — and, as a second opinion only, for a seeded
+    sample of the others (:func:`in_hybrid_sample`). Every verdict but the unjudged ones' is the
+    mechanical one, so a hybrid run costs one model call per unreadable answer plus the sample."""
 
     name = "hybrid"
 
-    def __init__(self, mechanical: Judge, llm: LLMJudge) -> None:
-        """``llm`` should carry no ``second_opinion``: the mechanical verdict is already at hand."""
+    def __init__(self, mechanical: Judge, llm: LLMJudge, *,
+                 sample_rate: float = HYBRID_SAMPLE_RATE) -> None:
+        """``llm`` should carry no ``second_opinion``: the mechanical verdict is already at hand.
+        ``sample_rate`` (0 turns the sample off) is not in the fingerprint: it changes no verdict."""
         self.mechanical = mechanical
         self.llm = llm
+        self.sample_rate = sample_rate
         self.model = llm.model
         self.fingerprint: str = hashlib.sha256(json.dumps(
             {"judge": "hybrid", "mechanical": mechanical.fingerprint, "llm": llm.fingerprint},
@@ -423,7 +467,11 @@ class HybridJudge:
               *, question: str | None = None) -> Verdict:
         first: Verdict = self.mechanical.judge(answer, key, surfaced_items, question=question)
         if first.outcome is not Outcome.UNJUDGED:
-            return Verdict(first.outcome, f"mechanical: {first.reason}", first.subcounts)
+            second_opinion = None
+            if in_hybrid_sample(question, key, self.sample_rate):
+                second_opinion = self.llm.judge(answer, key, surfaced_items, question=question).outcome
+            return Verdict(first.outcome, f"mechanical: {first.reason}", first.subcounts,
+                           model_outcome=second_opinion)
         second = self.llm.judge(answer, key, surfaced_items, question=question)
         return Verdict(second.outcome, _one_line(f"llm (mechanical unjudged): {second.reason}", 600),
                        second.subcounts, mechanical_outcome=Outcome.UNJUDGED)

@@ -52,3 +52,7 @@ class Verdict:
     reason: str
     subcounts: frozenset[str] = field(default_factory=frozenset)
     mechanical_outcome: Outcome | None = None
+    model_outcome: Outcome | None = None
+    """The model judge's outcome on an answer the mechanical judge decided: set only for the
+    ``hybrid`` judge's seeded sample (docs/JUDGING.md J13.14), so its agreement block is never
+    empty. Never changes the outcome."""

@@ -332,6 +332,10 @@ def judge_choice(config: pytest.Config) -> JudgeChoice:
             config.getoption("tme_judge_model") or config.getini("typedmemeval_judge_model"),
             config.getoption("tme_judge_base_url") or config.getini("typedmemeval_judge_base_url"),
             config.getoption("tme_judge_timeout"),
+            config.getoption("tme_judge_min_agreement")
+            if config.getoption("tme_judge_min_agreement") is not None
+            else config.getini("typedmemeval_judge_min_agreement"),
+            config.getoption("tme_judge_max_tokens") or config.getini("typedmemeval_judge_max_tokens"),
         )
         choice.check()
     except JudgeChoiceError as error:

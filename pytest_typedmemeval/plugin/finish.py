@@ -126,6 +126,22 @@ def _not_run(tme: TypedMemEvalSession) -> list[dict[str, str]]:
     return rows
 
 
+def _agreement_check(tme: TypedMemEvalSession) -> dict[str, Any] | None:
+    """The model judge's agreement bound over this run's results (J13.14): the report's block, the
+    summary line and whether the session fails. ``None`` under the mechanical judge or a hook's."""
+    if tme.judge_description()["mode"] not in ("llm", "hybrid"):
+        return None
+    from ..report.aggregate import judge_agreement
+
+    agreement = judge_agreement(tme.results.values())
+    passed, line = tme.judge_choice.agreement_verdict(agreement)
+    tme.agreement_line = line
+    tme.agreement_failed = passed is False
+    return {"bound": tme.judge_choice.min_agreement, "passed": passed,
+            "compared": agreement["compared"] if agreement else 0,
+            "agreement_rate": agreement["agreement_rate"] if agreement else None}
+
+
 def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     """Merge, write the report, and return the exit status the session must end with (``None``:
     keep pytest's). Nothing to report (no question selected, nothing ran) returns ``None``."""
@@ -153,6 +169,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         for row in thresholds if row["passed"] is False
     ]
     tme.not_run = not_run
+    agreement_check = _agreement_check(tme)
     tme.model_report = tme.model_description()
     from .adapter_fixture import describe_agent_source
 
@@ -172,6 +189,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "workers_without_payload": sorted(tme.workers_without_payload),
         "model": tme.model_report,
         "options": tme.options_description(),
+        "judge_agreement_check": agreement_check,
     }
     corpora: list[CorpusIndex] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
@@ -193,7 +211,8 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     if tme.adapter_failure is not None:
         return EXIT_USAGE_ERROR
     status = exitstatus
-    if status == EXIT_OK and (tme.threshold_failures or not complete or tme.report_error):
+    if status == EXIT_OK and (tme.threshold_failures or not complete or tme.report_error
+                              or tme.agreement_failed):
         status = EXIT_TESTS_FAILED
     return status if status != exitstatus else None
 
@@ -253,6 +272,8 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
             lines.append("FAILED thresholds: " + "; ".join(tme.threshold_failures))
         else:
             lines.append("thresholds: every vertical at or above its bound")
+    if tme.agreement_line is not None:
+        lines.append(tme.agreement_line)
     for lost in tme.workers_lost:
         where = f"while running {lost['question']} (recorded as error)" if lost["question"] else "between questions"
         lines.append(f"WARNING: xdist worker {lost['worker']} died {where}")

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
-from ..judge.choice import JUDGE_MODES
+from ..judge.choice import (DEFAULT_JUDGE_MAX_TOKENS, DEFAULT_MIN_AGREEMENT, JUDGE_MODES,
+                            MIN_AGREEMENT_COMPARED)
 from .session import marker_name
 
 DEFAULT_MAX_USD = 1.0
@@ -59,6 +60,11 @@ def _number(text: str, convert: type[float] | type[int], expected: str, accept: 
 def parse_timeout(text: str) -> float:
     return float(_number(text, float, "seconds as a number", lambda value: value > 0,
                          "the timeout must be positive"))
+
+
+def parse_rate(text: str) -> float:
+    return float(_number(text, float, "a rate as a number", lambda value: 0.0 <= value <= 1.0,
+                         "the rate must lie in [0, 1]"))
 
 
 def parse_usd(text: str) -> float:
@@ -120,6 +126,15 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--tme-judge-base-url", default=None, metavar="URL",
                     help="OpenAI-compatible endpoint for the model judge (default: OPENAI_BASE_URL, "
                     "else the public OpenAI API)")
+    group.addoption("--tme-judge-min-agreement", type=parse_rate, default=None, metavar="RATE",
+                    help="with a model judge (llm, hybrid), fail the session when the mechanical and "
+                    "the model judge agree on fewer than RATE of the answers both graded (at least "
+                    f"{MIN_AGREEMENT_COMPARED} compared; default {DEFAULT_MIN_AGREEMENT:g}; ini "
+                    "typedmemeval_judge_min_agreement)")
+    group.addoption("--tme-judge-max-tokens", type=parse_positive_int, default=None, metavar="N",
+                    help="token budget of one model-judge verdict; a verdict cut off by it is asked "
+                    f"once more with twice the budget before it is 'error' (default "
+                    f"{DEFAULT_JUDGE_MAX_TOKENS}; ini typedmemeval_judge_max_tokens)")
     group.addoption("--tme-judge-timeout", type=parse_timeout, default=None, metavar="SECONDS",
                     help=f"per request of the model judge; a timeout grades that answer 'error' "
                     f"(default {DEFAULT_TIMEOUT_SECONDS:g})")
@@ -161,6 +176,10 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("typedmemeval_judge", "judge mode: mechanical, llm or hybrid", default="")
     parser.addini("typedmemeval_judge_model", "model name for the llm/hybrid judge", default="")
     parser.addini("typedmemeval_judge_base_url", "OpenAI-compatible endpoint for the model judge", default="")
+    parser.addini("typedmemeval_judge_max_tokens", "token budget of one model-judge verdict",
+                  default="")
+    parser.addini("typedmemeval_judge_min_agreement",
+                  "with a model judge, the least agreement of mechanical and model judge", default="")
     parser.addini("typedmemeval_model", "model the llm-* reference agents ask", default="")
     parser.addini("typedmemeval_base_url", "OpenAI-compatible endpoint of the llm-* reference agents",
                   default="")

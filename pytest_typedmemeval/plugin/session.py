@@ -78,6 +78,10 @@ class TypedMemEvalSession:
     expected_from_workers: set[tuple[str, str]] = field(default_factory=set)
     workers_without_payload: list[str] = field(default_factory=list)
     threshold_failures: list[str] = field(default_factory=list)
+    agreement_line: str | None = None
+    """The model judge's agreement bound, said in one line (J13.14); ``None`` under the mechanical
+    judge or a hook's judge."""
+    agreement_failed: bool = False
     judge_choice: JudgeChoice = field(default_factory=JudgeChoice)
     selected: dict[tuple[str, str], str] = field(default_factory=dict)
     """Questions this run set out to measure (after -m/-k/--lf deselection): key -> node id."""
@@ -170,7 +174,8 @@ class TypedMemEvalSession:
         if self._judge is None:
             custom = self.config.hook.pytest_typedmemeval_make_judge(config=self.config)
             self._judge_from_hook = custom is not None
-            self._judge = custom if custom is not None else self.judge_choice.build(self.judge_guard)
+            self._judge = custom if custom is not None else self.judge_choice.build(
+                self.judge_guard, questions_loaded=sum(len(corpus.heads) for corpus in self.corpora))
         return self._judge
 
     def options_description(self) -> dict[str, Any]:

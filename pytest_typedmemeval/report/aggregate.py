@@ -86,10 +86,22 @@ def _pair_consistency(results: Sequence[QuestionResult]) -> dict[str, Any] | Non
     }
 
 
+def _opinions(result: QuestionResult) -> tuple[str, str] | None:
+    """(mechanical, model) outcomes of one answer graded by both: under ``llm`` the model decided
+    and the mechanical judge gave a second opinion; in the hybrid judge's sample the other way
+    round. ``None`` when only one judge read it."""
+    if result.mechanical_outcome is not None:
+        return result.mechanical_outcome, result.outcome
+    if result.model_outcome is not None:
+        return result.outcome, result.model_outcome
+    return None
+
+
 def _agreement_counts(paired: Sequence[QuestionResult]) -> dict[str, Any]:
     judged = {outcome.value for outcome in JUDGED_OUTCOMES}
-    compared = [r for r in paired if r.mechanical_outcome in judged and r.outcome in judged]
-    agreed = sum(1 for r in compared if r.mechanical_outcome == r.outcome)
+    pairs = [opinions for r in paired if (opinions := _opinions(r)) is not None]
+    compared = [(a, b) for a, b in pairs if a in judged and b in judged]
+    agreed = sum(1 for a, b in compared if a == b)
     interval = wilson_interval(agreed, len(compared))
     return {"n": len(paired), "compared": len(compared), "agreed": agreed,
             "agreement_rate": round(agreed / len(compared), 6) if compared else None,
@@ -99,28 +111,31 @@ def _agreement_counts(paired: Sequence[QuestionResult]) -> dict[str, Any]:
 def judge_agreement(results: Iterable[QuestionResult]) -> dict[str, Any] | None:
     """The mechanical judge's second opinion against the model judge's verdict, where both graded.
 
-    Only results carrying ``mechanical_outcome`` count (``--tme-judge llm``: every judged answer;
-    ``hybrid``: only the mechanically unjudged ones, so there ``compared`` is 0 and the matrix's
-    ``unjudged`` row shows what the model made of them). ``compared`` keeps the answers both judges
+    Only answers both judges read count (``--tme-judge llm``: every judged answer, the mechanical
+    outcome its second opinion; ``hybrid``: the mechanically unjudged ones, whose ``unjudged`` row
+    shows what the model made of them, and the seeded sample of the others, ``sampled``, whose model
+    outcome is the second opinion: J13.14). ``compared`` keeps the answers both judges
     gave one of the five memory verdicts; an ``unjudged`` (mechanical) or an ``error`` (model
     endpoint) is no opinion to agree with, and is counted apart. ``None`` when no result has both.
     Pooled over verticals (and corpora) because it measures the judges, not the memory; the
     per-vertical split is beside it.
     """
-    paired = sorted((r for r in results if r.mechanical_outcome is not None), key=lambda r: r.key)
+    paired = sorted((r for r in results if _opinions(r) is not None), key=lambda r: r.key)
     if not paired:
         return None
     labels = [outcome.value for outcome in ALL_OUTCOMES]
     matrix = {row: {column: 0 for column in labels} for row in labels}
     for result in paired:
-        matrix[result.mechanical_outcome][result.outcome] += 1  # type: ignore[index]
+        mechanical, model = _opinions(result)  # type: ignore[misc]
+        matrix[mechanical][model] += 1
     by_vertical: dict[str, list[QuestionResult]] = defaultdict(list)
     for result in paired:
         by_vertical[result.vertical].append(result)
     return {
         **_agreement_counts(paired),
         "mechanical_unjudged": sum(1 for r in paired if r.mechanical_outcome == Outcome.UNJUDGED.value),
-        "model_errors": sum(1 for r in paired if r.outcome == Outcome.ERROR.value),
+        "model_errors": sum(1 for r in paired if Outcome.ERROR.value in (r.outcome, r.model_outcome)),
+        "sampled": sum(1 for r in paired if r.model_outcome is not None),
         "confusion": {"rows": "mechanical", "columns": "model", "matrix": matrix},
         "by_vertical": {vertical: _agreement_counts(rs) for vertical, rs in sorted(by_vertical.items())},
     }
