@@ -539,7 +539,9 @@ def self_test() -> list[SelfTestCase]:
     return cases
 
 
-__all__ = ["DENSE_ENV", "ECHO_CLAUSE_PATTERN", "GATE", "PANEL_FROM_REVISION", "RULES",
+# DenseChoice is listed because it now lives in .model_backed_arms and generate/sidecar.py
+# annotates with calibration.DenseChoice (an unlisted import is not an export under mypy --strict).
+__all__ = ["DENSE_ENV", "DenseChoice", "ECHO_CLAUSE_PATTERN", "GATE", "PANEL_FROM_REVISION", "RULES",
            "SATURATION_CEILING", "STAMP_KEY", "TARGET_FLOOR", "WHOLE_PANEL_FROM_REVISION", "check",
            "corpus_revision", "dense_stamp", "distribution", "enforced_members", "has_echo",
            "panel_enforced", "panel_stamp", "question_coverage", "resolve_dense", "self_test",
