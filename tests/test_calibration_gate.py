@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_typedmemeval.gates import calibration
+from pytest_typedmemeval.gates import calibration, model_backed_arms
 from pytest_typedmemeval.gates.selftest import calibration as calibration_fixtures
-from pytest_typedmemeval.gates.calibration import check, distribution, question_coverage, strip_echo
+from pytest_typedmemeval.gates.calibration import check
+from pytest_typedmemeval.gates.reference_coverage import distribution, question_coverage, strip_echo
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations, declarations_for
 from pytest_typedmemeval.gates.result import SelfTestCase
 
@@ -108,13 +109,11 @@ def test_the_ceiling_is_never_read_from_the_sidecar() -> None:
 # --- the retriever panel (VERTICALS.md Appendix C) -------------------------------------------------
 
 from pytest_typedmemeval import shipped_corpora  # noqa: E402
-from pytest_typedmemeval.gates.calibration import (  # noqa: E402
-    STAMP_KEY,
+from pytest_typedmemeval.gates.model_backed_arms import STAMP_KEY, dense_stamp, panel_stamp  # noqa: E402
+from pytest_typedmemeval.gates.panel_revisions import (  # noqa: E402
     corpus_revision,
-    dense_stamp,
     enforced_members,
     panel_enforced,
-    panel_stamp,
     whole_panel_enforced,
 )
 from pytest_typedmemeval.retrieval import dense as dense_module  # noqa: E402
@@ -255,7 +254,7 @@ def test_auto_without_the_extra_says_how_to_install_it(monkeypatch) -> None:
 
 
 def test_the_dense_arm_can_be_switched_off(monkeypatch) -> None:
-    monkeypatch.setenv(calibration.DENSE_ENV, "0")
+    monkeypatch.setenv(model_backed_arms.DENSE_ENV, "0")
     result = check(calibration._corpus(calibration_fixtures._moderate(), revision=2), declared=NONE)
     assert result.status == "skipped" and "TYPEDMEMEVAL_DENSE=0" in result.skip_reason
 

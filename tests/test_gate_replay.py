@@ -72,9 +72,9 @@ def test_the_key_names_gate_corpus_sidecar_probe_requirement_and_settings(
 
 
 def test_the_dense_switch_is_a_typedmemeval_setting() -> None:
-    from pytest_typedmemeval.gates import calibration
+    from pytest_typedmemeval.gates import model_backed_arms
 
-    assert calibration.DENSE_ENV.startswith("TYPEDMEMEVAL_")
+    assert model_backed_arms.DENSE_ENV.startswith("TYPEDMEMEVAL_")
 
 
 def test_an_entry_under_another_key_or_damaged_is_not_replayed() -> None:

@@ -28,18 +28,16 @@ from pytest_typedmemeval.gates.selftest import separability as separability_fixt
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
 from pytest_typedmemeval.gates.result import SelfTestCase
 from pytest_typedmemeval.gates.features import PHRASE_PREFIX, extract_features, phrase_grams, segments
-from pytest_typedmemeval.gates.separability import (
-    AUC_REFUSE,
+from pytest_typedmemeval.gates import separability_scoring
+from pytest_typedmemeval.gates.separability import AUC_REFUSE, check, self_test
+from pytest_typedmemeval.gates.separability_scoring import relevance_exemptions, score_features
+from pytest_typedmemeval.gates.separability_statistics import (
     DistributionFamily,
-    check,
     distribution_z,
     holm_adjust,
     one_sided_p,
     perfect_separation_probability,
     pooled_auc,
-    relevance_exemptions,
-    score_features,
-    self_test,
     separates_perfectly,
 )
 from pytest_typedmemeval.retrieval.tokenizer import raw_tokens
@@ -384,18 +382,18 @@ def test_haystacks_of_very_different_sizes_score_like_the_reference() -> None:
 
 
 def test_huge_haystack_chance_does_not_overflow() -> None:
-    assert separability._combinations(1200, 600) == float("inf")
-    assert separability._combinations(10, 3) == 120.0
+    assert separability_scoring._combinations(1200, 600) == float("inf")
+    assert separability_scoring._combinations(10, 3) == 120.0
 
 
 def test_sparse_phrase_path_equals_dense_path(marker_corpus: Corpus) -> None:
     analysis = score_features(marker_corpus)
     for gram in analysis.table.grams[::7]:
         name = PHRASE_PREFIX + gram
-        dense = separability._rescore(analysis, name, frozenset(), inside=False)
+        dense = separability_scoring.rescore(analysis, name, frozenset(), inside=False)
         sparse = analysis.score(name)
         assert dense is not None and sparse is not None
-        for field in dataclasses.fields(separability.FeatureScore):
+        for field in dataclasses.fields(separability_scoring.FeatureScore):
             left, right = getattr(dense, field.name), getattr(sparse, field.name)
             if isinstance(left, float):
                 assert left == pytest.approx(right, abs=1e-9), (gram, field.name)
@@ -642,7 +640,7 @@ def test_shape_scoped_exemption_applies_to_its_shapes_only() -> None:
 
 def test_question_rule_read_word_for_word_would_let_a_frame_through(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(separability, "QUESTION_RULE_NEEDS_RARE_TOKEN", False)
+    monkeypatch.setattr(separability_scoring, "QUESTION_RULE_NEEDS_RARE_TOKEN", False)
     result = check(_frame_corpus("What did I say about it?"), declared=NO_EXEMPTIONS)
     assert "phrase:what did i" not in {r.subject for r in result.refusals}
 

@@ -23,8 +23,9 @@ from .protocol import Answer, Evidence
 
 STORED_ANSWER_CHARS = 20_000
 """An answer is stored in the result (and the report) up to this many characters, the length the
-mechanical judge reads (``judge.reading.MAX_JUDGED_CHARS``): a 10 MB answer must not become a 10 MB
-report line, a 10 MB xdist message or a 10 MB failure text. The stored text says how much was cut."""
+mechanical judge reads (``judge.reading_patterns.MAX_JUDGED_CHARS``): a 10 MB answer must not
+become a 10 MB report line, a 10 MB xdist message or a 10 MB failure text. The stored text says how
+much was cut."""
 
 REASON_CHARS = 500
 """An adapter's exception message is kept to one line of at most this many characters."""

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..judge.outcomes import Outcome
-from ..judge.reading import Reading, reading_rules
+from ..judge.reading import Reading
+from ..judge.reading_patterns import reading_rules
 from ..judge.text import NORMALISATION_RULES, normalize
 from .models import DatasetQuestion
 

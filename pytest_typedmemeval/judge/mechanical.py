@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from ..corpus.models import AnswerKey, NumericKey
 from .numbers import ExtractedNumber, currency_of, extract_numbers, numeric_matches, parsing_rules
 from .outcomes import Outcome, Verdict
-from .reading import NO_LONGER_EVENT_CUES, Reading, reading_rules
+from .reading import Reading
+from .reading_patterns import NO_LONGER_EVENT_CUES, reading_rules
 from .text import NORMALISATION_RULES, normalize, phrase_spans
 
 __all__ = [

@@ -8,10 +8,9 @@ where it governs the answer ("Yes, it's due now, so there's no time to lose" is 
 is not a denial), a value under "not" or before a self-correction is retracted, and a value inside
 "I don't know whether …" is not committed.
 
-Every pattern here is plain data folded into the judge fingerprint (:func:`reading_rules`), so
-results graded under different readings are never pooled. Patterns run on the *normalised* answer
-(:func:`~.text.normalize`: casefolded, apostrophes straightened); ``'?`` makes every apostrophe
-optional because answers drop them as often as they curl them.
+Every pattern it applies is plain data in :mod:`.reading_patterns`, folded into the judge
+fingerprint (:func:`~.reading_patterns.reading_rules`), so results graded under different readings
+are never pooled; this module compiles them and holds the scope logic.
 """
 
 from __future__ import annotations
@@ -21,378 +20,41 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .reading_patterns import (
+    CLAUSE_BREAK,
+    COMPLEMENT_OPENERS,
+    CONTRAST_PATTERNS,
+    CORRECTION_MARKERS,
+    DECLINE_PATTERNS,
+    DENIAL_PATTERNS,
+    FIRED_PATTERNS,
+    HEDGED_COMMITMENT_PATTERNS,
+    INVALIDATION_EVENT_PATTERNS,
+    INVALIDATION_STATE_CUES,
+    JUDGE_CUE_PATTERNS,
+    LEADING_NO,
+    LEADING_YES,
+    MAX_JUDGED_CHARS,
+    NAME_FORM_EXCLUDED,
+    NAME_FORM_MIN_CHARS,
+    NEGATION_WINDOW,
+    NEGATORS,
+    NOT_DUE_PATTERNS,
+    NOT_YET_PATTERNS,
+    NO_LONGER_EVENT_CUES,
+    OTHER_HOLDER_PATTERNS,
+    OTHER_ITEM_PATTERNS,
+    QUESTION_ITEM,
+    QUESTION_STOPWORDS,
+    REPORTED_DECLINE,
+    RETRACTING_PREFIXES,
+    RETRACT_INTO_DECLINE,
+    SEGMENT_BREAK,
+    SENTENCE_BREAK,
+    STILL_CUES,
+    STILL_TO_COME_PATTERNS,
+)
 from .text import normalize, normalized_phrase, phrase_spans
-
-MAX_JUDGED_CHARS = 20_000
-"""Answers are read up to this many characters (J11): every rule is a linear scan, and no memory
-answer needs more to commit to a value; the verdict says when text was cut."""
-
-# --- vocabularies ------------------------------------------------------------------------------
-
-_NEG = (
-    r"(?:do not|don'?t|did not|didn'?t|does not|doesn'?t|cannot|can'?t|can not|could not|"
-    r"couldn'?t|am not|'?m not|am unable to|'?m unable to|am not able to|was unable to|"
-    r"was not able to|wasn'?t able to|unable to|not able to|never|have no way to)"
-)
-_KNOW_VERBS = (
-    r"(?:know|recall|remember|find|tell|say|see|determine|confirm|verify|locate|identify|retrieve|"
-    r"access|answer|help|pin (?:it|that) down|work (?:it |that )?out|figure (?:it |that )?out|"
-    r"be (?:sure|certain)|guess|pull up|look (?:it |that )?up|speak to|comment|compare|calculate|"
-    r"compute|give|provide|count|add up|total|check|track|keep track|point to|share|list)"
-)
-_RECORD_NOUNS = (
-    r"(?:idea|clue|information|info|record|records|details|detail|data|knowledge|memory|memories|"
-    r"recollection|mention|notes?|context|indication|reference|evidence|receipts?|amounts?|"
-    r"figures?|numbers|dates|history|specifics|visibility|insight)"
-)
-_HISTORY_VERBS = (
-    r"(?:told|tell|mention|mentioned|said|say|shared|share|talked|talk|brought|bring|discussed|"
-    r"discuss|given|give|gave|specified|specify|named|name|set|asked|ask|made|make|booked|book|"
-    r"arranged|arrange|scheduled|schedule|bought|buy|purchased|purchase|spent|spend|added|add|"
-    r"recorded|record|noted|note|owned|own|got|get|hired|hire|listed|list|ordered|order|sent|"
-    r"send|had|have|did|do|went|go|paid|pay|used|use|called|call|planned|plan)"
-)
-_CONVERSATION_NOUNS = (
-    r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
-    r"discussions?|context|logs?|transcripts?|sessions?)"
-)
-
-_IS_NOT = (
-    r"(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not|weren'?t|were not|"
-    r"(?:is|are|was|were) (?:really |simply |just )?not)"
-)
-
-DECLINE_PATTERNS: tuple[str, ...] = (
-    # "I don't know", "I really can't recall", "I'm afraid I'm unable to say"
-    rf"\bi(?:'?m| am)?(?: \w+){{0,2}}? {_NEG}(?: \w+){{0,2}}? {_KNOW_VERBS}\b",
-    # the same without a subject, but never with "you"/"we" before it (that is a denial)
-    rf"(?<!\byou )(?<!\bwe )\b(?:cannot|can'?t|can not|couldn'?t|unable to|not able to|no way to|"
-    rf"no way of)(?: \w+){{0,2}}? (?:say|tell|know|knowing|determine|confirm|recall|find|be sure)\b",
-    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:\w+ ){{0,3}}?(?:have|hold|keep|see|find)"
-    rf"(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
-    rf"\bi (?:have|'?ve|had) (?:got )?(?:no|not got|not any|zero)(?: \w+){{0,2}}? {_RECORD_NOUNS}\b",
-    rf"\bi(?:'?ve| have) no (?:way|means) (?:of|to)\b",
-    r"\b(?:i'?m|i am|im)(?: \w+){0,2}? (?:not(?: \w+)? (?:sure|certain|aware|positive)|unsure|"
-    r"uncertain)\b",
-    r"\b(?:not (?:entirely |totally |completely |quite |fully |100% )?(?:sure|certain)|unsure|"
-    r"uncertain)\b",
-    rf"\bno (?:such |specific |further |relevant |clear |real |recorded )?{_RECORD_NOUNS}\b",
-    r"(?<!\byou )(?<!\byou've )(?<!\byouve )(?<!\bwe )\b(?:wasn'?t|was not|weren'?t|were not|isn'?t|is not|"
-    r"aren'?t|are not|hasn'?t been|has not been|haven'?t been|have not been|never been|never|not)"
-    r"(?: \w+)? (?:mentioned|specified|stated|recorded|discussed|covered|noted|documented|"
-    r"included|provided|given|clear|known|available|specified)\b",
-    rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
-    rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
-    rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
-    rf"indicate|reveal|record|recorded|have|name|give|touch)\b",
-    rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
-    r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
-    r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
-    r"\bno (?:\w+ ){1,3}?(?:on record|on file|in (?:my|our|the) (?:notes|records|memory|memories|"
-    r"conversations?|chats?|history))\b",
-    r"\bnot something i (?:know|have|can)\b",
-    r"\bi lack\b",
-    r"\bi (?:do not|don'?t) have (?:\w+ ){0,6}?on (?:record|file)\b",
-    r"\bi(?:'?ve| have)? (?:lost track|forgotten|forgot)\b",
-    r"\b(?:slipped|escapes|escaped) my (?:mind|memory)\b",
-    r"\b(?:i'?m|i am|i was) (?:\w+ )?(?:unable|not able) to\b",
-    r"\bbeyond (?:what i know|my knowledge)\b",
-    r"\bhard to say\b",
-    r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
-    # J13.1: the information, the record or the question as subject, with a lack or an
-    # impossibility: "that detail isn't in my memory", "the information provided is not enough",
-    # "there isn't enough information to say", "the question cannot be answered", "unanswerable"
-    rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?"
-    r"(?:in|on|part of|among|anywhere in|available in|something in|recorded in) (?:my|our|the|your|"
-    r"any) (?:\w+ )?(?:memory|memories|notes|records?|conversations?|history|chats?|messages|logs?)\b",
-    rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?(?:enough|sufficient)\b",
-    rf"(?:\bnot|n'?t|\bnever) (?:\w+ )?(?:enough|sufficient) (?:\w+ )?{_RECORD_NOUNS}\b",
-    rf"\binsufficient (?:\w+ )?{_RECORD_NOUNS}\b",
-    r"\b(?:question|this|that|it)(?: \w+){0,2}? (?:cannot|can'?t|can not|could not|couldn'?t) be "
-    r"(?:answered|determined|known|said|told|worked out|confirmed)\b",
-    r"\b(?:unanswerable|not answerable)\b",
-    # "that hasn't come up (between us)": absence of a mention, never a not-yet
-    r"\b(?:has|have|had|did|does|do)(?:n'?t| not) (?:ever |yet |really )?(?:come|came) up\b(?! yet\b)",
-    r"\bnever (?:came|come|come) up\b",
-    # "we" with the record ("we did not have that information", "we never got to that detail")
-    rf"\bwe (?:do not|don'?t|did not|didn'?t|never|have not|haven'?t) (?:\w+ ){{0,2}}?(?:have|had|get|"
-    rf"got|cover|covered|reach|reached|go into|went into)(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
-)
-"""J1: the system speaks about its own knowledge or the record."""
-
-DENIAL_PATTERNS: tuple[str, ...] = (
-    rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
-    rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
-    r"\byou(?:'?ve| have)? (?:never|haven'?t|have not|didn'?t|did not) \w+",
-    r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
-    r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
-    r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
-    r"(?:\bnot|n'?t) something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
-    r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
-    # J13.2: hedged denials ("I don't think you ever told me", "it doesn't look like you've said")
-    rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we|i|"
-    rf"either of us|anyone)(?:'?ve| have| had|'?d)? (?:ever |actually |really |once |already )?"
-    rf"(?:{_HISTORY_VERBS}|recommended|suggested|proposed)\b",
-    rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
-    rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
-    rf"{_HISTORY_VERBS}\b",
-)
-"""J2: a claim that the thing does not exist or never happened."""
-
-HEDGED_COMMITMENT_PATTERNS: tuple[str, ...] = (
-    r"\b(?:probably|most likely|likely|presumably|perhaps it|my (?:best )?guess(?: is|would be)?|"
-    r"i(?:'?d| would) (?:say|guess)|i (?:think|believe|guess|suspect) (?:it|that)(?:'?s| is| was)|"
-    r"it (?:might|may|could|would) (?:be|have been))\b",
-)
-"""J3.2: a hedge that still commits ("probably X"). Bare "maybe" is left out: polite declines use it
-("maybe you told someone else"); a hedge in the same clause as a decline or a denial ("you probably
-never told me") qualifies that negative and commits to nothing."""
-
-COMPLEMENT_OPENERS = r"(?:\w+ ){0,3}?(?:whether|if|who|whom|which|what|when|how)\b"
-"""J3.2: words after a decline that open its complement; values there are not committed."""
-
-RETRACTING_PREFIXES: tuple[str, ...] = (
-    "not", "never", "isn't", "isnt", "wasn't", "wasnt", "aren't", "arent", "weren't", "werent",
-    "rather than", "instead of", "as opposed to", "other than", "not the", "not a", "not an",
-    "took over from", "taking over from", "takes over from", "replaced", "replacing", "in place of",
-    "not to be confused with", "previously", "formerly", "the old one was", "used to be",
-)
-"""J3.3: a value directly after one of these (within two words, same clause) is retracted."""
-
-CORRECTION_MARKERS: tuple[str, ...] = (
-    r"sorry", r"no wait", r"wait", r"actually", r"i mean", r"or rather", r"correction",
-    r"scratch that", r"my mistake", r"i misspoke", r"let me correct",
-)
-"""J3.3: "X — sorry, Y": a value before one of these is retracted when a key value follows it."""
-
-CLAUSE_BREAK = r"[,;.!?:()\n\u2014\u2013]|\s-\s|\b(?:but|however|though|although|whereas|so|because|and)\b"
-SENTENCE_BREAK = r"[.!?;\n]|\bbut\b"
-
-# Polarity of yes/no and state questions (J4.2, J5, J6).
-NOT_DUE_PATTERNS: tuple[str, ...] = (
-    r"\bnot yet\b",
-    r"\b(?:isn'?t|is not|not|aren'?t|are not|wasn'?t|was not)(?: \w+)? due\b",
-    r"\bnothing(?: is|'?s)?(?: \w+)? due\b",
-    r"\b(?:not|isn'?t|is not) (?:until|till)\b",
-    r"\bnot for (?:another|a few|some|a while)\b",
-    r"\bhas(?:n'?t| not) (?:yet )?come (?:up yet|due|round|around)\b",
-)
-"""The narrow not-yet of a reminder (J4.2): a clock-blind "Not yet" on a due after-arm."""
-
-STILL_TO_COME_PATTERNS: tuple[str, ...] = (
-    *NOT_DUE_PATTERNS,
-    r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b(?! up\b)",
-    r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
-    r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
-    r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
-    r"\byou (?:haven'?t|have not) (?:\w+ ){0,3}?yet\b",
-)
-"""J5 never-known: "Not yet, it's still to come" (or "nothing is booked yet") commits to a state
-the gold says is not known."""
-
-NOT_YET_PATTERNS: tuple[str, ...] = (
-    *NOT_DUE_PATTERNS,
-    r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not|nothing|no one|"
-    r"nobody|none)(?:'?s)?(?: \w+){0,8}? yet\b",
-    r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
-    r"scheduled|done|started|got round to|gotten round to)\b",
-    r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
-    r"arrived|come(?! up\b)|lapsed|expired|ended|run out|passed|taken place|finished)\b",
-    r"\byet to\b",
-    r"\b(?:due later|later on|comes later|for later|until later|in the future|still ahead|"
-    r"still to come|still pending|upcoming|coming up)\b",
-    r"\b(?:still|remains?|is) (?:valid|current|active|in effect|in force|good|covered|running)\b",
-)
-"""J6: the before-arm gold's polarity — the thing has not happened or not run out yet."""
-
-FIRED_PATTERNS: tuple[str, ...] = (
-    r"(?<!not )(?<!n't )\b(?:it'?s|it is|is|are|now|already|they'?re|that'?s) (?:now |already )?"
-    r"(?:due|overdue)\b",
-    r"\bdue (?:now|today|already)\b",
-    r"\boverdue\b",
-    r"\bit'?s time\b",
-    r"\btime to (?:call|ring|phone|contact|book|do|deal)\b",
-    r"\b(?:call|ring|phone|contact) (?:\w+ ){0,3}?(?:now|today|right away|straight away)\b",
-    r"\bgo ahead\b",
-    r"\bdon'?t forget\b",
-    r"\b(?:has|have|had|it'?s) (?:already |now )?(?:lapsed|expired|ended|run out|started|begun|"
-    r"happened|come due|arrived)\b",
-    r"\bno longer (?:valid|current|active|in effect|in force)\b",
-    r"\b(?:is|it'?s|now) (?:invalid|void|out of date|expired|lapsed)\b",
-    r"\byou(?:'?ve| have)? (?:already )?(?:booked|did book|went ahead)\b",
-    r"\b(?:is|was|are|were|got|has been|have been) (?:already )?booked\b",
-    r"\bwent ahead\b",
-)
-"""J6: the not-yet treated as already true, or the reminder fired."""
-
-LEADING_YES = r"^(?:yes|yep|yeah|yup|correct|indeed)\b"
-LEADING_NO = r"^(?:no|nope|not really)\b(?! one\b)"
-"""J6: an opening yes or no takes its polarity from the question ("is it due yet?" — "Yes" fires;
-"is it still valid?" — "Yes, still valid" does not), so it decides only when no explicit cue
-follows it: "Yes, it's due now" fires through "due now", "Yes, X's cover is still valid" does not."""
-
-INVALIDATION_STATE_CUES: tuple[str, ...] = (
-    "no longer", "not any more", "not anymore", "anymore", "any more", "any longer",
-    "used to", "previously", "formerly", "former", "in the past", "was current", "not current",
-    "isn't current", "no longer valid", "not valid", "isn't valid", "void", "out of date",
-    "outdated", "is gone", "it's gone", "are gone", "past",
-    "not your", "not yours", "isn't yours", "is over", "it's over", "doesn't cover you",
-    "does not cover you", "no more",
-)
-"""J5: invalidation stated as a state; they carry their own negation and are never negated."""
-
-NO_LONGER_EVENT_CUES: tuple[str, ...] = (
-    "lapsed", "expired", "ended", "cancelled", "canceled", "sold", "gave away", "gave it away",
-    "returned", "gave back", "gave it back",
-    "gave them away", "given away", "gave up", "gave it up", "parted with", "let go", "let it go",
-    "let them go", "got rid of", "gotten rid of", "moved on from", "dropped", "stopped", "quit",
-    "closed", "terminated", "discontinued", "replaced", "switched from", "ditched", "sold off",
-    "is finished", "it's finished", "finished now", "now finished", "ran out", "run out",
-    "came to an end", "come to an end", "selling",
-)
-"""J5: invalidation stated as an event; a negated one ("hasn't lapsed") asserts the opposite."""
-
-INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
-    r"\b(?:gave|given|give) (?:\w+ ){1,4}?(?:away|up)\b",
-    r"\b(?:let|letting) (?:\w+ ){1,4}?go\b",
-    r"\b(?:sold|cancelled|canceled|dropped|ditched) (?:\w+ ){1,4}?off\b",
-)
-"""J5: event cues split by their object ("you gave the Zendak Sengat away")."""
-
-NEGATORS: tuple[str, ...] = (
-    "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
-    "arent", "werent", "didnt", "dont", "doesnt", "wont", "no", "nothing", "none", "nobody",
-)
-NEGATION_WINDOW = 3
-"""An event cue is negated by a negator (or any "n't" word) within this many words before it in
-its clause. Plain "no" counts only when it is not the answer's opening word ("No, you sold it")."""
-
-STILL_CUES: tuple[str, ...] = (
-    "still", "remains", "is current", "it's current", "that's current", "still current",
-    "still valid", "still have", "kept", "stayed with", "stuck with", "carried on with",
-)
-"""J5: affirming the fact still holds."""
-
-
-RETRACT_INTO_DECLINE = (
-    r"(?:\bno,? (?:sorry|wait)|\bscratch that|\bactually|\bon second thought|\bforget that)\b"
-)
-"""J13.3: "X — no, sorry, I don't actually know": a value before one of these is retracted when a
-decline follows it (the answer declines)."""
-
-REPORTED_DECLINE = (
-    r"(?:\bnot|n'?t|\bnever|\brather than|\binstead of|\bthan|\bwithout|\bunlike)\b[^.!?\"]*?"
-    r"\b(?:say|saying|said|answer|answering|reply|replying|write|writing|just)\b[\s,:]*$"
-)
-"""J13.3: a quoted decline the answer sets apart ("That is not the same as saying, \"I do not have
-that information.\"") is not the answer's decline."""
-
-NAME_FORM_EXCLUDED: tuple[str, ...] = (
-    "the", "and", "of", "us", "both", "days", "day", "purchases", "times", "hardware", "joinery",
-    "roofing", "plumbing", "electrics", "electrical", "glazing", "locksmiths", "motors", "removals",
-    "upholstery", "tiling", "builders", "garage", "dental", "optics", "opticians", "services",
-    "studio", "salon", "clinic", "surgery", "limited", "ltd", "sons", "company", "hotel", "house",
-)
-"""J13.13: words of a key value that are never a name form on their own (trades, articles)."""
-NAME_FORM_MIN_CHARS = 4
-
-RELATIONS = (
-    r"(?:sister|brother|mother|father|mum|mom|dad|partner|husband|wife|friend|neighbour|neighbor|"
-    r"cousin|colleague|boss|son|daughter|aunt|uncle|niece|nephew|flatmate|housemate|roommate|"
-    r"grandmother|grandfather|gran|granny|grandad|grandpa|fiance|fiancee|in-laws?|parents?|kids?|"
-    r"children|family|team|landlord|landlady)"
-)
-OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
-    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?! own\b)",
-    rf"\b(?:your|my|his|her|their|a|the) {RELATIONS} (?:has|had|have|bought|kept|keeps|chose|picked|"
-    r"gave|went|uses|used|got|owns|owned|suggested|recommended|mentioned|parted|sold|is|was|"
-    r"thought|considered|kept|booked|hired|rents|rented|liked|likes|wanted|wants)\b",
-    r"\b(?:belongs|belonged) to\b",
-    r"\b(?:she|he|they) (?:has|have|had|bought|kept|owns|owned|chose|gave|sold|uses|used)\b",
-    r"\b(?:her|his|their) (?=\S)",
-)
-"""J13.5: a segment that speaks of another holder's thing ("your sister's Oratra", "your cousin
-kept X in mind", "her Lumivo laptop")."""
-OTHER_ITEM_PATTERNS: tuple[str, ...] = (
-    r"\b(?:as|for) (?:a|an|the|your|my) (?P<item>(?:\w+ ){0,2}?\w+)",
-    r"\b(?:a|an|your|the) (?P<item2>\w+) (?:for|at|on) the \w+",
-)
-"""J13.5: an item a segment names (a role or purpose: "as a podiatrist for the heel", "a plumber for
-the boiler"). The segment is about another item when the named item's
-words are not the question's and none of the question's item words is in it."""
-CONTRAST_PATTERNS: tuple[str, ...] = (
-    r"\bturned (?:\w+ ){0,3}?down\b", r"\b(?:declined|rejected|decided against|passed on|ruled out)\b",
-    r"\bonly (?:asked|looked|enquired|thought|wondered)\b", r"\bdidn'?t (?:go with|take|pick|choose)\b",
-    r"\b(?:the|an?) (?:old|older|earlier|previous|former|first) (?:one|ones|reminder|reminders|plan|"
-    r"cover|covers|suggestion|booking)\b",
-    r"\b(?:years|months|weeks|long) (?:ago|back)\b", r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
-    rf"\b(?:your|my|his|her|their) {RELATIONS}(?:'s)? (?:guess|idea|suggestion|thinks|assumes|believes)\b",
-    r"\b(?:thinks|guessed|assumes|believes) you\b",
-    r"\b(?:your|my) own idea\b", r"\bnot (?:yours|mine|the one)\b", r"\bsomething else\b",
-    r"\bonly takes? over\b", r"\bwas my (?:first )?suggestion\b",
-)
-"""J13.6: a segment that marks its value as not the answer — turned down, only asked about, the old
-one, years ago, someone's guess, not yours, something else. Its values are context, not a second
-commitment."""
-QUESTION_ITEM = (
-    r"^(?:which|what|whose) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+) (?:do|did|have|has|is|was|will|am)\b"
-    r"|\b(?:after|about) the (?P<item2>(?:[a-z]+ ){0,2}?[a-z]+?)(?= at the| for the| in| due|\?|$)"
-)
-SEGMENT_BREAK = r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b"
-QUESTION_STOPWORDS: tuple[str, ...] = (
-    "which", "what", "who", "whom", "whose", "when", "where", "how", "have", "has", "had", "i",
-    "you", "me", "my", "do", "does", "did", "is", "was", "the", "a", "an", "and", "or", "for", "at",
-    "in", "on", "of", "to", "that", "this", "it", "give", "name", "say", "whether", "still",
-    "current", "valid", "yet", "now", "from", "told", "with", "about", "will", "be", "than",
-    "more", "much", "many", "times", "days", "ago", "after", "looking", "looks", "both", "us",
-    "said", "order", "anyone", "any", "not", "turn", "down", "due", "reminder", "cover", "call",
-)
-"""Words of a question that do not name its item."""
-
-JUDGE_CUE_PATTERNS: tuple[str, ...] = (
-    *DENIAL_PATTERNS, *NOT_YET_PATTERNS, *FIRED_PATTERNS,
-    *(rf"\b{re.escape(cue)}\b" for cue in (*INVALIDATION_STATE_CUES, *NO_LONGER_EVENT_CUES)),
-)
-"""Every polarity, denial and invalidation pattern: generators assert that no subject or value
-they write reads as one, so a gold can never trip the judge through its own nouns."""
-
-
-def reading_rules() -> dict[str, object]:
-    """Every pattern and table of this module, as plain data for the judge fingerprint."""
-    return {
-        "max_judged_chars": MAX_JUDGED_CHARS,
-        "decline": list(DECLINE_PATTERNS),
-        "denial": list(DENIAL_PATTERNS),
-        "hedged_commitment": list(HEDGED_COMMITMENT_PATTERNS),
-        "complement_openers": COMPLEMENT_OPENERS,
-        "retracting_prefixes": list(RETRACTING_PREFIXES),
-        "correction_markers": list(CORRECTION_MARKERS),
-        "clause_break": CLAUSE_BREAK,
-        "sentence_break": SENTENCE_BREAK,
-        "not_due": list(NOT_DUE_PATTERNS),
-        "not_yet": list(NOT_YET_PATTERNS),
-        "still_to_come": list(STILL_TO_COME_PATTERNS),
-        "fired": list(FIRED_PATTERNS),
-        "invalidation_state": list(INVALIDATION_STATE_CUES),
-        "invalidation_event": list(NO_LONGER_EVENT_CUES),
-        "invalidation_event_patterns": list(INVALIDATION_EVENT_PATTERNS),
-        "leading_yes": LEADING_YES,
-        "leading_no": LEADING_NO,
-        "negators": list(NEGATORS),
-        "negation_window": NEGATION_WINDOW,
-        "still": list(STILL_CUES),
-        "retract_into_decline": RETRACT_INTO_DECLINE,
-        "reported_decline": REPORTED_DECLINE,
-        "name_form_excluded": list(NAME_FORM_EXCLUDED),
-        "name_form_min_chars": NAME_FORM_MIN_CHARS,
-        "other_holder": list(OTHER_HOLDER_PATTERNS),
-        "other_item": list(OTHER_ITEM_PATTERNS),
-        "segment_break": SEGMENT_BREAK,
-        "contrast": list(CONTRAST_PATTERNS),
-        "question_item": QUESTION_ITEM,
-        "question_stopwords": list(QUESTION_STOPWORDS),
-    }
-
 
 def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns))
@@ -789,3 +451,18 @@ class Reading:
 
 def _overlaps_any(span: Span, others: Sequence[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in others)
+
+
+__all__ = [
+    "Reading",
+    "Span",
+    # re-exported: the corpus generators import these cues from here
+    "DECLINE_PATTERNS",
+    "DENIAL_PATTERNS",
+    "FIRED_PATTERNS",
+    "INVALIDATION_STATE_CUES",
+    "JUDGE_CUE_PATTERNS",
+    "NOT_YET_PATTERNS",
+    "NO_LONGER_EVENT_CUES",
+    "STILL_CUES",
+]
