@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 
 RESULT_SCHEMA_VERSION = 3
 """2 added ``mechanical_outcome`` (the mechanical judge's second opinion under a model judge); 3
-added ``model_outcome`` (the model's second opinion on the hybrid judge's seeded sample)."""
+added ``model_outcome`` (the model's second opinion on the hybrid judge's seeded sample) and
+``surfaced_order_consistent`` (list order over the surfaced items)."""
 
 Attribution = Literal["present", "partial", "absent", "unobserved", "not_applicable"]
 """Evidence attribution (VERTICALS.md §5.8). ``partial``: some but not all gold sessions surfaced;
@@ -50,6 +51,10 @@ class QuestionResult(BaseModel):
     model_outcome: str | None = None
     """The model judge's outcome on an answer the mechanical judge decided: the ``hybrid`` judge's
     seeded sample only (docs/JUDGING.md J13.14). Never the verdict."""
+    surfaced_order_consistent: bool | None = None
+    """List-order questions with evidence: whether the items the answer names among those whose
+    sessions the system surfaced stand in gold order (J13.11). Its own figure, never the verdict;
+    ``None`` where there is nothing to order."""
     duration_seconds: float = 0.0
     """Wall time of the question; excluded from comparisons (it is the only non-deterministic field)."""
 

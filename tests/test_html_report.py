@@ -404,3 +404,21 @@ def test_the_citation_spells_workingmemory_as_the_vertical_is_named() -> None:
     repo = Path(__file__).resolve().parents[1]
     corpus = load_corpus(repo / "corpora" / "typedmemeval-workingmemory-v3.json")
     assert corpus.citation(shipped_sha256s()).startswith("TypedMemEval-WorkingMemory v3 ")
+
+
+def test_list_order_over_surfaced_items_is_a_figure_beside_the_vector_never_in_it() -> None:
+    """Issue 21, item 3: consistent order over the surfaced items is counted apart; the outcome
+    vector is the verdicts' alone."""
+    from pytest_typedmemeval.report.aggregate import aggregate
+    from pytest_typedmemeval.report.terminal import render_lines
+
+    rows = [_row("e1", "wrong", surfaced_order_consistent=True),
+            _row("e2", "wrong", surfaced_order_consistent=False),
+            _row("e3", "correct", surfaced_order_consistent=True), _row("e4", "abstained")]
+    aggregated = aggregate([QuestionResult(**row) for row in rows])
+    vertical = aggregated["results"][0]["verticals"][0]
+    assert vertical["surfaced_order"]["n"] == 3 and vertical["surfaced_order"]["consistent"] == 2
+    assert vertical["outcomes"]["correct"]["count"] == 1 and vertical["outcomes"]["wrong"]["count"] == 2
+    assert any("list order over surfaced items (never an outcome): consistent 2/3" in line
+               for line in render_lines(aggregated, {}))
+    assert "surfaced_order" not in aggregate([QuestionResult(**_row("x", "wrong"))])["results"][0]["verticals"][0]

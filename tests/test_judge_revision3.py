@@ -108,3 +108,32 @@ def test_an_echo_of_conversation_turns_is_unjudged_never_correct(answer: str) ->
 def test_an_answer_beside_an_echo_is_read_without_it() -> None:
     answer = "user: My sister has picked out Velora.\nYou picked out Velique."
     assert judge_answer(answer, SOFA).outcome is C
+
+
+# --- list order over the surfaced items: its own figure, never the verdict (issue 21, item 3) ------
+
+SURFACED_TWO = frozenset({"Greta Eastwick", "Leopold Garrick"})
+
+
+@pytest.mark.parametrize(("answer", "surfaced", "expected"), [
+    # two surfaced items in gold order: consistent, though the verdict is wrong (items missing)
+    ("Greta Eastwick, then Leopold Garrick.", SURFACED_TWO, True),
+    ("Leopold Garrick, then Greta Eastwick.", SURFACED_TWO, False),
+    # unsurfaced items are not read; a backwards narration is read as stated
+    ("Malvina Esterhazy, Greta Eastwick, Vesna Vickery, Leopold Garrick.", SURFACED_TWO, True),
+    ("Working backwards: Leopold Garrick last, Greta Eastwick before that.", SURFACED_TWO, True),
+    # nothing to order
+    ("Greta Eastwick.", SURFACED_TWO, None),
+    ("Greta Eastwick, then Leopold Garrick.", None, None),
+    ("I don't know.", SURFACED_TWO, None),
+])
+def test_surfaced_order_is_read_as_stated_and_never_raises_the_verdict(
+        answer: str, surfaced: frozenset[str] | None, expected: bool | None) -> None:
+    from pytest_typedmemeval.judge.mechanical import surfaced_order_consistent
+
+    assert surfaced_order_consistent(answer, SQUAD, surfaced) is expected
+    # the evidence never moves the verdict: a consistent partial list stays wrong
+    verdict = judge_answer(answer, SQUAD, surfaced_items=surfaced)
+    assert verdict == judge_answer(answer, SQUAD)
+    if expected and answer.startswith("Greta"):
+        assert verdict.outcome is Outcome.WRONG

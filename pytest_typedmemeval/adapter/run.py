@@ -159,6 +159,7 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
     else:
         coverage, source, attribution, surfaced_indices, unknown = _coverage(record, evidence)
         verdict = _judged(judge, record, answer_text, surfaced_indices)
+        order_consistent = _surfaced_order(record, answer_text, surfaced_indices)
     finally:
         if own_calls:
             calls.close()
@@ -174,8 +175,36 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
         judge_fingerprint=judge.fingerprint,
         mechanical_outcome=None if verdict.mechanical_outcome is None else verdict.mechanical_outcome.value,
         model_outcome=None if verdict.model_outcome is None else verdict.model_outcome.value,
+        surfaced_order_consistent=order_consistent,
         duration_seconds=time.perf_counter() - started,
     )
+
+
+def _surfaced_items(record: QuestionRecord, surfaced_indices: frozenset[int] | None
+                    ) -> frozenset[str] | None:
+    """The list-order items whose gold sessions the adapter reported surfacing (``None``: not a
+    list question, or no evidence)."""
+    block = record.typedmemeval
+    if block.list_order is None or surfaced_indices is None:
+        return None
+    return frozenset(item for item, index in zip(block.list_order.items, block.list_order.session_indices)
+                     if index in surfaced_indices)
+
+
+def _surfaced_order(record: QuestionRecord, answer_text: str,
+                    surfaced_indices: frozenset[int] | None) -> bool | None:
+    """List order over the surfaced items (:func:`..judge.mechanical.surfaced_order_consistent`),
+    read by the mechanical reader whatever the judge: a figure about the memory, not a verdict."""
+    from ..judge.mechanical import surfaced_order_consistent
+
+    items = _surfaced_items(record, surfaced_indices)
+    if items is None:
+        return None
+    try:
+        return surfaced_order_consistent(answer_text, record.typedmemeval.answer_key, items,
+                                         question=record.question)
+    except Exception:  # noqa: BLE001 - a figure beside the verdict must never lose the question
+        return None
 
 
 def _judged(judge: Judge, record: QuestionRecord, answer_text: str,
@@ -183,11 +212,7 @@ def _judged(judge: Judge, record: QuestionRecord, answer_text: str,
     """The judge's verdict; a judge that raises gives ``error`` (a harness fault), never a crash."""
     block = record.typedmemeval
     try:
-        surfaced_items = None
-        if block.list_order is not None and surfaced_indices is not None:
-            surfaced_items = frozenset(item for item, index in zip(block.list_order.items,
-                                                                    block.list_order.session_indices)
-                                       if index in surfaced_indices)
+        surfaced_items = _surfaced_items(record, surfaced_indices)
         return judge.judge(answer_text, block.answer_key, surfaced_items, question=record.question)
     except KeyboardInterrupt:
         raise

@@ -31,6 +31,7 @@ from .text import NORMALISATION_RULES, normalize, phrase_spans
 __all__ = [
     "JUDGE_FINGERPRINT", "JUDGE_RULESET_VERSION", "MechanicalJudge", "NO_LONGER_EVENT_CUES",
     "committed_number", "compute_fingerprint", "judge_answer", "judge_rules",
+    "surfaced_order_consistent",
 ]
 
 JUDGE_RULESET_VERSION = "3"
@@ -302,6 +303,26 @@ def _judge_list_order(answer: Reading, key: AnswerKey) -> Verdict:
     if wrong := answer.committed(v for v in (*key.wrong, *key.stale) if v not in items):
         return _verdict(Outcome.WRONG, f"lists known-wrong item {wrong[0]!r}")
     return _verdict(Outcome.CORRECT, "every item named in gold order")
+
+
+def surfaced_order_consistent(answer: str, key: AnswerKey, surfaced_items: frozenset[str] | None,
+                              question: str | None = None) -> bool | None:
+    """Order consistency over the surfaced items (J13.11, issue 21 item 3): whether the list items
+    the answer names *among those whose sessions reached the system* stand in gold order, read as
+    :func:`_judge_list_order` reads order. Its own reported figure, never a verdict: a system that
+    surfaced two of four sessions and ordered those two right is consistent, not ``correct``.
+    ``None`` when there is nothing to order (no list key, no evidence, fewer than two surfaced
+    items named)."""
+    if key.list_order is None or surfaced_items is None:
+        return None
+    reading = Reading.of(answer, _key_values(key), question)
+    found = {item: pos for item in key.list_order
+             if item in surfaced_items and (pos := reading.first_position(item)) is not None}
+    if len(found) < 2:
+        return None
+    positions = _stated_positions(reading, found)
+    named = [item for item in key.list_order if item in positions]
+    return all(positions[a] < positions[b] for i, a in enumerate(named) for b in named[i + 1:])
 
 
 def _unit_words(key: NumericKey) -> tuple[str, ...]:

@@ -62,6 +62,19 @@ def outcome_vector(results: Sequence[QuestionResult]) -> dict[str, Any]:
     }
 
 
+def _surfaced_order(results: Sequence[QuestionResult]) -> dict[str, Any] | None:
+    """List order over the surfaced items (J13.11): of the list questions whose answer names two or
+    more items the system surfaced, how many state them in gold order. Beside the outcome vector,
+    never in it (``None`` when no question has the figure)."""
+    read = [r for r in results if r.surfaced_order_consistent is not None]
+    if not read:
+        return None
+    consistent = sum(1 for r in read if r.surfaced_order_consistent)
+    interval = wilson_interval(consistent, len(read))
+    return {"n": len(read), "consistent": consistent, "rate": round(consistent / len(read), 6),
+            "ci95": list(interval) if interval else None}
+
+
 def _pair_consistency(results: Sequence[QuestionResult]) -> dict[str, Any] | None:
     """Prospective pair counts (§5.7). "Same answer" compares what the system *said*, never labels."""
     by_pair: dict[str, dict[str, QuestionResult]] = defaultdict(dict)
@@ -189,6 +202,9 @@ def aggregate(results: Iterable[QuestionResult]) -> dict[str, Any]:
             pairs = _pair_consistency(vertical_results)
             if pairs is not None:
                 row["pair_consistency"] = pairs
+            order = _surfaced_order(vertical_results)
+            if order is not None:
+                row["surfaced_order"] = order
             distances = sorted({r.distance_sessions for r in vertical_results if r.distance_sessions is not None})
             if distances:
                 row["outcome_by_distance"] = [

@@ -49,6 +49,10 @@ def render_lines(aggregated: Mapping[str, Any], citations: Mapping[str, str]) ->
             subcounts = subcounts_line(vertical["vertical"], vertical["subcounts"])
             if subcounts is not None:
                 lines.append(subcounts)
+            order = vertical.get("surfaced_order")
+            if order:
+                lines.append(f"  list order over surfaced items (never an outcome): consistent "
+                             f"{order['consistent']}/{order['n']} ({order['rate']:.2f})")
             pairs = vertical.get("pair_consistency")
             if pairs:
                 lines.append(f"  pairs: {pairs['pairs']} complete, both correct {pairs['both_correct']}, "
