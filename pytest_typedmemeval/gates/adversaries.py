@@ -1164,14 +1164,23 @@ def _learned_figures(tested: Sequence[int], learned: Mapping[int, Sequence[float
             "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
 
 
+def _beyond_chance(row: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(gold@1, AUC) of a row judged against chance: each refuses when it is above its bound *and*
+    no-signal chance explains it less often than the row's ``alpha`` (:data:`LEARNED_ALPHA` over
+    the rows tested; module docstring). Shared by the learned adversary and the form reader."""
+    alpha = row["alpha"]
+    return (row["gold_at_1"] > row["gold_at_1_bound"] and row["gold_at_1_p_value"] < alpha,
+            row["auc"] > row["auc_bound"] and row["auc_p_value"] < alpha)
+
+
 def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Finding]:
-    """A learned figure refuses when it is above its bound *and* no-signal chance explains it less
-    often than the row's ``alpha`` (:data:`LEARNED_ALPHA` over the rows tested; module docstring)."""
+    """The learned adversary's refusals of one row (:func:`_beyond_chance`)."""
     alpha = row["alpha"]
     out = []
+    g1_refuses, auc_refuses = _beyond_chance(row)
     g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
                          row["gold_at_1_p_value"])
-    if g1 > bound and p < alpha:
+    if g1_refuses:
         out.append(Finding("learned_gold_at_1", shape, g1, bound, (
             f"a question-blind classifier trained on the other half's sessions puts gold first "
             f"in {g1:.3f} of {scope} {row['questions']} questions (random {rnd:.3f}, bound "
@@ -1180,7 +1189,7 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
             "(value pool split by role, a frame only gold uses, gold's topic recurring in its "
             "haystack more than others' do)")))
     auc, p = row["auc"], row["auc_p_value"]
-    if auc > LEARNED_AUC_REFUSE and p < alpha:
+    if auc_refuses:
         out.append(Finding("learned_auc", shape, auc, LEARNED_AUC_REFUSE, (
             f"mean within-question AUC of the question-blind classifier is {auc:.3f} over "
             f"{scope} {row['questions']} questions (random 0.5, bound {LEARNED_AUC_REFUSE}; "
@@ -1212,12 +1221,13 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
 
 
 def _form_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Finding]:
-    """A form figure refuses when above its bound and beyond no-signal chance at the row's alpha."""
+    """The form reader's refusals of one row (:func:`_beyond_chance`)."""
     out = []
     alpha = row["alpha"]
+    g1_refuses, auc_refuses = _beyond_chance(row)
     g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
                          row["gold_at_1_p_value"])
-    if g1 > bound and p < alpha:
+    if g1_refuses:
         out.append(Finding("form_gold_at_1", shape, g1, bound, (
             f"among the clauses holding the question's words and a value, a classifier of their "
             f"form alone (word lengths, punctuation, place in the turn), trained on the other half, "
@@ -1226,7 +1236,7 @@ def _form_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Findi
             f"< {alpha:.2g} with no signal): gold's statement is written differently from its "
             "competitors'; draw every frame for every role")))
     auc, p = row["auc"], row["auc_p_value"]
-    if auc > FORM_AUC_REFUSE and p < alpha:
+    if auc_refuses:
         out.append(Finding("form_auc", shape, auc, FORM_AUC_REFUSE, (
             f"mean within-question AUC of the form reader among candidate sessions is {auc:.3f} "
             f"over {scope} {row['questions']} questions (random 0.5, bound {FORM_AUC_REFUSE}; "
