@@ -148,6 +148,7 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
     source: str | None = None
     attribution: Attribution = "unobserved"
     unknown = 0
+    order_consistent: bool | None = None
     try:
         raw = calls.drive(agent, view.sessions, {"question": view.question, "query_time": view.query_time,
                                                  "instruction": view.instruction})
