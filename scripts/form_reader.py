@@ -36,7 +36,7 @@ import numpy as np
 NEGATIONS = {"no", "not", "never", "nothing", "none", "nor", "neither", "nobody", "nowhere"}
 PRONOUNS = {"i", "me", "my", "mine", "myself", "he", "she", "him", "her", "his", "hers", "it",
             "its", "they", "them", "their", "we", "us", "our", "you", "your"}
-RELATIONS = ("sister", "brother", "mother", "father", "mum", "dad", "partner", "husband", "wife",
+RELATIONS = ("friend from work", "sister", "brother", "mother", "father", "mum", "dad", "partner", "husband", "wife",
              "neighbour", "friend", "colleague", "cousin", "son", "daughter", "aunt", "uncle",
              "flatmate", "boss", "niece", "nephew", "grandmother", "grandfather", "gran",
              "best friend", "girlfriend", "boyfriend", "fiancee", "fiance", "sister in law",
@@ -66,7 +66,7 @@ def _mask(clause: str, noun: str, verb: str, value: str) -> str:
     text = _REL.sub("R", text)
     text = re.sub(r"\b(?:he|she|He|She)\b", "P", text)
     text = re.sub(r"\b(?:his|her|His|Her)\b", "Q", text)
-    return text[0].lower() + text[1:]
+    return (text[0].lower() + text[1:]).rstrip(". ")
 
 
 def candidates(corpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
