@@ -111,7 +111,7 @@ def candidates(corpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         "last": float(i == valued[-1]) if valued else 1.0,
                         "position": s / max(1, len(sessions) - 1),
                     })
-        out.append({"id": record["question_id"], "rows": rows,
+        out.append({"id": record["question_id"], "rows": rows, "question": record["question"],
                     "has_gold": any(r["gold"] for r in rows)})
     return out
 
@@ -136,6 +136,32 @@ def random_at_1(questions: list[dict[str, Any]]) -> float:
 def rule_fewest_cpw(questions: list[dict[str, Any]], key: str = "cpw") -> float:
     return float(np.mean([_at_1([-r[key] for r in q["rows"]], [r["gold"] for r in q["rows"]])
                           for q in questions]))
+
+
+def rule_fewest_noun_repeats(questions: list[dict[str, Any]]) -> float:
+    return float(np.mean([_at_1([-r["noun_repeats"] for r in q["rows"]], [r["gold"] for r in q["rows"]])
+                          for q in questions]))
+
+
+def rule_lowest_bm25(questions: list[dict[str, Any]], sign: float = -1.0) -> float:
+    """Red team 19's "lowest BM25 among the asked kind's clauses": Okapi BM25 (k1 1.5, b 0.75)
+    over the candidate clauses, the question as the query, lowest score first."""
+    out = []
+    for q in questions:
+        docs = [[w.lower() for w in _WORD.findall(r["text"])] for r in q["rows"]]
+        query = [w.lower() for w in _WORD.findall(q["question"])]
+        avg = sum(map(len, docs)) / len(docs)
+        scores = []
+        for doc in docs:
+            score = 0.0
+            for term in set(query):
+                df = sum(term in d for d in docs)
+                tf = doc.count(term)
+                idf = np.log((len(docs) - df + 0.5) / (df + 0.5) + 1)
+                score += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * len(doc) / avg))
+            scores.append(round(sign * score, 9))
+        out.append(_at_1(scores, [r["gold"] for r in q["rows"]]))
+    return float(np.mean(out))
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 400) -> np.ndarray:
@@ -288,6 +314,9 @@ def measure(path: str) -> dict[str, Any]:
         "random": random_at_1(questions),
         "a_fewest_chars_per_word_masked": rule_fewest_cpw(questions, "cpw"),
         "a_fewest_chars_per_word_raw": rule_fewest_cpw(questions, "cpw_raw"),
+        "a_fewest_noun_repeats": rule_fewest_noun_repeats(questions),
+        "a_lowest_bm25": rule_lowest_bm25(questions),
+        "a_highest_bm25": rule_lowest_bm25(questions, sign=1.0),
         "b_learned_content_free": learned_content_free(questions),
         "c_frame_table_full_clause": frame_table(questions, "masked"),
         "c_frame_table_opening": frame_table(questions, "opening"),
@@ -313,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
               f"clauses a question, gold among them {result['gold_among_candidates']:.3f}")
         print(f"  random among candidates            {r:.3f}   (bound max(2r, r+0.10) = {bound:.3f})")
         for key in ("a_fewest_chars_per_word_masked", "a_fewest_chars_per_word_raw",
+                    "a_fewest_noun_repeats", "a_lowest_bm25", "a_highest_bm25",
                     "b_learned_content_free", "c_frame_table_full_clause", "c_frame_table_opening",
                     "d_tail_bag_of_words"):
             flag = "" if key.startswith("d_") or key == "c_frame_table_full_clause" else (

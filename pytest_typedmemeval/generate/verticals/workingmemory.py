@@ -21,17 +21,23 @@ question, so session and time distance agree in every cell). A family (:data:`FA
 3. *The question's phrase only in gold.* Every session states one **own** fact (first person,
    present perfect) of a distinct kind from one bank of :data:`KINDS` (84 kinds, every asked one
    among them), so gold's construction is every session's, and the asked kind's noun and verb
-   recur in **valued competitors** (:data:`COMPETITORS`), which say "I have {verb}" as the own
-   facts do and carry the reason they do not answer in what follows: ``holder`` ("My sister asked
-   whether I have joined a gym too, since she has gone with Lumivo."), ``declined`` ("In case you
-   wondered whether I have joined the gym Lumivo: no, I decided against it."), ``hypothetical``
-   ("People assume I have joined the gym Lumivo, but I only asked about the price.") and
-   ``suggestion`` (the assistant's, declined by the user: "Plenty of people who have joined a gym
-   speak well of Lumivo."). Revision 3's first build had competitors say "I nearly joined",
-   "My sister has joined", and red team 13 found gold as "the one session saying *I have* + the
-   question's verb phrase" (0.886). No competitor states an earlier or later state of the user's
-   own fact, nor denies the kind: that would contradict it, which is Forgetting's variable (§2.4
-   rule 2).
+   recur in **valued competitors** (:data:`COMPETITORS`). Since red team 19 a statement is a
+   **skeleton** from one bank (:data:`OPENINGS`, "In case you wondered whether I have joined the
+   gym Lumivo or not: ...") followed by a **stance tail** (:data:`TAILS`), and the skeleton bank is
+   the same for own and competitor statements: the role lives only in the tail's words. Tails are
+   twins: a row holds an own tail ("yes, I did, and my sister was not surprised") and one per
+   competitor form, ``holder`` ("no, my sister has, and I was rather envious"), ``declined``
+   ("no, I bowed out, ...") and ``hypothetical`` ("no, I only asked, ..."), with equal word,
+   letter, comma, negation, pronoun and question-word counts and no repeat of the kind's noun,
+   checked at import
+   (red team 19 beat the previous bank 60/60 with characters per word: own and competitor frames
+   were disjoint closed sets). Every competitor denies the user's fact for its value; the
+   assistant's ``suggestion`` ("Plenty of people who have joined a gym speak well of Lumivo.") is
+   turned down in the reply. Earlier builds had competitors say "I nearly joined" (red team 13:
+   "the one session saying *I have* + the question's verb phrase", 0.886). No competitor states an
+   earlier or later state of the user's own fact, nor denies the kind: that would contradict it,
+   which is Forgetting's variable (§2.4 rule 2). Frames name no type of thing (the value is only
+   "the {noun} {value}"), so every frame fits people, places, products and shops alike.
 4. *Split value pools.* Every value of a haystack (people, shops, places, products) comes from one
    :func:`..values.draw` per type, dealt to the statements in a shuffled order; the gold value is
    whichever lands on the asked own statement. Types fit kinds: a dentist is a person, a plumber a
@@ -40,9 +46,11 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    per haystack: a session's own fact and its competitor are said in one sentence (joined by a
    semicolon, order drawn), the assistant's reply takes up the last of them from one bank for
    every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
-   optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline
-   episode. No assistant leads (``lead_share=0``: their eligibility grows with the session's
-   place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
+   optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-reaction
+   episode (reaction and close drawn as a pair), and its session's own fact still shares its
+   sentence with a user-said competitor of a kind stated nowhere else (red teams 18 and 19: a
+   statement alone in its user turn was always own). No assistant leads (``lead_share=0``: their
+   eligibility grows with the session's place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
    in a town, a beach hut on an island), not homes one lives in (red team 13: "4-8 homes at once").
 
 **Clusters and the dial.** As in Prospective v3 (:func:`..engine.clusters_for`): the asked kind
@@ -50,7 +58,8 @@ and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value
 each get ``count`` competitors, hosted by :func:`..engine.cluster_hosts` so every session carries
 about one clustered mention; every session has exactly one competitor slot, and the slots no
 cluster takes talk about kinds the haystack states nowhere else (each a different one). So every
-session holds one own and one competitor statement, whatever its role. ``count = 1 + floor(dial x
+session holds one own and one competitor statement, whatever its role (a suggestion's session one
+more, user-said, of an unstated kind). ``count = 1 + floor(dial x
 (MAX_COUNT - 1) + u)``; the dial is searched once for the five rungs together
 (:func:`search_dial`): a per-rung dial would confound competition with distance. The forms are
 dealt evenly from :data:`FORMS` (closeness fixed).
@@ -92,7 +101,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.359375
+_DIAL = 0.5
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -210,7 +219,7 @@ OPENINGS: tuple[str, ...] = (
     "You might wonder whether I have {verb} the {noun} {value} in the end, so to be clear, "
     "{tail}.",
     "As for whether I have {verb} the {noun} {value} or not, {tail}.",
-    "Since it came up, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
+    "For what it is worth, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
 )
 """The frame skeletons, one bank for the user's own facts and every user-said competitor alike (red
 team 19 beat the corpus with characters per word because own frames and competitor frames were
@@ -222,23 +231,24 @@ TAILS: tuple[dict[str, str], ...] = (
      "holder": "no, my {rel} did, and I just heard all about it",
      "declined": "no, I turned it down, and my {rel} was glad too",
      "hypothetical": "no, I only asked about it, and my {rel} did too"},
-    {"own": "yes, I have, and my {rel} says it was no mistake",
+    {"own": "yes, I did, and my {rel} feels it was no mistake",
      "holder": "no, my {rel} has, and I said it was clearly wise",
      "declined": "no, I passed, and my {rel} says it was very wise",
      "hypothetical": "no, I only asked, and my {rel} says it was right"},
-    {"own": "yes, I have, and my {rel} was not surprised",
-     "holder": "no, my {rel} has, and I was quietly envious",
-     "declined": "no, I backed out, and my {rel} was relieved",
-     "hypothetical": "no, I only asked, and my {rel} was relieved"},
-    {"own": "yes, I have, and my {rel} and I have never looked back",
-     "holder": "no, my {rel} has, and I have only heard tales about it",
-     "declined": "no, I passed on that, and I have since warned my {rel}",
-     "hypothetical": "no, I have only enquired about it, and so has my {rel}"},
+    {"own": "yes, I did, and my {rel} was not surprised",
+     "holder": "no, my {rel} has, and I was rather envious",
+     "declined": "no, I bowed out, and my {rel} was relieved",
+     "hypothetical": "no, I only enquired, and my {rel} was glad"},
+    {"own": "yes, I did, and my {rel} and I have never looked back",
+     "holder": "no, my {rel} has, and I have heard more than I needed",
+     "declined": "no, I passed on that, and I have also warned my {rel}",
+     "hypothetical": "no, I have only enquired, and I told my {rel} as much"},
 )
 """The stance tails, written as twins: a row holds one tail per role, and within a row every tail
 has the same number of words, the same number of letters (so the same characters per word), the
-same commas, negation words, pronouns and relation slot, and none repeats the kind's noun
-(:func:`_twin_stats`, checked at import). The role is in the tail's words only: "yes, I have" or
+same commas, negation words, pronouns, question words ("I", "have") and relation slot, and
+none repeats the kind's noun
+(:func:`_twin_stats`, checked at import). The role is in the tail's words only: "yes, I did" or
 "no, my sister has / I passed / I only asked". Every competitor tail denies the user's fact for
 that value (another person's, turned down, only enquired about), never leaves it open, and never
 denies the kind (that would contradict gold: Forgetting's variable, §2.4 rule 2)."""
@@ -441,12 +451,16 @@ PRONOUN_WORDS = frozenset("i me my mine myself he she him her his hers it its th
 
 def _twin_stats(tail: str) -> tuple[Any, ...]:
     """What a content-free reader of a tail can see: words, letters, commas, negation words,
-    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role)."""
+    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role), and
+    how often it says the question's own words "I", "have" and "which"."""
     words = re.findall(r"\{\w+\}|[A-Za-z']+", tail)
     plain = [w for w in words if not w.startswith("{")]
     lower = [w.lower() for w in plain]
     return (len(words), sum(map(len, plain)), tail.count(","), sum(w in NEGATION_WORDS for w in lower),
-            sum(w in PRONOUN_WORDS for w in lower), tuple(sorted(w for w in words if w.startswith("{"))))
+            sum(w in PRONOUN_WORDS for w in lower), tuple(sorted(w for w in words if w.startswith("{"))),
+            # the question's own words ("Which gym have I joined?"): a tail saying "I have" more
+            # often than its twins scores higher under BM25 with the question as query
+            lower.count("i"), lower.count("have"), lower.count("which"))
 
 
 def _assert_banks() -> None:
