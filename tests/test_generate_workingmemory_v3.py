@@ -130,15 +130,55 @@ def test_the_questions_verb_and_kind_occur_in_valued_competitors(corpus: list[di
 
 def test_every_session_holds_one_own_fact_of_its_own_kind_and_one_competitor(
         corpus: list[dict[str, Any]]) -> None:
+    """One own fact and one competitor a session; a session whose competitor is the assistant's
+    suggestion also holds one user-said competitor, said in the own fact's sentence (red team 19:
+    a statement alone in its user turn was always own)."""
     for record in corpus:
         readings = wm.read_statements(_texts(record))
         by_session = defaultdict(list)
         for reading in readings:
             by_session[reading.session].append(reading.form)
-        assert all(forms.count("own") == 1 and len(forms) == 2 for forms in by_session.values())
+        for forms in by_session.values():
+            assert forms.count("own") == 1
+            assert len(forms) == (3 if "suggestion" in forms else 2), forms
         own = [r.noun for r in readings if r.form == "own"]
         assert len(set(own)) == 65
-        assert len({r.value for r in readings}) == len(readings) == 130
+        suggestions = sum(r.form == "suggestion" for r in readings)
+        assert len({r.value for r in readings}) == len(readings) == 130 + suggestions
+
+
+def test_no_user_statement_is_alone_in_its_turn(corpus: list[dict[str, Any]]) -> None:
+    """Red teams 18 and 19: a statement alone in its user turn was the user's own in 653 of 653.
+    Every user turn holding a statement holds two, own and competitor, in one sentence."""
+    for record in corpus:
+        for s, session in enumerate(record["haystack_sessions"]):
+            for turn in session:
+                if turn["role"] != "user":
+                    continue
+                found = wm.read_statements([[turn["content"]]])
+                user_said = [r for r in found if r.form != "suggestion"]
+                assert len(user_said) in (0, 2), (record["question_id"], s, turn["content"])
+                if user_said:
+                    assert sorted(r.form == "own" for r in user_said) == [False, True]
+
+
+def test_twin_tails_match_what_a_content_free_reader_sees() -> None:
+    """Red team 19: own frames averaged <= 3.71 letters a word and competitor frames >= 3.73. Every
+    skeleton is used by every role, and a row of tails has one word count, letter count, comma,
+    negation and pronoun count for all its roles; no tail repeats the kind's noun."""
+    for row in wm.TAILS:
+        assert len({wm._twin_stats(t) for t in row.values()}) == 1, row
+        assert all("{noun}" not in t for t in row.values())
+    openings = {form: {wm._opening_of(t) for t in templates}
+                for form, templates in (("own", wm.OWN), *((f, wm.COMPETITORS[f]) for f in wm.USER_FORMS))}
+    assert all(found == set(wm.OPENINGS) for found in openings.values())
+
+
+def test_suggestion_reactions_come_with_their_own_close() -> None:
+    """Red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing."""
+    for reaction, close in wm.SUGGESTION_PAIRS:
+        if close.startswith("Please do"):
+            assert re.search(r"\b(?:pass that on|mention that)\b", reaction), (reaction, close)
 
 
 def test_deleting_value_less_sentences_leaves_competition(corpus: list[dict[str, Any]]) -> None:
@@ -176,14 +216,14 @@ def test_no_kind_is_asked_twice_and_every_asked_kind_is_filler_elsewhere(
     assert all(own_elsewhere[noun] >= 30 for noun in asked)  # about 46 of 59 other haystacks
 
 
-def test_the_question_blind_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
-    """Every adversary but the question-aware form reader passes; that one refuses these bytes
-    (red team 19: gold's frames are worded in shorter words; recorded in tests/_support.py
-    ``KNOWN_BEATEN`` until the frames are rebuilt)."""
+def test_the_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
+    """Every adversary passes, the question-aware form reader included (red team 19 beat the
+    previous bytes by word length; twin frames fixed it at the cause)."""
     corpus_ = corpus_from_text(dump_json(corpus), "typedmemeval-workingmemory-v3", "workingmemory")
     result = adversaries.check(corpus_, declared=declarations_for("workingmemory"))
-    form_rules = {"form_gold_at_1", "form_auc"}
-    assert not [r.line() for r in result.refusals if r.rule not in form_rules]
+    assert result.status == "passed", [r.line() for r in result.refusals]
+    form = result.measured["pooled"]["form_reader"]
+    assert form["gold_at_1"] <= form["gold_at_1_bound"] and form["auc"] <= 0.65
     assert result.measured["exemptions_applied"].keys() <= set(wm.SHAPES)
     assert all(entry["rules"] == ["position_prior"]
                for entry in result.measured["exemptions_applied"].values())
@@ -260,7 +300,7 @@ def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -
     pool = values.pool_words()
     for kind in wm.KINDS:
         assert not set(raw_tokens(kind.noun + " " + kind.verb)) & pool
-    assert {"no", "mine", "only", "not"} <= frames  # the reason a competitor does not answer
+    assert {"no", "only", "not", "passed"} <= frames  # the reason a competitor does not answer
 
 
 def test_no_kind_is_named_inside_another_kind_or_a_verb() -> None:

@@ -21,17 +21,23 @@ question, so session and time distance agree in every cell). A family (:data:`FA
 3. *The question's phrase only in gold.* Every session states one **own** fact (first person,
    present perfect) of a distinct kind from one bank of :data:`KINDS` (84 kinds, every asked one
    among them), so gold's construction is every session's, and the asked kind's noun and verb
-   recur in **valued competitors** (:data:`COMPETITORS`), which say "I have {verb}" as the own
-   facts do and carry the reason they do not answer in what follows: ``holder`` ("My sister asked
-   whether I have joined a gym too, since she has gone with Lumivo."), ``declined`` ("In case you
-   wondered whether I have joined the gym Lumivo: no, I decided against it."), ``hypothetical``
-   ("People assume I have joined the gym Lumivo, but I only asked about the price.") and
-   ``suggestion`` (the assistant's, declined by the user: "Plenty of people who have joined a gym
-   speak well of Lumivo."). Revision 3's first build had competitors say "I nearly joined",
-   "My sister has joined", and red team 13 found gold as "the one session saying *I have* + the
-   question's verb phrase" (0.886). No competitor states an earlier or later state of the user's
-   own fact, nor denies the kind: that would contradict it, which is Forgetting's variable (§2.4
-   rule 2).
+   recur in **valued competitors** (:data:`COMPETITORS`). Since red team 19 a statement is a
+   **skeleton** from one bank (:data:`OPENINGS`, "In case you wondered whether I have joined the
+   gym Lumivo or not: ...") followed by a **stance tail** (:data:`TAILS`), and the skeleton bank is
+   the same for own and competitor statements: the role lives only in the tail's words. Tails are
+   twins: a row holds an own tail ("yes, I did, and my sister was not surprised") and one per
+   competitor form, ``holder`` ("no, my sister has, and I was rather envious"), ``declined``
+   ("no, I bowed out, ...") and ``hypothetical`` ("no, I only asked, ..."), with equal word,
+   letter, comma, negation, pronoun and question-word counts and no repeat of the kind's noun,
+   checked at import
+   (red team 19 beat the previous bank 60/60 with characters per word: own and competitor frames
+   were disjoint closed sets). Every competitor denies the user's fact for its value; the
+   assistant's ``suggestion`` ("Plenty of people who have joined a gym speak well of Lumivo.") is
+   turned down in the reply. Earlier builds had competitors say "I nearly joined" (red team 13:
+   "the one session saying *I have* + the question's verb phrase", 0.886). No competitor states an
+   earlier or later state of the user's own fact, nor denies the kind: that would contradict it,
+   which is Forgetting's variable (§2.4 rule 2). Frames name no type of thing (the value is only
+   "the {noun} {value}"), so every frame fits people, places, products and shops alike.
 4. *Split value pools.* Every value of a haystack (people, shops, places, products) comes from one
    :func:`..values.draw` per type, dealt to the statements in a shuffled order; the gold value is
    whichever lands on the asked own statement. Types fit kinds: a dentist is a person, a plumber a
@@ -40,9 +46,11 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    per haystack: a session's own fact and its competitor are said in one sentence (joined by a
    semicolon, order drawn), the assistant's reply takes up the last of them from one bank for
    every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
-   optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-decline
-   episode. No assistant leads (``lead_share=0``: their eligibility grows with the session's
-   place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
+   optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-reaction
+   episode (reaction and close drawn as a pair), and its session's own fact still shares its
+   sentence with a user-said competitor of a kind stated nowhere else (red teams 18 and 19: a
+   statement alone in its user turn was always own). No assistant leads (``lead_share=0``: their
+   eligibility grows with the session's place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
    in a town, a beach hut on an island), not homes one lives in (red team 13: "4-8 homes at once").
 
 **Clusters and the dial.** As in Prospective v3 (:func:`..engine.clusters_for`): the asked kind
@@ -50,7 +58,8 @@ and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value
 each get ``count`` competitors, hosted by :func:`..engine.cluster_hosts` so every session carries
 about one clustered mention; every session has exactly one competitor slot, and the slots no
 cluster takes talk about kinds the haystack states nowhere else (each a different one). So every
-session holds one own and one competitor statement, whatever its role. ``count = 1 + floor(dial x
+session holds one own and one competitor statement, whatever its role (a suggestion's session one
+more, user-said, of an unstated kind). ``count = 1 + floor(dial x
 (MAX_COUNT - 1) + u)``; the dial is searched once for the five rungs together
 (:func:`search_dial`): a per-rung dial would confound competition with distance. The forms are
 dealt evenly from :data:`FORMS` (closeness fixed).
@@ -92,7 +101,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.359375
+_DIAL = 0.5
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -203,99 +212,94 @@ question-blind reader learns which kinds get asked (the first v3 build, twelve k
 times each: learned AUC up to 0.71)."""
 KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
-OWN: tuple[str, ...] = (
-    "It took a while, but I have {verb} the {noun} {value} at last and I do not regret it.",
-    "It is official now: the {noun} {value} is the only one I have {verb}, no matter what anyone "
-    "says.",
-    "In case you wondered whether I have {verb} the {noun} {value} or not: yes, I have, and I am "
-    "glad.",
-    "You might think I have {verb} the {noun} {value} on a whim, but I did it after a lot of "
-    "thought.",
-    "People assume I have {verb} the {noun} {value} to keep my {rel} happy, but the choice was mine "
-    "and {subj} had nothing to do with it.",
-    "My {rel} asked what I have {verb}, and I said the {noun} {value} is mine now, to {poss} "
-    "surprise.",
-    "I assumed it would be a mistake, but on my {rel}'s advice I have {verb} the {noun} {value} and "
-    "{subj} was right.",
-    "I have {verb} the {noun} {value} at last, whatever people might think: when I sat down to "
-    "choose, it was the one I kept coming back to.",
-    "I held out against it for ages, but I have {verb} the {noun} {value} at last, whether or not it "
-    "was wise.",
-    "My {rel} is convinced I have {verb} the {noun} {value} and {subj} is right: I have.",
+OPENINGS: tuple[str, ...] = (
+    "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
+    "If anyone asks whether I have {verb} the {noun} {value} at all, the answer is {tail}.",
+    "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
+    "You might wonder whether I have {verb} the {noun} {value} in the end, so to be clear, "
+    "{tail}.",
+    "As for whether I have {verb} the {noun} {value} or not, {tail}.",
+    "For what it is worth, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
 )
-"""The user's own facts, one bank for gold and every other session's own statement. Every frame,
-own and competitor alike, says "I have {verb}" with the kind's noun and a value (red team 13 beat
-revision 3's first build with "the one session saying *I have* + the question's verb phrase": gold
-at rank 1 in 0.886 of questions); what makes a competitor not the user's fact is carried by what
-follows the phrase ("no, I decided against it", "that one is my sister's"). Own frames share their
-openings with competitor frames ("In case you wondered whether I have...", "You might think I
-have...", "People assume I have...", "My {rel} asked whether / is convinced I have...") and carry
-the words a competitor's reason is made of (*not, no, only, nothing, down, against, but,* a
-relation and its pronouns) about as often: red team 15 beat the rebuild's first candidate with a
-bag of nine such words ("a user clause holding the kind and a name and none of *not, no, only,
-down, against, she, he, her, his*": gold at rank 1 in 0.992), so which clause a negation or a
-pronoun belongs to has to be read."""
+"""The frame skeletons, one bank for the user's own facts and every user-said competitor alike (red
+team 19 beat the corpus with characters per word because own frames and competitor frames were
+two disjoint closed sets; red team 17 with a table of them). Each asks *whether I have {verb} the
+{noun} {value}* and leaves the answer to the stance tail; none names a person, a place or a thing
+by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind."""
+TAILS: tuple[dict[str, str], ...] = (
+    {"own": "yes, I went for it, and my {rel} did not object",
+     "holder": "no, my {rel} did, and I just heard all about it",
+     "declined": "no, I turned it down, and my {rel} was glad too",
+     "hypothetical": "no, I only asked about it, and my {rel} did too"},
+    {"own": "yes, I did, and my {rel} feels it was no mistake",
+     "holder": "no, my {rel} has, and I said it was clearly wise",
+     "declined": "no, I passed, and my {rel} says it was very wise",
+     "hypothetical": "no, I only asked, and my {rel} says it was right"},
+    {"own": "yes, I did, and my {rel} was not surprised",
+     "holder": "no, my {rel} has, and I was rather envious",
+     "declined": "no, I bowed out, and my {rel} was relieved",
+     "hypothetical": "no, I only enquired, and my {rel} was glad"},
+    {"own": "yes, I did, and my {rel} and I have never looked back",
+     "holder": "no, my {rel} has, and I have heard more than I needed",
+     "declined": "no, I passed on that, and I have also warned my {rel}",
+     "hypothetical": "no, I have only enquired, and I told my {rel} as much"},
+)
+"""The stance tails, written as twins: a row holds one tail per role, and within a row every tail
+has the same number of words, the same number of letters (so the same characters per word), the
+same commas, negation words, pronouns, question words ("I", "have") and relation slot, and
+none repeats the kind's noun
+(:func:`_twin_stats`, checked at import). The role is in the tail's words only: "yes, I did" or
+"no, my sister has / I passed / I only asked". Every competitor tail denies the user's fact for
+that value (another person's, turned down, only enquired about), never leaves it open, and never
+denies the kind (that would contradict gold: Forgetting's variable, §2.4 rule 2)."""
+USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
+OWN: tuple[str, ...] = tuple(o.replace("{tail}", row["own"]) for o in OPENINGS for row in TAILS)
+"""The user's own facts: every skeleton with every own tail (one bank for gold and every other
+session's own statement)."""
 COMPETITORS: dict[str, tuple[str, ...]] = {
-    "holder": (
-        "My {rel} asked whether I have {verb} the {noun} {value} too, since {subj} has.",
-        "People think I have {verb} the {noun} {value} myself, but that {noun} is my {rel}'s, not "
-        "mine.",
-        "Now my {rel} wants to know whether I have {verb} the {noun} {value} as well, since that "
-        "{noun} is {poss} favourite.",
-    ),
-    "declined": (
-        "In case you wondered whether I have {verb} the {noun} {value} or not: no, I decided "
-        "against that {noun}.",
-        "You might think I have {verb} the {noun} {value} already, but I turned that {noun} down.",
-        "My {rel} is convinced I have {verb} the {noun} {value} already, but I only made enquiries.",
-    ),
-    "hypothetical": (
-        "People assume I have {verb} the {noun} {value} already, but I only asked about the price.",
-        "If anyone asks whether I have {verb} the {noun} {value} at all, the answer is not unless "
-        "the price comes down.",
-    ),
+    **{form: tuple(o.replace("{tail}", row[form]) for o in OPENINGS for row in TAILS)
+       for form in USER_FORMS},
     "suggestion": (
         "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
         "One {noun} a lot of people have {verb} is {value}, if you want a name to compare.",
     ),
 }
-"""Competitors: a value of the kind's type in a sentence that says "I have {verb}" with the kind's
-noun, as the own frames do, and the reason it does not answer later in the same sentence (the value
-is a relation's, the user turned it down, only asked about it); the assistant's suggestions, turned
-down in the reply, are the one form without the user's "I have". Each denies only its *value*,
-never the kind ("not that I have joined a gym yet" would contradict an earlier gold statement:
-that is Forgetting's variable, §2.4 rule 2)."""
+"""Competitors: the user-said ones are the own frames' skeletons with a twin tail (so a frame is
+never a role); the assistant's suggestions, turned down in the reply, are the one form without the
+user's "I have"."""
 REQUESTS: tuple[str, ...] = ("Out of interest, which {noun} do you hear good things about?",
                              "I am curious, which {noun} do people tend to go for?")
 """The user asking the assistant about a kind: curiosity, never "I am looking for one" (red team 16:
 half the suggestions came after the user had stated the kind, and "if you have not joined a gym
 yet" forgot it; the suggestions now speak of other people, not of the user)."""
-SUGGESTION_REACTIONS: tuple[str, ...] = (
-    "Interesting, that is handy to know about the {noun}.",
-    "Good to know, in case a friend asks me about the {noun}.",
-    "Thanks, I like hearing what other people go for with the {noun}.",
-    "Noted, that is a useful name to have about the {noun}.",
-    "Ah, I had wondered what people make of the {noun}.",
-    "Thanks, I will pass that on if anyone asks about the {noun}.",
-    "Fascinating, people have strong views on the {noun}.",
-    "That is good to hear, the {noun} gets talked about a lot.",
-    "Handy, my friends are always comparing notes on the {noun}.",
-    "Oh, I will mention that next time the {noun} comes up with friends.",
+SUGGESTION_PAIRS: tuple[tuple[str, str], ...] = (
+    ("Interesting, that is handy to know about the {noun}.",
+     "Glad it is of some use with the {noun}."),
+    ("Good to know, in case a friend asks me about the {noun}.",
+     "Happy to help if the {noun} comes up."),
+    ("Thanks, I like hearing what other people go for with the {noun}.",
+     "It is always interesting to compare the {noun} people go for."),
+    ("Noted, that is a useful name to have about the {noun}.",
+     "Glad the name is useful to have for the {noun}."),
+    ("Ah, I had wondered what people make of the {noun}.",
+     "Opinions on the {noun} do vary, of course."),
+    ("Thanks, I will pass that on if anyone asks about the {noun}.",
+     "Please do, people like a tip about the {noun}."),
+    ("Fascinating, people have strong views on the {noun}.",
+     "Views on the {noun} can be strong, it is true."),
+    ("That is good to hear, the {noun} gets talked about a lot.",
+     "It does, the {noun} is a popular topic."),
+    ("Handy, my friends are always comparing notes on the {noun}.",
+     "Comparing notes on the {noun} is half the fun."),
+    ("Oh, I will mention that next time the {noun} comes up with friends.",
+     "Please do, a name can help when the {noun} comes up."),
 )
-SUGGESTION_CLOSES: tuple[str, ...] = (
-    "Glad it is of some use with the {noun}.",
-    "Happy to help with the {noun}.",
-    "It is always interesting to compare the {noun} people go for.",
-    "Any time, the {noun} is a popular topic.",
-    "Opinions on the {noun} do vary, of course.",
-    "Please do, people like a tip about the {noun}.",
-    "Views on the {noun} can be strong, it is true.",
-    "Comparing notes on the {noun} is half the fun.",
-)
-"""The user's reaction to the assistant's suggestion, and its close: interest in what other people
-choose, never deferring a choice of its own (red team 18: "I would rather take my time over the
-mortgage lender", the shared decline bank, after the user had stated the lender, read as the fact
-being open again)."""
+"""The user's reaction to the assistant's suggestion and the close that answers it, drawn as a
+pair (red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing,
+reactions and closes having been drawn independently). Reactions show interest in what other
+people choose, never defer a choice of the user's own (red team 18)."""
+SUGGESTION_REACTIONS: tuple[str, ...] = tuple(r for r, _ in SUGGESTION_PAIRS)
+SUGGESTION_CLOSES: tuple[str, ...] = tuple(c for _, c in SUGGESTION_PAIRS)
 FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
 """Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
 the declines twice."""
@@ -335,7 +339,7 @@ _VERB_FORMS = [k.verb for k in KINDS] + [_their(k.verb) for k in KINDS]
 """Every verb phrase as any form says it (:func:`_verb`)."""
 
 
-def _pattern(template: str) -> re.Pattern[str]:
+def _pattern(template: str, tail: str = "") -> re.Pattern[str]:
     groups = {"noun": f"(?P<noun>{_alternation([k.noun for k in KINDS])})",
               "verb": f"(?P<verb>{_alternation(_VERB_FORMS)})",
               "value": f"(?P<value>{_VALUE})", "rel": f"(?P<rel>{_RELS})", "poss": "(?:his|her)",
@@ -351,13 +355,34 @@ def _pattern(template: str) -> re.Pattern[str]:
         # a slot said twice is the same words twice: a backreference, not a second group
         repeat = f"(?P={name})" if group.startswith("(?P<") else group
         pattern = first + group + repeat.join(again) if again else first
-    return re.compile(pattern)
+    return re.compile(pattern.replace(re.escape("\x00"), tail))
 
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (form, _pattern(t)) for form, t in sorted(
-        [("own", t) for t in OWN] + [(f, t) for f, ts in COMPETITORS.items() for t in ts],
-        key=lambda row: -len(row[1])))
+def _user_pattern(opening: str) -> re.Pattern[str]:
+    """One skeleton with every twin tail as an alternative: the tail that matched names the form
+    (``t_<form>_<row>``) and holds the relation (``r_<form>_<row>``)."""
+    alternatives = []
+    for row, tails in enumerate(TAILS):
+        for form, tail in tails.items():
+            body = re.escape(tail).replace(re.escape("{rel}"), f"(?P<r_{form}_{row}>{_RELS})")
+            alternatives.append(f"(?P<t_{form}_{row}>{body})")
+    return _pattern(opening.replace("{tail}", "\x00"), tail="(?:" + "|".join(alternatives) + ")")
+
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    *(("user", _user_pattern(o)) for o in OPENINGS),
+    *(("suggestion", _pattern(t)) for t in COMPETITORS["suggestion"]),
+)
+"""One pattern per skeleton (the form is read from the tail that matched) and one per suggestion."""
+
+
+def _form_of(m: re.Match[str]) -> tuple[str, str | None]:
+    """The form and relation of a match of :data:`_PATTERNS`."""
+    for name, text in m.groupdict().items():
+        if text is not None and name.startswith("t_"):
+            _, form, row = name.split("_")
+            return form, m.group(f"r_{form}_{row}")
+    return "suggestion", None
 
 
 class Reading(NamedTuple):
@@ -378,7 +403,7 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
     for index, turns in enumerate(texts):
         for text in turns:
             rest = text
-            for form, pattern in _PATTERNS:
+            for _, pattern in _PATTERNS:
                 while m := pattern.search(rest):
                     kind = KIND_OF.get(m["noun"])
                     said = re.sub(r"\bthemselves\b", "myself", re.sub(r"\btheir\b", "my", m["verb"]))
@@ -391,8 +416,8 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
                     if kind.trade and not m["value"].endswith(" " + kind.trade):
                         raise GenerationError(f"session {index}: {m['value']!r} is no {kind.trade} "
                                               "shop")
-                    found.append(Reading(index, form, kind.noun, m["value"],
-                                         m.groupdict().get("rel")))
+                    said_form, rel = _form_of(m)
+                    found.append(Reading(index, said_form, kind.noun, m["value"], rel))
                     rest = rest[:m.start()] + "\x00" + rest[m.end():]
             if stray := [w for w in raw_tokens(rest) if w in pool]:
                 raise GenerationError(f"session {index}: value word {stray[0]!r} outside a "
@@ -410,6 +435,8 @@ def _verb(kind: Kind, form: str) -> str:
 
 def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
           form: str = "own") -> str:
+    if holder is None and "{rel}" in template:  # a frame's own default (tests, bank checks)
+        holder = episodes_bank.RELATIONS["sister"]
     slots = {"verb": _verb(kind, form), "noun": kind.noun, "value": value, "a": kind.article,
              "rel": holder.noun if holder else "", "poss": holder.poss if holder else "",
              "subj": holder.subj if holder else ""}
@@ -417,8 +444,36 @@ def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation 
     return text[0].upper() + text[1:]
 
 
+NEGATION_WORDS = frozenset("no not never nothing none nor neither nobody nowhere".split())
+PRONOUN_WORDS = frozenset("i me my mine myself he she him her his hers it its they them their we us "
+                          "our you your".split())
+
+
+def _twin_stats(tail: str) -> tuple[Any, ...]:
+    """What a content-free reader of a tail can see: words, letters, commas, negation words,
+    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role), and
+    how often it says the question's own words "I", "have" and "which"."""
+    words = re.findall(r"\{\w+\}|[A-Za-z']+", tail)
+    plain = [w for w in words if not w.startswith("{")]
+    lower = [w.lower() for w in plain]
+    return (len(words), sum(map(len, plain)), tail.count(","), sum(w in NEGATION_WORDS for w in lower),
+            sum(w in PRONOUN_WORDS for w in lower), tuple(sorted(w for w in words if w.startswith("{"))),
+            # the question's own words ("Which gym have I joined?"): a tail saying "I have" more
+            # often than its twins scores higher under BM25 with the question as query
+            lower.count("i"), lower.count("have"), lower.count("which"))
+
+
 def _assert_banks() -> None:
     """Import-time checks (GENERATION.md "Checks that belong in every generator")."""
+    for row in TAILS:
+        assert sorted(row) == sorted(("own", *USER_FORMS)), row
+        assert len({_twin_stats(t) for t in row.values()}) == 1, \
+            {form: _twin_stats(t) for form, t in row.items()}
+        assert all("{noun}" not in t and "{value}" not in t and t.count("{rel}") == 1
+                   for t in row.values()), row
+        assert row["own"].startswith("yes, ") and all(row[f].startswith("no, ") for f in USER_FORMS)
+    assert all(o.count("{tail}") == 1 and "{rel}" not in o for o in OPENINGS)
+    assert len({o[:o.index("{verb}")] for o in OPENINGS}) == len(OPENINGS)
     nouns = [kind.noun for kind in KINDS]
     assert len(KINDS) == 84 and len(set(nouns)) == len(nouns), "kinds repeat"
     assert N_SESSIONS <= len(KINDS)
@@ -635,13 +690,61 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         elif "{rel}" in said.template:
             said.holder = persona.holder(stream.randrange(len(persona.relations)))
         rival.append(said)
-    every = own + rival
+    # A session whose competitor is the assistant's suggestion also gets a user-said competitor,
+    # said in the own statement's sentence like every other session's: red teams 18 and 19 found
+    # a statement alone in its user turn always the user's own (653 of 653). It is a single (a
+    # kind the haystack states nowhere else, drawn as the other singles are), so no cluster and
+    # no count changes.
+    extra: dict[int, Said] = {}
+    for i in order.sample(range(n), n):
+        if rival[i].form != "suggestion":
+            continue
+        open_ = [k for k in absent if room[_pool(k)] > 0]
+        if not open_:
+            raise GenerationError(f"{spec.key}: the value pools cannot pay for a second competitor "
+                                  f"in session {i}")
+        fresh = [k for k in open_ if k.noun not in used] or open_
+        kind = fresh[int(order.random() * len(fresh))]
+        used.add(kind.noun)
+        room[_pool(kind)] -= 1
+        stream = derive_rng(seed, VERTICAL, spec.key, "extra", i)
+        said = Said(i, USER_FORMS[int(stream.random() * len(USER_FORMS))], kind)
+        free = [r for r in range(len(persona.relations))
+                if persona.relations[r] not in holding.get(kind.noun, set())]
+        if said.form == "holder" and not free:
+            said.form = "declined"
+        bank = COMPETITORS[said.form]
+        said.template = bank[int(stream.random() * len(bank))]
+        if said.form == "holder":
+            pick = free[stream.randrange(len(free))]
+            holding.setdefault(kind.noun, set()).add(persona.relations[pick])
+            said.holder = persona.holder(pick)
+        else:
+            said.holder = persona.holder(stream.randrange(len(persona.relations)))
+        extra[i] = said
+    # Two statements said in one sentence never share their skeleton ("people keep asking ...;
+    # people keep asking ..."): the competitor takes another skeleton, drawn among the rest, with
+    # its own tail row (both roles' skeletons stay uniform over the bank).
+    for i in range(n):
+        partner = extra.get(i, rival[i])
+        if partner.form in USER_FORMS and _opening_of(partner.template) == _opening_of(own[i].template):
+            stream = derive_rng(seed, VERTICAL, spec.key, "opening", i)
+            here = _opening_of(own[i].template)
+            row = next(r for r in TAILS if r[partner.form] in partner.template)
+            choice = [o for o in OPENINGS if o != here][int(stream.random() * (len(OPENINGS) - 1))]
+            partner.template = choice.replace("{tail}", row[partner.form])
+    every = own + rival + [extra[i] for i in sorted(extra)]
     _values(rng, every)
-    sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], rival[i])
-                for i in range(n)]
+    sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], rival[i],
+                         extra.get(i)) for i in range(n)]
     plan = conversation.HaystackPlan(spec.key, sessions, times, times[-1] + INTERVAL, persona,
                                      BANNED, SMALL_TALK, lead_share=0.0)
     return plan, every, count
+
+
+def _opening_of(template: str) -> str:
+    """The skeleton of a user frame (:data:`OPENINGS`; their words before "{verb}" differ)."""
+    return next(o for o in OPENINGS if template.startswith(o[:o.index("{verb}")]))
 
 
 def _statement(rng: Any, said: Said) -> conversation.Statement:
@@ -651,15 +754,15 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
     text = _fill(said.template, kind, said.value, said.holder, said.form)
     if said.form == "suggestion":
         request = rng.choice(REQUESTS).format(a=kind.article, noun=kind.noun)
-        reaction = rng.choice(SUGGESTION_REACTIONS).format(noun=kind.noun)
-        close = rng.choice(SUGGESTION_CLOSES).format(noun=kind.noun)
+        reaction, close = (line.format(noun=kind.noun) for line in rng.choice(SUGGESTION_PAIRS))
         return conversation.Statement(text, f"the {kind.noun}", "assistant-offer-declined",
                                       role="assistant", request=request, reaction=reaction,
                                       close=close)
     return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form])  # type: ignore[arg-type]
 
 
-def _session(rng: Any, own: Said, rival: Said) -> list[conversation.Statement]:
+def _session(rng: Any, own: Said, rival: Said, extra: Said | None = None
+             ) -> list[conversation.Statement]:
     """One session's statements. ``MERGED`` (the dial-independent default): a user competitor is
     said in the same sentence as the own fact, joined by a semicolon, in a drawn order (two facts
     in one breath, as people do; the reply takes up the last). One sentence, not two: a reader of
@@ -672,12 +775,22 @@ def _session(rng: Any, own: Said, rival: Said) -> list[conversation.Statement]:
     mine = _statement(rng, own)
     other = _statement(rng, rival)
     if rival.form == "suggestion":
-        # either episode first: with the own statement always first, a statement of the asked
-        # kind that opens its session was more often gold's (red team 17: 0.90 against 0.66)
-        return [mine, other] if rng.random() < 0.5 else [other, mine]
+        # the own statement shares its sentence with the user-said extra competitor, as in every
+        # other session (red team 19: a statement alone in its turn was always own); either
+        # episode first (red team 17: with the own statement always first, 0.90 against 0.66)
+        assert extra is not None
+        said = _merge(rng, mine, _statement(rng, extra))
+        return [said, other] if rng.random() < 0.5 else [other, said]
+    return [_merge(rng, mine, other)]
+
+
+def _merge(rng: Any, mine: conversation.Statement, other: conversation.Statement
+           ) -> conversation.Statement:
+    """Two user statements in one sentence, joined by a semicolon, in a drawn order (the reply
+    takes up the last)."""
     first, last = (mine, other) if rng.random() < 0.5 else (other, mine)
     second = last.text if last.text.startswith("I ") else last.text[0].lower() + last.text[1:]
-    return [dataclasses.replace(last, text=f"{first.text[:-1]}; {second}")]
+    return dataclasses.replace(last, text=f"{first.text[:-1]}; {second}")
 
 
 SMALL_TALK: tuple[tuple[int, float], ...] = ((0, 0.6), (1, 0.4))
