@@ -16,12 +16,12 @@ MALFORMED_DIR = REPO / "fixtures" / "malformed"
 KNOWN_BEATEN: dict[str, tuple[str, frozenset[str]]] = {
     # corpus id -> (sha256 prefix of the beaten bytes, the adversary rules that refuse them)
     "typedmemeval-workingmemory-v3": ("435643f22bf9", frozenset({"form_gold_at_1", "form_auc"})),
-    "typedmemeval-forgetting-v3": ("c31bed48eb52", frozenset({"form_gold_at_1", "form_auc"})),
 }
 """Shipped corpora the adversary gate refuses, recorded as they stand (issue 19 is open): the
 question-aware form reader, added after red team 19 beat WorkingMemory by word length, refuses
-WorkingMemory on every rung and Forgetting on its pooled row (gold's statement opens its turn more
-often than competitors' do). The tests assert exactly these refusals on exactly these bytes: a
+WorkingMemory on every rung. (Forgetting's c31bed48 bytes were refused on the pooled row, gold's
+statement opening its turn more often than competitors' did; rebuilt as eaa1e882 with an intro
+before every statement, they pass.) The tests assert exactly these refusals on exactly these bytes: a
 rebuilt corpus, a new refusal or a refusal that goes away all fail until this record is updated."""
 
 
