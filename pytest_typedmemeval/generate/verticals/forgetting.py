@@ -100,7 +100,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...gates.leaks import KEY_NAMES
@@ -748,6 +748,8 @@ class Reading:
     value: str
     event: str | None
     span: tuple[int, int]
+    pronoun: str = field(default="", compare=False)
+    """The holder's subject pronoun as the statement's grammar gives it ("I" for the user)."""
 
     @property
     def own_current(self) -> bool:
@@ -843,7 +845,8 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
     elif kind == "statement" and g["target"] == entry.other:
         read_kind = "instance"
     value = g["value"].split(" ", 1)[1] if entry.category == "item" else g["value"]
-    return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span())
+    return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span(),
+                   _SLOTS_OF[agreeing[0]]["who"])
 
 
 def read(stay: engine.Haystack) -> list[Reading]:
@@ -852,6 +855,14 @@ def read(stay: engine.Haystack) -> list[Reading]:
              for t, turn in enumerate(session) for kind, pattern in _PATTERNS
              for m in pattern.finditer(turn.text)]
     found.sort(key=lambda r: (r.session, r.turn, r.span))
+    pronouns: dict[str, set[str]] = {}
+    for r in found:
+        if r.holder is not None:
+            pronouns.setdefault(r.holder, set()).add(r.pronoun)
+    for noun, said in pronouns.items():
+        if len(said) > 1:  # the intro names the relation without its gender: one person per noun
+            raise GenerationError(f"{stay.key}: the grammar does not say whose: my {noun} is "
+                                  f"{' and '.join(sorted(said))}")
     for a, b in zip(found, found[1:]):
         if (a.session, a.turn) == (b.session, b.turn) and b.span[0] < a.span[1]:
             raise GenerationError(f"{stay.key}: two frames read one statement: {a} / {b}")
