@@ -15,15 +15,12 @@ MALFORMED_DIR = REPO / "fixtures" / "malformed"
 
 KNOWN_BEATEN: dict[str, tuple[str, frozenset[str]]] = {
     # corpus id -> (sha256 prefix of the beaten bytes, the adversary rules that refuse them)
-    "typedmemeval-forgetting-v3": ("c31bed48eb52", frozenset({"form_gold_at_1", "form_auc"})),
-    "typedmemeval-workingmemory-v3": ("ac46ac6b055a", frozenset({"form_gold_at_1", "form_auc"})),
 }
-"""Shipped corpora the adversary gate refuses, recorded as they stand (issue 19 is open): the
-question-aware form reader, added after red team 19 beat WorkingMemory by word length, refused
-WorkingMemory 435643f2 on every rung; rebuilt with twin frames, ac46ac6b passed it until red team 20
-beat it by counting three-letter words and the reader learned word-length counts (refused again on
-every rung); and it refuses Forgetting c31bed48 on its pooled row (gold's statement opens its turn
-more often than competitors' do). The tests assert exactly these refusals on exactly these bytes: a
+"""Shipped corpora the adversary gate refuses, recorded as they stand; none now. The question-aware
+form reader, added after red team 19 beat WorkingMemory by word length, refused WorkingMemory
+435643f2 on every rung (rebuilt with twin frames as ac46ac6b: passes) and Forgetting c31bed48 on
+its pooled row (rebuilt with an intro before every statement as eaa1e882: passes). The tests assert
+exactly the recorded refusals on exactly these bytes: a
 rebuilt corpus, a new refusal or a refusal that goes away all fail until this record is updated."""
 
 

@@ -334,9 +334,10 @@ def test_reaffirmation_with_another_value_is_refused(monkeypatch) -> None:
 
 
 def test_competitor_that_reads_as_the_users_own_fact_is_refused(monkeypatch) -> None:
-    """A holder's statement stripped of its intro would be the user's own current fact."""
+    """A holder's statement whose pronouns say "I" after its intro is the user's own current fact
+    (every statement has an intro naming a relation: the pronoun after it says whose)."""
     def own(text: str, said: fg.Said) -> str:
-        text = re.sub(r"\b(She|He|she|he)\b", "I", text.split(". ", 1)[1])
+        text = re.sub(r"\b(She|He|she|he)\b", "I", text)
         text = re.sub(r"\b(her|his)\b", "my", re.sub(r"\b(Her|His)\b", "My", text))
         return re.sub(r"\bhim\b", "me", text)
 

@@ -216,13 +216,14 @@ def test_no_kind_is_asked_twice_and_every_asked_kind_is_filler_elsewhere(
     assert all(own_elsewhere[noun] >= 30 for noun in asked)  # about 46 of 59 other haystacks
 
 
-def test_the_adversaries_stay_at_chance_but_the_form_reader(corpus: list[dict[str, Any]]) -> None:
-    """Every adversary but the question-aware form reader passes; that one refuses these bytes
-    (red team 20: the twin tails differ in how many three-letter words they hold; recorded in
-    tests/_support.py ``KNOWN_BEATEN`` until the tails are rebuilt)."""
+def test_the_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
+    """Every adversary passes, the question-aware form reader included (red team 19 beat the
+    previous bytes by word length; twin frames fixed it at the cause)."""
     corpus_ = corpus_from_text(dump_json(corpus), "typedmemeval-workingmemory-v3", "workingmemory")
     result = adversaries.check(corpus_, declared=declarations_for("workingmemory"))
-    assert not [r.line() for r in result.refusals if not r.rule.startswith("form_")]
+    assert result.status == "passed", [r.line() for r in result.refusals]
+    form = result.measured["pooled"]["form_reader"]
+    assert form["gold_at_1"] <= form["gold_at_1_bound"] and form["auc"] <= 0.65
     assert result.measured["exemptions_applied"].keys() <= set(wm.SHAPES)
     assert all(entry["rules"] == ["position_prior"]
                for entry in result.measured["exemptions_applied"].values())

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -64,23 +63,15 @@ _CLAUSE_BREAK = re.compile(r";\s+")
 _LETTERS = re.compile(r"[A-Za-z]")
 _OTHER_PUNCTUATION = re.compile(r"[:;!?()\"\u201c\u201d\u2018\u2019'\u2013\u2014-]")
 
-WORD_LENGTH_BINS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
-"""Words of 1, 2, ... 6 letters and of 7 or more, counted per clause (red team 20: twin tails
-matched on word, letter and comma totals still differed in how many three-letter words they held —
-"yes" against "no" and the words around them — and a count of three-letter words found gold in 0.89
-of WorkingMemory questions)."""
 BASE_FEATURES: tuple[str, ...] = (
     "words", "chars_per_word", "chars", "commas", "other_punctuation", "values",
-    "question_word_repeats",
-    *(f"words_of_{n}_letters" if n < WORD_LENGTH_BINS[-1] else f"words_of_{n}_or_more_letters"
-      for n in WORD_LENGTH_BINS),
-    "index_in_turn", "clauses_in_turn", "alone_in_turn", "last_in_turn",
+    "question_word_repeats", "index_in_turn", "clauses_in_turn", "alone_in_turn", "last_in_turn",
     "turn_position", "candidates_in_session")
 """Form, never content: no word lists (a negation or a relation's pronoun is how a statement says
 it is not the answer, which a memory may read), no speaker (who said it is Episodic's construct),
 no place of the session in the haystack (the latest statement wins in Forgetting and Arithmetic:
 recency is content there; the question-blind position prior gates positions)."""
-RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:7 + len(WORD_LENGTH_BINS)]
+RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:7]
 """Features also given centred on, and ranked within, the question's candidates."""
 FEATURES: tuple[str, ...] = (*BASE_FEATURES, *(f"{name}_centred" for name in RELATIVE_FEATURES),
                              *(f"{name}_rank" for name in RELATIVE_FEATURES))
@@ -121,11 +112,9 @@ def _clause_row(clause: str, words: set[str], *, index: int, count: int,
     letters = len(_LETTERS.findall(clause))
     n = max(1, len(clause.split()))
     asked = [token for token in content if token in words]
-    lengths = Counter(min(len(_LETTERS.findall(word)), WORD_LENGTH_BINS[-1]) for word in clause.split())
     return [float(n), letters / n, float(len(clause)), float(clause.count(",")),
             float(len(_OTHER_PUNCTUATION.findall(clause))), float(len(value_like_tokens(clause))),
             float(len(asked) - len(set(asked))),
-            *(float(lengths[b]) for b in WORD_LENGTH_BINS),
             float(min(index, 3)), float(min(count, 4)), float(count == 1),
             float(index == count - 1), turn_position]
 

@@ -36,7 +36,13 @@ subjects that have a sibling).
 events are 4-15 sessions apart, :func:`_matching`) and 2-4 *competitors*, plus drawn small talk, in
 a drawn order (:func:`..conversation.render_haystack`, one persona per haystack; facts are told two
 to a user turn, :data:`FACTS_PER_TURN`, so a session stays two or three episodes and the shared
-acknowledgements do not crowd out distinct sentences). Each competitor is
+acknowledgements do not crowd out distinct sentences). **Place in the turn is nobody's**: every
+statement, the user's own and a relation's alike, is told after an intro sentence naming a relation
+of the persona (:data:`INTRO_FRAMES`; the pronoun after it says whose the statement is), and no
+assistant question leads into a statement (``lead_share=0``: the renderer leads only into the
+user's own statements), so a statement's index in its turn, its turn's clause count and the turn's
+place in the session are drawn alike for every role (the question-aware form reader refused the
+first revision-3 bytes, where only relations had intros, on exactly that). Each competitor is
 about the subject discussed least so far, so every subject of a haystack is mentioned about as
 often as every other: the subject a haystack "dwells on" does not exist, and neither a reader that
 counts recurring subjects nor the learned adversary's recurrence block can find the asked one (the
@@ -50,15 +56,15 @@ does not answer), every kind but ``instance`` holding the asked *phrase itself* 
 shoulder"; a holder's is "the shoulder" after an intro naming the holder, revision 3's first red
 team found gold among the first five sessions holding the phrase in every question when holders
 said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
-gold after an intro that names the holder ("I heard from my sister yesterday. She settled on Anya
-Marchetti as a physio for the shoulder after a couple of trial visits."); ``holder-follow`` — a
+gold after an intro that names the holder ("I caught up with my sister over lunch yesterday. She
+settled on Anya Marchetti as a physio for the shoulder after a couple of trial visits."); ``holder-follow`` — a
 relation's provider with its end or continuation, by the same follow-up frames as gold's
 invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
 subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
 quote from Anya Marchetti as a physio for the shoulder. The figure was far too steep, so I
 passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
 ("I finally found a physio for the knee, ..."). The cue vocabulary is wide on purpose (the first
-red team read holder and modality off a dozen regular expressions): intros in a dozen shapes, not
+red team read holder and modality off a dozen regular expressions): intros in fourteen shapes, not
 all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
 put in a good word, and she was right"); competitors that open on the value or on "Since". The
 class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
@@ -94,7 +100,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...gates.leaks import KEY_NAMES
@@ -218,7 +224,8 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 
 # --------------------------------------------------------------------------------------------
 # Frames: one machinery for gold and competitors. Slots: {Who}/{who} the subject ("I", or the
-# holder's pronoun after an intro naming the holder: "Some news from my sister. She ..."), {poss}
+# holder's pronoun after the intro naming the holder: "My sister rang last night, and we talked
+# for ages. She ..."; every statement has an intro, see INTRO_FRAMES), {poss}
 # "the" or the holder's possessive, {my} "my" or it, {me} "me" or the holder's object pronoun,
 # {mentioned} who mentioned it to whom, {a} the noun's article, {value}/{Value} the value as the
 # text shows it ("Harriet Colby", "the Zentra"), {act} the follow-up's event (an invalidation) or
@@ -241,21 +248,49 @@ FEEL = {("invalidation", True): "I feel lighter for it", ("reaffirmation", True)
         ("reaffirmation", False): "{subj} is glad of it"}
 """A follow-up's mood, for the user (``True``) and for a relation."""
 
-INTROS = ("Some news from my {rel} about {poss} plans.", "My {rel} has been busy lately.",
-          "A quick word about my {rel} and {poss} week.",
-          "I had a chat with my {rel} about {poss} errands.",
-          "My {rel} rang at the weekend, full of {poss} news.",
-          "Over coffee my {rel} filled me in.",
-          "My {rel} is sorting a few things out at the moment.",
-          "Talking of my {rel}, there has been progress on {poss} big jobs.",
-          "My {rel} came round, and we ended up swapping updates.",
-          "I heard from my {rel} the other day.",
-          "You will remember my {rel} and {poss} list of chores.",
-          "My {rel} sent me a long message about {poss} month.")
-"""The sentence that names another holder before the statement's pronoun refers to them. It does
-not repeat the holder's purpose: an intro that did gave every holder's session the subject's words
-twice, so BM25 preferred holders to gold and the dial stopped low, leaving the asked phrase in too
-few sessions for the phrase reader."""
+INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
+                "I had a long chat with my {rel} {over} {when}.",
+                "My {rel} and I swapped news {over} {when}.",
+                "I caught up with my {rel} {over} {when}.",
+                "My {rel} came round {when}, and we traded updates {over}.",
+                "I spoke to my {rel} {over} {when}, and we compared notes.",
+                "{When}, my {rel} and I compared notes {over}.",
+                "My {rel} rang {when}, and we talked for ages.",
+                "I saw my {rel} {when}, and we had a good natter {over}.",
+                "{When} I met my {rel} for a proper natter {over}.",
+                "My {rel} and I had a proper catch-up {over} {when}.",
+                "I bumped into my {rel} {when}, and we got talking.",
+                "I was on the phone to my {rel} {when} for a good while.",
+                "My {rel} popped in {when}, and we traded news {over}.")
+INTRO_WHEN = ("yesterday", "on Sunday", "last night", "this morning", "at the weekend",
+              "the other evening", "on Tuesday", "after dinner", "over the weekend", "on Friday",
+              "earlier today", "last week")
+INTRO_OVER = ("over coffee", "over a pot of tea", "over lunch", "on a long walk", "in the car",
+              "at the market", "over a sandwich", "in the queue at the bakery", "over supper",
+              "in the pub")
+"""The sentence before *every* statement, the user's own and a relation's alike: it names one of the
+persona's relations (the holder when a relation holds the statement, any relation when the user
+does), and the statement's pronoun after it says whose it is ("I caught up with my sister over
+coffee yesterday. She settled on ..." / "... I settled on ..."). Why every statement: revision 3's
+first intros ("Some news from my sister about her plans.") preceded relation statements only, so
+the user's own statements (gold's kind) opened their turns and sat in turns of fewer clauses, and
+the question-aware form reader found gold by place in turn alone (pooled gold@1 0.53 against 0.28,
+AUC 0.69). Drawn from three parts, so the added sentences are mostly distinct (a small bank of
+"some news from my side" intros would have repeated 1,650 sentences and sunk the distinct-sentence
+share under its bound). No intro repeats the holder's purpose: one that did gave a holder's session
+the subject's words twice, so BM25 preferred holders to gold."""
+
+
+def _intro(rng: random.Random, relation: bank.Relation) -> str:
+    """One intro sentence naming ``relation`` (see :data:`INTRO_FRAMES`)."""
+    when = rng.choice(INTRO_WHEN)
+    return rng.choice(INTRO_FRAMES).format(rel=relation.noun, when=when, When=_capital(when),
+                                           over=rng.choice(INTRO_OVER))
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
 
 _FOLLOW = ("{Who} had a long think about {value} as the {noun} for {poss} {target} on {my} walk "
            "home yesterday, and in the end {who} {act}.",
@@ -368,7 +403,8 @@ SIBLING_WORDS = frozenset(w for e in ENTRIES for w in raw_tokens(e.sibling))
 CURRENCY_WORDS = frozenset(tokenize(CURRENCY_CLAUSE))
 VALUE_WORDS = values.pool_words()
 FRAME_WORDS = frozenset(
-    w for t in (*(t for ts in FRAMES.values() for t in ts), *INTROS, *FEEL.values(),
+    w for t in (*(t for ts in FRAMES.values() for t in ts), *INTRO_FRAMES, *INTRO_WHEN,
+                *INTRO_OVER, *FEEL.values(),
                 "mentioned to you me",
                 *(e for table in (EVENTS, KEEPS) for es in table.values() for e in es))
     for w in raw_tokens(re.sub(r"\{\w+\}", " ", t)))
@@ -428,6 +464,7 @@ def _assert_banks() -> None:
         for frame in frames:
             assert ":" not in frame and frame.endswith(".") and "{value}" in frame.lower()
             assert (kind == "follow") == ("{act}" in frame) and "{noun} for {poss} {target}" in frame
+            assert "{who}" in frame.lower(), f"{frame}: the pronoun after the intro says whose"
 
 
 _assert_banks()
@@ -603,26 +640,29 @@ _FRAME_KIND = {"statement": "statement", "holder": "statement", "instance": "sta
                "holder-follow": "follow"}
 
 
-def _holder(rng: random.Random, persona: conversation.Persona, index: int | None,
-            target: str) -> dict[str, str]:
-    """The holder's slots (see the frames) and its intro: the user's, or a persona relation's."""
+def _holder(persona: conversation.Persona, index: int | None) -> dict[str, str]:
+    """The holder's slots (see the frames): the user's, or a persona relation's."""
     if index is None:
         return {"Who": "I", "who": "I", "poss": "the", "my": "my", "My": "My", "me": "me",
-                "mentioned": "I mentioned to you", "intro": ""}
+                "mentioned": "I mentioned to you"}
     relation = persona.holder(index)
     return {"Who": relation.subj.capitalize(), "who": relation.subj, "poss": "the",
-            "my": relation.poss, "My": relation.poss.capitalize(), "me": relation.obj, "mentioned": f"{relation.subj} mentioned to me",
-            "intro": rng.choice(INTROS).format(rel=relation.noun, poss=relation.poss, target=target)
-            + " "}
+            "my": relation.poss, "My": relation.poss.capitalize(), "me": relation.obj,
+            "mentioned": f"{relation.subj} mentioned to me"}
 
 
 def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
-    """The statement's sentence(s): a frame of its kind drawn, filled for its holder."""
+    """The statement's sentences: an intro naming a relation (the holder, or for the user's own
+    statements any relation of the persona: every statement has one, so neither its place in its
+    turn nor its turn's length says whose it is), then a frame of its kind drawn, filled for its
+    holder."""
     entry = s.entry
     frame = rng.choice([f for f in FRAMES[_FRAME_KIND[s.kind], entry.category]
                         if s.kind != "holder-follow" or not f.startswith(UPDATE_OPENERS)])
-    slots = _holder(rng, persona, s.holder, s.target)
-    others = [i for i in range(len(persona.relations)) if i != s.holder]
+    slots = _holder(persona, s.holder)
+    named = s.holder if s.holder is not None else rng.randrange(len(persona.relations))
+    intro = _intro(rng, persona.holder(named))
+    others = [i for i in range(len(persona.relations)) if i != named]
     other = persona.holder(rng.choice(others))
     slots.update(rel=other.noun, rs=other.subj)
     mood = s.kind if s.kind in MOODS else rng.choice(MOODS)
@@ -630,7 +670,7 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
                  act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]),
                  feel=FEEL[mood, s.holder is None].format(subj=slots["who"]))
-    return slots.pop("intro") + frame.format(**slots)
+    return f"{intro} {frame.format(**slots)}"
 
 
 def _statements(rng: random.Random, said: Sequence[Said],
@@ -676,7 +716,7 @@ def _render(seed: int, plan: Plan, tally: engine.Tally) -> engine.Haystack:
         trial = engine.Tally()
         key = plan.key if attempt == 0 else f"{plan.key}#{attempt}"
         stay = conversation.render_haystack(seed, VERTICAL, conversation.HaystackPlan(
-            key, sessions, times, question_time, plan.persona, BANNED), trial)
+            key, sessions, times, question_time, plan.persona, BANNED, lead_share=0.0), trial)
         counts = Counter(tuple(t.role for t in session) for session in stay.sessions)
         if min(counts.values()) >= ROLE_SEQUENCE_COPIES:
             break
@@ -708,6 +748,8 @@ class Reading:
     value: str
     event: str | None
     span: tuple[int, int]
+    pronoun: str = field(default="", compare=False)
+    """The holder's subject pronoun as the statement's grammar gives it ("I" for the user)."""
 
     @property
     def own_current(self) -> bool:
@@ -724,7 +766,6 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     group, numbered after its first use (``who``, ``who2``), so :func:`_reading` can check that all
     of a statement's pronouns and possessives belong to one holder."""
     relations = _alternation(sorted({r.noun for r in bank.RELATIONS.values()}))
-    relation_possessives = _alternation(sorted({r.poss for r in bank.RELATIONS.values()}))
     pronouns = sorted({r.subj for r in bank.RELATIONS.values()})
     holders = [_SLOTS_OF[None], *_SLOTS_OF.values()]
     out = []
@@ -744,9 +785,11 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             "value": value, "Value": value.replace("the ", "The "),
             "act": _alternation([*EVENTS[category], *KEEPS[category]]),
             "feel": _alternation([f.format(subj=p) for f in FEEL.values() for p in pronouns])}
-        intros = _alternation([i.format(rel="\x00", poss="\x01", target="\x02") for i in INTROS])
-        for mark, alternatives in (("\x00", relations), ("\x01", relation_possessives),
-                                   ("\x02", groups["target"])):
+        intros = _alternation([i.format(rel="\x00", when="\x01", When="\x02", over="\x03")
+                               for i in INTRO_FRAMES])
+        for mark, alternatives in (("\x00", relations), ("\x01", _alternation(INTRO_WHEN)),
+                                   ("\x02", _alternation([_capital(w) for w in INTRO_WHEN])),
+                                   ("\x03", _alternation(INTRO_OVER))):
             intros = intros.replace(re.escape(mark), f"(?:{alternatives})")
         for frame in frames:
             body, seen = re.escape(frame), Counter[str]()
@@ -758,7 +801,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
                 return f"(?P<{name}>{groups[slot]})"
 
             body = re.sub(r"\\\{(\w+)\\\}", group, body)
-            out.append((kind, re.compile(f"(?:(?P<intro>{intros}) )?{body}")))
+            out.append((kind, re.compile(f"(?P<intro>{intros}) {body}")))
     return out
 
 
@@ -780,32 +823,30 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
     entry = _BY_WORDS.get((g["noun"], g["target"]))
     if entry is None:
         raise GenerationError(f"{stay.key}: {m[0]!r} pairs a noun and a purpose no subject has")
-    holder = None
-    candidates: list[bank.Relation | None] = [None]
-    if "intro" in g:
-        holder = next(n for n in sorted(_RELATION_OF, key=len, reverse=True) if n in g["intro"])
-        candidates = list(_RELATION_OF[holder])
+    named = next(n for n in sorted(_RELATION_OF, key=len, reverse=True) if n in g["intro"])
+    candidates: list[bank.Relation | None] = [None, *_RELATION_OF[named]]
     mood = ("invalidation" if g.get("act") in EVENTS[entry.category] else "reaffirmation")
 
     def agrees(relation: bank.Relation | None) -> bool:
         slots = _SLOTS_OF[relation]
         feel = FEEL[mood, relation is None].format(subj=slots["who"]).lower()
-        intro_ok = "intro" not in g or (relation is not None and all(
-            word == relation.poss for word in re.findall(r"\b(?:her|his)\b", g["intro"])))
-        return intro_ok and all(
+        return all(
             text.lower() == (feel if name.rstrip("0123456789") == "feel" else
                              slots[name.rstrip("0123456789")].lower())
             for name, text in g.items() if name.rstrip("0123456789") in (*slots, "feel"))
 
-    if not any(agrees(r) for r in candidates):
+    agreeing = [r for r in candidates if agrees(r)]
+    if len(agreeing) != 1:
         raise GenerationError(f"{stay.key}: the grammar of {m[0]!r} does not say whose it is")
+    holder = None if agreeing[0] is None else named
     read_kind = {"follow": mood, "statement": "statement", "declined": "declined"}[kind]
     if holder is not None and kind != "declined":
         read_kind = "holder" if kind == "statement" else "holder-follow"
     elif kind == "statement" and g["target"] == entry.other:
         read_kind = "instance"
     value = g["value"].split(" ", 1)[1] if entry.category == "item" else g["value"]
-    return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span())
+    return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span(),
+                   _SLOTS_OF[agreeing[0]]["who"])
 
 
 def read(stay: engine.Haystack) -> list[Reading]:
@@ -814,6 +855,14 @@ def read(stay: engine.Haystack) -> list[Reading]:
              for t, turn in enumerate(session) for kind, pattern in _PATTERNS
              for m in pattern.finditer(turn.text)]
     found.sort(key=lambda r: (r.session, r.turn, r.span))
+    pronouns: dict[str, set[str]] = {}
+    for r in found:
+        if r.holder is not None:
+            pronouns.setdefault(r.holder, set()).add(r.pronoun)
+    for noun, said in pronouns.items():
+        if len(said) > 1:  # the intro names the relation without its gender: one person per noun
+            raise GenerationError(f"{stay.key}: the grammar does not say whose: my {noun} is "
+                                  f"{' and '.join(sorted(said))}")
     for a, b in zip(found, found[1:]):
         if (a.session, a.turn) == (b.session, b.turn) and b.span[0] < a.span[1]:
             raise GenerationError(f"{stay.key}: two frames read one statement: {a} / {b}")
