@@ -422,3 +422,13 @@ def test_list_order_over_surfaced_items_is_a_figure_beside_the_vector_never_in_i
     assert any("list order over surfaced items (never an outcome): consistent 2/3" in line
                for line in render_lines(aggregated, {}))
     assert "surfaced_order" not in aggregate([QuestionResult(**_row("x", "wrong"))])["results"][0]["verticals"][0]
+
+
+def test_the_html_report_says_the_surfaced_order_figure_apart_from_the_outcomes() -> None:
+    from pytest_typedmemeval.report.html import render_html
+
+    rows = [_row("e1", "wrong", surfaced_order_consistent=True),
+            _row("e2", "wrong", surfaced_order_consistent=False), _row("e3", "abstained")]
+    page = render_html(make_report(rows))
+    assert "List order over surfaced items" in page and "1 of 2 list answers" in page
+    assert "List order over surfaced items" not in render_html(make_report([_row("x", "wrong")]))

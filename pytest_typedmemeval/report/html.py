@@ -240,12 +240,26 @@ def vertical_section(corpus: Mapping[str, Any], vertical: Mapping[str, Any], que
     pairs = pair_consistency(vertical, questions)
     if pairs is not None:
         parts.append(_pairs_block(pairs))
+    order = vertical.get("surfaced_order")
+    if order:
+        parts.append(_surfaced_order_block(order))
     if bands is not None:
         parts.append(vertical_bands(bands, corpus_id, name, shapes))
     if comparison is not None:
         parts.append(vertical_comparison(comparison, corpus_id, name))
     parts.append("</section>")
     return "".join(parts)
+
+
+def _surfaced_order_block(order: Mapping[str, Any]) -> str:
+    """List order over the surfaced items (issue 21, item 3): a figure beside the vector, never an
+    outcome, so it is said in words under its own heading."""
+    interval = order.get("ci95") or [None, None]
+    bounds = (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval[0] is not None else "")
+    return ("<h3>List order over surfaced items</h3>"
+            f"<p>{order['consistent']} of {order['n']} list answers that name two or more items the "
+            f"system surfaced state them in gold order ({order['rate']:.2f}{esc(bounds)}); never an "
+            "outcome: a consistent partial list is still <code>wrong</code>.</p>")
 
 
 def _judge_identity(judge: Mapping[str, Any]) -> str:
