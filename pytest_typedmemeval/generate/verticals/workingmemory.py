@@ -602,6 +602,28 @@ def _values(rng: Any, every: Sequence[Said]) -> None:
             said.value = value
 
 
+
+def _dressed(said: Said, stream: Any, persona: Any, holding: dict[str, set[Any]], *,
+             always_relation: bool) -> Said:
+    """A competitor's template and holder, drawn from its own ``stream`` (one place for the
+    session's competitor and the extra one beside a suggestion). A holder needs a relation not
+    yet holding the kind, else the statement is declined; ``always_relation`` gives every other
+    form a relation too (the extra competitor's tails name one), else only a template naming
+    ``{rel}`` draws one."""
+    free = [r for r in range(len(persona.relations))
+            if persona.relations[r] not in holding.get(said.kind.noun, set())]
+    if said.form == "holder" and not free:
+        said.form = "declined"
+    bank = COMPETITORS[said.form]
+    said.template = bank[int(stream.random() * len(bank))]
+    if said.form == "holder":
+        pick = free[stream.randrange(len(free))]
+        holding.setdefault(said.kind.noun, set()).add(persona.relations[pick])
+        said.holder = persona.holder(pick)
+    elif always_relation or "{rel}" in said.template:
+        said.holder = persona.holder(stream.randrange(len(persona.relations)))
+    return said
+
 def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said], int]:
     """The haystack's statements, times and question moment; returns the plan, every planned
     statement and the competitor count per clustered kind."""
@@ -676,20 +698,8 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     for i in range(n):
         stream = derive_rng(seed, VERTICAL, spec.key, "slot", i)
         kind = target[i] if i in target else single[i]
-        said = Said(i, forms[i], kind)
-        free = [r for r in range(len(persona.relations))
-                if persona.relations[r] not in holding.get(kind.noun, set())]
-        if said.form == "holder" and not free:
-            said.form = "declined"
-        bank = COMPETITORS[said.form]
-        said.template = bank[int(stream.random() * len(bank))]
-        if said.form == "holder":
-            pick = free[stream.randrange(len(free))]
-            holding.setdefault(kind.noun, set()).add(persona.relations[pick])
-            said.holder = persona.holder(pick)
-        elif "{rel}" in said.template:
-            said.holder = persona.holder(stream.randrange(len(persona.relations)))
-        rival.append(said)
+        rival.append(_dressed(Said(i, forms[i], kind), stream, persona, holding,
+                              always_relation=False))
     # A session whose competitor is the assistant's suggestion also gets a user-said competitor,
     # said in the own statement's sentence like every other session's: red teams 18 and 19 found
     # a statement alone in its user turn always the user's own (653 of 653). It is a single (a
@@ -709,19 +719,7 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         room[_pool(kind)] -= 1
         stream = derive_rng(seed, VERTICAL, spec.key, "extra", i)
         said = Said(i, USER_FORMS[int(stream.random() * len(USER_FORMS))], kind)
-        free = [r for r in range(len(persona.relations))
-                if persona.relations[r] not in holding.get(kind.noun, set())]
-        if said.form == "holder" and not free:
-            said.form = "declined"
-        bank = COMPETITORS[said.form]
-        said.template = bank[int(stream.random() * len(bank))]
-        if said.form == "holder":
-            pick = free[stream.randrange(len(free))]
-            holding.setdefault(kind.noun, set()).add(persona.relations[pick])
-            said.holder = persona.holder(pick)
-        else:
-            said.holder = persona.holder(stream.randrange(len(persona.relations)))
-        extra[i] = said
+        extra[i] = _dressed(said, stream, persona, holding, always_relation=True)
     # Two statements said in one sentence never share their skeleton ("people keep asking ...;
     # people keep asking ..."): the competitor takes another skeleton, drawn among the rest, with
     # its own tail row (both roles' skeletons stay uniform over the bank).
