@@ -25,13 +25,13 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    **skeleton** from one bank (:data:`OPENINGS`, "In case you wondered whether I have joined the
    gym Lumivo or not: ...") followed by a **stance tail** (:data:`TAILS`), and the skeleton bank is
    the same for own and competitor statements: the role lives only in the tail's words. Tails are
-   twins: a row holds an own tail ("yes, I did, and my sister was not surprised") and one per
-   competitor form, ``holder`` ("no, my sister has, and I was rather envious"), ``declined``
-   ("no, I bowed out, ...") and ``hypothetical`` ("no, I only asked, ..."), with equal word,
-   letter, comma, negation, pronoun and question-word counts and no repeat of the kind's noun,
-   checked at import
-   (red team 19 beat the previous bank 60/60 with characters per word: own and competitor frames
-   were disjoint closed sets). Every competitor denies the user's fact for its value; the
+   twins: a row holds an own tail ("yeah, I did, and my sister felt rather pleased") and one per
+   competitor form, ``holder`` ("nope, my sister did, and I felt rather curious"), ``declined``
+   ("nope, I passed, ...") and ``hypothetical`` ("nope, I only asked, ..."), with one sorted
+   word-length profile (stance word included), a stance word of one length, equal comma,
+   negation, pronoun and question-word counts and no repeat of the kind's noun, checked at import
+   (red team 19 beat an earlier bank 60/60 with characters per word; red team 20 the next one,
+   0.889, with the count of three-letter words: "yes" against "no", matched on totals only). Every competitor denies the user's fact for its value; the
    assistant's ``suggestion`` ("Plenty of people who have joined a gym speak well of Lumivo.") is
    turned down in the reply. Earlier builds had competitors say "I nearly joined" (red team 13:
    "the one session saying *I have* + the question's verb phrase", 0.886). No competitor states an
@@ -101,7 +101,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.5
+_DIAL = 0.625
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
