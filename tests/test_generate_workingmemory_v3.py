@@ -174,6 +174,79 @@ def test_twin_tails_match_what_a_content_free_reader_sees() -> None:
     assert all(found == set(wm.OPENINGS) for found in openings.values())
 
 
+RED_TEAM_20_TAILS = (
+    {"own": "yes, I went for it, and my {rel} did not object",
+     "holder": "no, my {rel} did, and I just heard all about it",
+     "declined": "no, I turned it down, and my {rel} was glad too",
+     "hypothetical": "no, I only asked about it, and my {rel} did too"},
+    {"own": "yes, I did, and my {rel} feels it was no mistake",
+     "holder": "no, my {rel} has, and I said it was clearly wise",
+     "declined": "no, I passed, and my {rel} says it was very wise",
+     "hypothetical": "no, I only asked, and my {rel} says it was right"},
+    {"own": "yes, I did, and my {rel} was not surprised",
+     "holder": "no, my {rel} has, and I was rather envious",
+     "declined": "no, I bowed out, and my {rel} was relieved",
+     "hypothetical": "no, I only enquired, and my {rel} was glad"},
+    {"own": "yes, I did, and my {rel} and I have never looked back",
+     "holder": "no, my {rel} has, and I have heard more than I needed",
+     "declined": "no, I passed on that, and I have also warned my {rel}",
+     "hypothetical": "no, I have only enquired, and I told my {rel} as much"},
+)
+"""The tails of ``ac46ac6b…``, matched on word, letter and comma totals only."""
+
+
+def test_twin_check_refuses_the_tails_red_team_20_beat() -> None:
+    """Red team 20: among the asked kind's clauses, the one with the most three-letter words was gold
+    in 53 of 60 ("yes" has three letters, "no" two, made up elsewhere in the tail). The import check
+    now compares the sorted word-length profile and the stance word's length: it refuses every row
+    of that bank and passes the shipped one."""
+    assert len(wm.twin_mismatches(RED_TEAM_20_TAILS)) == len(RED_TEAM_20_TAILS)
+    assert wm.twin_mismatches(wm.TAILS) == []
+    for row in wm.TAILS:
+        lengths = {form: sorted(len(w) for w in re.findall(r"[A-Za-z]+", t.replace("{rel}", "")))
+                   for form, t in row.items()}
+        assert len({tuple(v) for v in lengths.values()}) == 1, row
+
+
+def _user_clauses_of_the_asked_kind(record: dict[str, Any]) -> list[tuple[int, str]]:
+    kind = wm.asked_kind(record["question"])
+    out = []
+    for s, session in enumerate(record["haystack_sessions"]):
+        for turn in session:
+            if turn["role"] != "user":
+                continue
+            for sentence in re.split(r"(?<=[.?!])\s+", turn["content"]):
+                for clause in sentence.split("; "):
+                    m = re.search(rf"\bthe {re.escape(kind.noun)} ((?:[A-Z][a-z]+ ?)+)", clause)
+                    if m:
+                        out.append((s, clause.replace(m[1].strip(), "")))
+    return out
+
+
+def test_three_letter_words_do_not_find_gold(corpus: list[dict[str, Any]]) -> None:
+    """Red team 20's rule, untrained: among the asked kind's user clauses (value removed), the one
+    with the most three-letter words (ties shared). Refused above max(2 x random, random + 0.10),
+    the bound scripts/form_reader.py uses; ``ac46ac6b…`` scored 0.889 against 0.156."""
+    hits, chance = [], []
+    for record in corpus:
+        gold = record["typedmemeval"]["gold_components"][0]["session_index"]
+        clauses = _user_clauses_of_the_asked_kind(record)
+        counts = [sum(len(w) == 3 for w in re.findall(r"[A-Za-z]+", c)) for _, c in clauses]
+        top = [s for (s, _), n in zip(clauses, counts) if n == max(counts)]
+        hits.append(sum(s == gold for s in top) / len(top))
+        chance.append(sum(s == gold for s, _ in clauses) / len(clauses))
+    random = sum(chance) / len(chance)
+    assert sum(hits) / len(hits) <= max(2 * random, random + 0.10), (sum(hits) / len(hits), random)
+
+
+def test_a_holder_never_follows_a_verb_naming_the_users_own_thing(
+        corpus: list[dict[str, Any]]) -> None:
+    """Red team 20: "whether I have insured the house ... no, my sister has" (85 clauses)."""
+    assert not wm.holdable(wm.KIND_OF["harbour"]) and wm.holdable(wm.KIND_OF["gym"])
+    holders = [r for record in corpus for r in wm.read_statements(_texts(record)) if r.form == "holder"]
+    assert holders and all(wm.holdable(wm.KIND_OF[r.noun]) for r in holders)
+
+
 def test_suggestion_reactions_come_with_their_own_close() -> None:
     """Red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing."""
     for reaction, close in wm.SUGGESTION_PAIRS:
@@ -300,7 +373,7 @@ def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -
     pool = values.pool_words()
     for kind in wm.KINDS:
         assert not set(raw_tokens(kind.noun + " " + kind.verb)) & pool
-    assert {"no", "only", "not", "passed"} <= frames  # the reason a competitor does not answer
+    assert {"nah", "nope", "only", "not", "passed"} <= frames  # the reason a competitor does not answer
 
 
 def test_no_kind_is_named_inside_another_kind_or_a_verb() -> None:

@@ -25,13 +25,13 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    **skeleton** from one bank (:data:`OPENINGS`, "In case you wondered whether I have joined the
    gym Lumivo or not: ...") followed by a **stance tail** (:data:`TAILS`), and the skeleton bank is
    the same for own and competitor statements: the role lives only in the tail's words. Tails are
-   twins: a row holds an own tail ("yes, I did, and my sister was not surprised") and one per
-   competitor form, ``holder`` ("no, my sister has, and I was rather envious"), ``declined``
-   ("no, I bowed out, ...") and ``hypothetical`` ("no, I only asked, ..."), with equal word,
-   letter, comma, negation, pronoun and question-word counts and no repeat of the kind's noun,
-   checked at import
-   (red team 19 beat the previous bank 60/60 with characters per word: own and competitor frames
-   were disjoint closed sets). Every competitor denies the user's fact for its value; the
+   twins: a row holds an own tail ("yeah, I did, and my sister felt rather pleased") and one per
+   competitor form, ``holder`` ("nope, my sister did, and I felt rather curious"), ``declined``
+   ("nope, I passed, ...") and ``hypothetical`` ("nope, I only asked, ..."), with one sorted
+   word-length profile (stance word included), a stance word of one length, equal comma,
+   negation, pronoun and question-word counts and no repeat of the kind's noun, checked at import
+   (red team 19 beat an earlier bank 60/60 with characters per word; red team 20 the next one,
+   0.889, with the count of three-letter words: "yes" against "no", matched on totals only). Every competitor denies the user's fact for its value; the
    assistant's ``suggestion`` ("Plenty of people who have joined a gym speak well of Lumivo.") is
    turned down in the reply. Earlier builds had competitors say "I nearly joined" (red team 13:
    "the one session saying *I have* + the question's verb phrase", 0.886). No competitor states an
@@ -101,7 +101,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.5
+_DIAL = 0.625
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -214,7 +214,7 @@ KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
 OPENINGS: tuple[str, ...] = (
     "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
-    "If anyone asks whether I have {verb} the {noun} {value} at all, the answer is {tail}.",
+    "If anyone asks whether I have {verb} the {noun} {value} at all, tell them {tail}.",
     "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
     "You might wonder whether I have {verb} the {noun} {value} in the end, so to be clear, "
     "{tail}.",
@@ -227,31 +227,124 @@ two disjoint closed sets; red team 17 with a table of them). Each asks *whether 
 {noun} {value}* and leaves the answer to the stance tail; none names a person, a place or a thing
 by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind."""
 TAILS: tuple[dict[str, str], ...] = (
-    {"own": "yes, I went for it, and my {rel} did not object",
-     "holder": "no, my {rel} did, and I just heard all about it",
-     "declined": "no, I turned it down, and my {rel} was glad too",
-     "hypothetical": "no, I only asked about it, and my {rel} did too"},
-    {"own": "yes, I did, and my {rel} feels it was no mistake",
-     "holder": "no, my {rel} has, and I said it was clearly wise",
-     "declined": "no, I passed, and my {rel} says it was very wise",
-     "hypothetical": "no, I only asked, and my {rel} says it was right"},
-    {"own": "yes, I did, and my {rel} was not surprised",
-     "holder": "no, my {rel} has, and I was rather envious",
-     "declined": "no, I bowed out, and my {rel} was relieved",
-     "hypothetical": "no, I only enquired, and my {rel} was glad"},
-    {"own": "yes, I did, and my {rel} and I have never looked back",
-     "holder": "no, my {rel} has, and I have heard more than I needed",
-     "declined": "no, I passed on that, and I have also warned my {rel}",
-     "hypothetical": "no, I have only enquired, and I told my {rel} as much"},
+    {"own": "yes, I went ahead, and my {rel} was really glad",
+     "holder": "nah, just my {rel} has, and I felt quite amused",
+     "declined": "nah, I backed out, and my {rel} felt quite glad",
+     "hypothetical": "nah, I just asked, and my {rel} was very amused"},
+    {"own": "yep, I finally did, and my {rel} felt very happy",
+     "holder": "nah, my {rel} did that, and I felt quite curious",
+     "declined": "nah, I held off, and my {rel} felt quite pleased",
+     "hypothetical": "nah, I only asked, and my {rel} was very curious"},
+    {"own": "yeah, I did, and my {rel} felt rather pleased",
+     "holder": "nope, my {rel} did, and I felt rather curious",
+     "declined": "nope, I passed, and my {rel} was very pleased",
+     "hypothetical": "nope, I only looked, and my {rel} was curious"},
+    {"own": "sure, I went ahead, and my {rel} was very delighted",
+     "holder": "nope, only my {rel} has, and I felt quite impressed",
+     "declined": "nope, I held off, and my {rel} felt quite surprised",
+     "hypothetical": "nope, I just asked, and my {rel} was very intrigued"},
+    {"own": "yes, I did, and my {rel} felt quite amused",
+     "holder": "nah, my {rel} has, and I felt rather proud",
+     "declined": "nah, I backed out, and my {rel} felt happy",
+     "hypothetical": "nah, I asked, and my {rel} was very amused"},
+    {"own": "yep, I did, and my {rel} felt rather proud",
+     "holder": "nah, my {rel} did, and I felt really happy",
+     "declined": "nah, I passed, and my {rel} was quite glad",
+     "hypothetical": "nah, I only asked, and my {rel} was amused"},
+    {"own": "yeah, I finally did, and my {rel} felt amused",
+     "holder": "nope, my {rel} has, and I felt rather envious",
+     "declined": "nope, I backed out, and my {rel} felt pleased",
+     "hypothetical": "nope, I only looked, but my {rel} was curious"},
+    {"own": "sure, I finally did, and my {rel} felt really glad",
+     "holder": "nope, just my {rel} has, and I felt rather jealous",
+     "declined": "nope, I held off, and my {rel} felt really pleased",
+     "hypothetical": "nope, I only looked, and my {rel} was very curious"},
+    {"own": "yes, I went ahead, but my {rel} was amused",
+     "holder": "nah, my {rel} did, and I felt really proud",
+     "declined": "nah, I passed, and my {rel} was very happy",
+     "hypothetical": "nah, I just asked, but my {rel} was amused"},
+    {"own": "yep, I went ahead, and my {rel} was very impressed",
+     "holder": "nah, my {rel} did that, and I felt quite surprised",
+     "declined": "nah, I held off, and my {rel} felt quite surprised",
+     "hypothetical": "nah, I only asked, and my {rel} was very surprised"},
+    {"own": "yeah, I did, and my {rel} felt rather impressed",
+     "holder": "nope, my {rel} has, and I felt rather impressed",
+     "declined": "nope, I backed out, and my {rel} felt surprised",
+     "hypothetical": "nope, I only looked, and my {rel} was intrigued"},
+    {"own": "sure, I finally did, and my {rel} felt very proud",
+     "holder": "nope, only my {rel} has, and I felt quite envious",
+     "declined": "nope, I held off, and my {rel} felt quite pleased",
+     "hypothetical": "nope, I just asked, and my {rel} was very curious"},
+    {"own": "yes, I did, and my {rel} felt rather surprised",
+     "holder": "nah, my {rel} did, and I felt rather surprised",
+     "declined": "nah, I passed, and my {rel} was very surprised",
+     "hypothetical": "nah, I only looked, and my {rel} was surprised"},
+    {"own": "yeah, I did, and my {rel} felt really happy",
+     "holder": "nope, my {rel} has, and I felt quite amused",
+     "declined": "nope, I backed out, and my {rel} felt happy",
+     "hypothetical": "nope, I asked, and my {rel} was very amused"},
+    {"own": "yep, I went ahead, and my {rel} was really glad",
+     "holder": "nah, just my {rel} has, and I felt rather proud",
+     "declined": "nah, I held off, and my {rel} seemed quite glad",
+     "hypothetical": "nah, I only asked, and my {rel} was very amused"},
+    {"own": "yes, I finally did, and my {rel} felt very amused",
+     "holder": "nah, my {rel} did that, and I felt rather pleased",
+     "declined": "nah, I backed out, and my {rel} felt very pleased",
+     "hypothetical": "nah, I only looked, and my {rel} was very curious"},
+    {"own": "sure, I did, and my {rel} felt really proud",
+     "holder": "nope, my {rel} did, and I felt really happy",
+     "declined": "nope, I passed, and my {rel} was quite glad",
+     "hypothetical": "nope, I just asked, and my {rel} was amused"},
+    {"own": "yep, I finally did, and my {rel} seemed glad",
+     "holder": "nah, my {rel} has, and I felt really curious",
+     "declined": "nah, I held off, and my {rel} seemed pleased",
+     "hypothetical": "nah, I only looked, and my {rel} was curious"},
+    {"own": "yeah, I went ahead, and my {rel} was really glad",
+     "holder": "nope, only my {rel} has, and I felt really proud",
+     "declined": "nope, I backed out, and my {rel} felt quite glad",
+     "hypothetical": "nope, I only asked, and my {rel} was very amused"},
+    {"own": "sure, I did, and my {rel} felt really delighted",
+     "holder": "nope, my {rel} did, and I felt really impressed",
+     "declined": "nope, I held off, and my {rel} seemed surprised",
+     "hypothetical": "nope, I only looked, but my {rel} was surprised"},
+    {"own": "yes, I finally did, and my {rel} felt amused",
+     "holder": "nah, my {rel} has, and I felt really envious",
+     "declined": "nah, I passed, and my {rel} was very pleased",
+     "hypothetical": "nah, I only looked, but my {rel} was curious"},
+    {"own": "yep, I did, and my {rel} felt really impressed",
+     "holder": "nah, my {rel} did, and I felt really surprised",
+     "declined": "nah, I backed out, and my {rel} felt surprised",
+     "hypothetical": "nah, I only looked, and my {rel} was intrigued"},
+    {"own": "yeah, I did, and my {rel} felt rather amused",
+     "holder": "nope, my {rel} has, and I felt rather amused",
+     "declined": "nope, I held off, and my {rel} seemed amused",
+     "hypothetical": "nope, I only looked, and my {rel} was amused"},
+    {"own": "sure, I went ahead, and my {rel} was really glad",
+     "holder": "nope, just my {rel} has, and I felt quite amused",
+     "declined": "nope, I backed out, and my {rel} felt very happy",
+     "hypothetical": "nope, I just asked, and my {rel} was very amused"},
 )
 """The stance tails, written as twins: a row holds one tail per role, and within a row every tail
-has the same number of words, the same number of letters (so the same characters per word), the
-same commas, negation words, pronouns, question words ("I", "have") and relation slot, and
-none repeats the kind's noun
-(:func:`_twin_stats`, checked at import). The role is in the tail's words only: "yes, I did" or
-"no, my sister has / I passed / I only asked". Every competitor tail denies the user's fact for
-that value (another person's, turned down, only enquired about), never leaves it open, and never
-denies the kind (that would contradict gold: Forgetting's variable, §2.4 rule 2)."""
+has the same **word-length profile** (the sorted lengths of all its words, stance word included: so
+the same number of words of every length, hence of letters and characters per word), a stance word
+of the same length, the same commas, negation words, pronouns, question words ("I", "have") and one
+relation slot, and none repeats the kind's noun (:func:`_twin_stats`, checked at import). Red team
+20 beat the previous bank (0.889) by counting three-letter words: its twins were matched on totals
+only, "yes" has three letters and "no" two, and the difference was made up elsewhere in the tail.
+The stance word is drawn from length-matched sets (:data:`AFFIRM` "yes"/"yep"/"yeah"/"sure" against
+:data:`DENY` "nah"/"nope", paired by length in every row), and the rows open the grammar: several
+own, holder, declined and enquired-only wordings and a reaction ("and my sister felt rather
+pleased", "and I felt quite envious") whose adverb and adjective are chosen so that the row's
+profiles agree (the rows were searched from component banks for that, then written out here). The
+role is in the tail's words only, and every wording fits any kind's verb ("I did", "I went ahead",
+"I held off", "I only asked": no "I went for it" after "entrusted my dog to"). Every competitor tail
+denies the user's fact for that value (another person's, turned down, only enquired about), never
+leaves it open, and never denies the kind (that would contradict gold: Forgetting's variable, §2.4
+rule 2)."""
+AFFIRM: frozenset[str] = frozenset({"yes", "yep", "yeah", "sure"})
+DENY: frozenset[str] = frozenset({"nah", "nope"})
+"""The stance words: an own tail opens with an affirmation, every competitor tail with a denial of
+the same length in its row (three letters: "yes"/"yep" and "nah"; four: "yeah"/"sure" and "nope")."""
 USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
 OWN: tuple[str, ...] = tuple(o.replace("{tail}", row["own"]) for o in OPENINGS for row in TAILS)
 """The user's own facts: every skeleton with every own tail (one bank for gold and every other
@@ -261,7 +354,7 @@ COMPETITORS: dict[str, tuple[str, ...]] = {
        for form in USER_FORMS},
     "suggestion": (
         "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
-        "One {noun} a lot of people have {verb} is {value}, if you want a name to compare.",
+        "A lot of people have {verb} {a} {noun}, and {value} is a name that comes up often.",
     ),
 }
 """Competitors: the user-said ones are the own frames' skeletons with a twin tail (so a frame is
@@ -449,10 +542,16 @@ PRONOUN_WORDS = frozenset("i me my mine myself he she him her his hers it its th
                           "our you your".split())
 
 
+def _word_lengths(words: Sequence[str]) -> tuple[int, ...]:
+    return tuple(len(re.sub(r"[^A-Za-z]", "", w)) for w in words)
+
+
 def _twin_stats(tail: str) -> tuple[Any, ...]:
     """What a content-free reader of a tail can see: words, letters, commas, negation words,
-    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role), and
-    how often it says the question's own words "I", "have" and "which"."""
+    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role), how
+    often it says the question's own words "I", "have" and "which", and (red team 20: the count of
+    three-letter words told the role, 0.889) the sorted word-length profile, stance word included,
+    and the stance word's own length."""
     words = re.findall(r"\{\w+\}|[A-Za-z']+", tail)
     plain = [w for w in words if not w.startswith("{")]
     lower = [w.lower() for w in plain]
@@ -460,18 +559,28 @@ def _twin_stats(tail: str) -> tuple[Any, ...]:
             sum(w in PRONOUN_WORDS for w in lower), tuple(sorted(w for w in words if w.startswith("{"))),
             # the question's own words ("Which gym have I joined?"): a tail saying "I have" more
             # often than its twins scores higher under BM25 with the question as query
-            lower.count("i"), lower.count("have"), lower.count("which"))
+            lower.count("i"), lower.count("have"), lower.count("which"),
+            tuple(sorted(_word_lengths(plain))), _word_lengths(plain[:1]), tail.count("'"))
+
+
+def twin_mismatches(rows: Sequence[Mapping[str, str]]) -> list[str]:
+    """The rows of a tail bank whose tails a content-free reader could tell apart (empty when the
+    bank is sound): :func:`_twin_stats` must agree within every row. Public so a test can show it
+    refuses the bank red team 20 beat."""
+    return [f"row {i}: " + "; ".join(f"{form} {_twin_stats(t)}" for form, t in row.items())
+            for i, row in enumerate(rows) if len({_twin_stats(t) for t in row.values()}) != 1]
 
 
 def _assert_banks() -> None:
     """Import-time checks (GENERATION.md "Checks that belong in every generator")."""
+    assert not twin_mismatches(TAILS), twin_mismatches(TAILS)
     for row in TAILS:
         assert sorted(row) == sorted(("own", *USER_FORMS)), row
-        assert len({_twin_stats(t) for t in row.values()}) == 1, \
-            {form: _twin_stats(t) for form, t in row.items()}
         assert all("{noun}" not in t and "{value}" not in t and t.count("{rel}") == 1
                    for t in row.values()), row
-        assert row["own"].startswith("yes, ") and all(row[f].startswith("no, ") for f in USER_FORMS)
+        stance = {form: t.split(",")[0] for form, t in row.items()}
+        assert stance["own"] in AFFIRM and all(stance[f] in DENY for f in USER_FORMS), row
+    assert len(set(TAILS[0])) == 4 and len({t for row in TAILS for t in row.values()}) == 4 * len(TAILS)
     assert all(o.count("{tail}") == 1 and "{rel}" not in o for o in OPENINGS)
     assert len({o[:o.index("{verb}")] for o in OPENINGS}) == len(OPENINGS)
     nouns = [kind.noun for kind in KINDS]
@@ -603,6 +712,14 @@ def _values(rng: Any, every: Sequence[Said]) -> None:
 
 
 
+def holdable(kind: Kind) -> bool:
+    """Whether a relation can be said to hold the kind's value in the user's words ("nah, my sister
+    has"): not when the verb names the user's own thing ("moored my boat at", "insured the house
+    with", "treated myself to"), where "my sister has" would say she moored the user's boat (red
+    team 20: 85 such clauses). Those kinds' holder slots say a decline instead."""
+    return not re.search(r"\b(?:my|myself|the house)\b", kind.verb)
+
+
 def _dressed(said: Said, stream: Any, persona: Any, holding: dict[str, set[Any]], *,
              always_relation: bool) -> Said:
     """A competitor's template and holder, drawn from its own ``stream`` (one place for the
@@ -612,7 +729,7 @@ def _dressed(said: Said, stream: Any, persona: Any, holding: dict[str, set[Any]]
     ``{rel}`` draws one."""
     free = [r for r in range(len(persona.relations))
             if persona.relations[r] not in holding.get(said.kind.noun, set())]
-    if said.form == "holder" and not free:
+    if said.form == "holder" and (not free or not holdable(said.kind)):
         said.form = "declined"
     bank = COMPETITORS[said.form]
     said.template = bank[int(stream.random() * len(bank))]
@@ -788,7 +905,14 @@ def _merge(rng: Any, mine: conversation.Statement, other: conversation.Statement
     takes up the last)."""
     first, last = (mine, other) if rng.random() < 0.5 else (other, mine)
     second = last.text if last.text.startswith("I ") else last.text[0].lower() + last.text[1:]
-    return dataclasses.replace(last, text=f"{first.text[:-1]}; {second}")
+    joint = JOINTS[int(rng.random() * len(JOINTS))]
+    return dataclasses.replace(last, text=f"{first.text[:-1]}; {joint}{second}")
+
+
+JOINTS: tuple[str, ...] = ("", "and ", "also, ", "oh, and ", "while I think of it, ")
+"""What follows the semicolon between a session's two statements (red team 20: every session held
+one bare two-clause sentence about two unrelated things); drawn, and the order of the two
+statements is drawn apart from it, so the joint belongs to either role alike."""
 
 
 SMALL_TALK: tuple[tuple[int, float], ...] = ((0, 0.6), (1, 0.4))
