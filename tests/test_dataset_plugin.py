@@ -31,6 +31,7 @@ ANSWERS = {
     "Where did Ada go and what did she buy?": "Lisbon, kettle",
     "What does Ada collect?": "coins",
     "What did Bo buy in Lisbon?": "That was not mentioned in our conversations.",
+    "Would Ada enjoy a museum?": "Yes",
     "What colour is Bo's bike?": "green",
     "What colour is my kettle?": "copper",
     "What colour is my toaster?": "I do not have that information.",
@@ -86,20 +87,22 @@ def _ids(result: pytest.RunResult) -> list[str]:
 
 def test_locomo_one_item_per_scored_question_with_per_category_figures(project: pytest.Pytester) -> None:
     result = project.runpytest(LOCOMO, "-p", "no:cacheprovider", "-rf")
-    # 6 QA in the file: q001 (Bo's evidence) and q004 (no evidence) are not scored under principal a
-    assert result.parseoutcomes() == {"passed": 3, "failed": 1}
+    # 6 QA in the file, 6 items: q001 (Bo's evidence) and q004 (no evidence) are scored too
+    assert result.parseoutcomes() == {"passed": 5, "failed": 1}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED dataset/locomo::dataset_question[[]conv-1/q003[]]*"])
     section = _section(result)
     assert section[0].startswith("LoCoMo (licence CC BY-NC 4.0; file sha256 ")
-    for line in ("  multi-hop: 1/1 correct*", "  temporal: 1/1 correct*", "  single-hop: 0/1 correct*",
-                 "  adversarial: 1/1 correct*", "  abstention probes: 1/1 correct*", "  overall: 3/4 correct*"):
+    for line in ("  multi-hop: 1/1 correct*", "  temporal: 1/1 correct*", "  open-domain: 1/1 correct*",
+                 "  single-hop: 1/2 correct*", "  adversarial: 1/1 correct*", "  abstention probes: 1/1 correct*",
+                 "  overall: 5/6 correct*"):
         assert any(_match(text, line) for text in section), (line, section)
     # malformed evidence rows are counted in the summary, not fatal: q003 (malformed, dangling and
     # repaired references) still ran
-    assert "  load: 4 of 6 questions loaded" in section
+    assert "  load: 6 of 6 questions loaded" in section
     assert any(text.startswith("  load: defect evidence_malformed: 1 (e.g. conv-1/q003)") for text in section)
-    assert any(text.startswith("  load: excluded evidence_outside_principal_turns: 1") for text in section)
+    assert any(text.startswith("  load: defect no_resolvable_evidence: 1 (e.g. conv-1/q004)") for text in section)
+    assert not any(text.startswith("  load: excluded") for text in section)
     assert any(text.startswith("  caveat: No model judge is used") for text in section)
     # the failure shows question, gold and answer
     result.stdout.fnmatch_lines(["*locomo conv-1/q003 (single-hop): wrong*", "*gold:     stamps*",
@@ -135,16 +138,16 @@ def test_markers_and_upstream_ids_select(project: pytest.Pytester) -> None:
     by_upstream_id = project.runpytest(LOCOMO, LONGMEMEVAL, "--co", "-q", "-k", "e47becba_abs")
     assert _ids(by_upstream_id) == ["dataset/longmemeval::dataset_question[q0001]"]
     by_dataset = project.runpytest(LOCOMO, LONGMEMEVAL, "--co", "-q", "--strict-markers", "-m", "locomo")
-    assert len(_ids(by_dataset)) == 4
+    assert len(_ids(by_dataset)) == 6
     as_bo = project.runpytest(LOCOMO, "--tme-dataset-principal", "b", "--co", "-q")
-    assert _ids(as_bo) == ["dataset/locomo::dataset_question[conv-1/q001]"]
+    assert _ids(as_bo) == _ids(by_dataset)  # the principal sets roles only: every question is collected
     sampled = project.runpytest(LOCOMO, "--tme-dataset-sample", "2", "--tme-dataset-seed", "3", "--co", "-q")
     assert len(_ids(sampled)) == 2
     # a run limited by -m reports only what it selected
     run = project.runpytest(LOCOMO, LONGMEMEVAL, "-m", "locomo_single_hop", "-p", "no:cacheprovider")
     section = _section(run)
     assert section[0].startswith("LoCoMo ") and not any(t.startswith("LongMemEval") for t in section)
-    assert any(_match(t, "  overall: 0/1 correct*") for t in section)
+    assert any(_match(t, "  overall: 1/2 correct*") for t in section)
 
 
 def test_a_file_that_is_not_the_dataset_is_one_usage_error(project: pytest.Pytester) -> None:
@@ -185,9 +188,9 @@ def test_reference_agent_runs_a_dataset_alone(pytester: pytest.Pytester) -> None
     write_locomo(pytester.path / "locomo10.json")
     result = pytester.runpytest(LOCOMO, "--tme-agent", "reference", "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 4
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 6
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    assert any(_match(t, "  overall: */4 correct*") for t in _section(result))
+    assert any(_match(t, "  overall: */6 correct*") for t in _section(result))
 
 
 def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(project: pytest.Pytester) -> None:
@@ -200,7 +203,7 @@ def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(pro
     assert sorted(serial_files) == ["locomo-metrics.json", "longmemeval-metrics.json"]
     assert serial_files == parallel_files
     assert _section(serial) == _section(parallel)
-    assert serial.parseoutcomes() == parallel.parseoutcomes() == {"passed": 6, "failed": 1}
+    assert serial.parseoutcomes() == parallel.parseoutcomes() == {"passed": 8, "failed": 1}
 
     for name, source in (("locomo", "locomo10.json"), ("longmemeval", "longmemeval_s.json")):
         text = serial_files[f"{name}-metrics.json"].decode("utf-8")
@@ -210,7 +213,7 @@ def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(pro
         assert str(project.path) not in text and source not in text and "/tmp" not in text
         assert "What colour is my kettle?" not in text and "coins" not in text  # no questions, no answers
     locomo = json.loads(serial_files["locomo-metrics.json"])
-    assert locomo["results"] == 4 and locomo["overall"]["correct"] == 3
+    assert locomo["results"] == 6 and locomo["overall"]["correct"] == 5
     assert locomo["load"]["defects"]["evidence_malformed"] == 1
 
 
@@ -222,7 +225,7 @@ def test_combined_run_keeps_dataset_results_out_of_the_typedmemeval_report(proje
                                "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
     n_corpus = total_questions([corpus])
-    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == n_corpus + 7  # both sets ran
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == n_corpus + 9  # both sets ran
     text = report_path.read_text(encoding="utf-8")
     assert "longmemeval" not in text.casefold() and "locomo" not in text.casefold()
     assert check_serialized_report(text).passed
