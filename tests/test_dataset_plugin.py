@@ -16,6 +16,7 @@ import pytest
 from _dataset_shapes import longmemeval_records, write_locomo, write_longmemeval
 from _loopback_openai import LoopbackOpenAI
 from _support import fixture_corpus_files, total_questions
+from pytest_typedmemeval.datasets import upstream_scoring
 from pytest_typedmemeval.gates.leaks import check_serialized_report
 
 SECTION = "public memory datasets"
@@ -253,3 +254,59 @@ def test_llm_reference_agent_answers_dataset_questions_under_xdist(
     assert any(_match(t, "  single-session-user: 1/2 correct*") for t in section)
     assert any(_match(t, "model: llm-full-context asked m at *3 call(s)*") for t in section)
     assert len(loopback_openai.requests) == 3
+
+
+needs_nltk = pytest.mark.skipif(not upstream_scoring.upstream_available(),
+                                reason="upstream scoring needs the 'upstream' extra (pip install '.[upstream]')")
+
+
+@needs_nltk
+def test_scoring_modes_in_the_summary_and_the_metrics(project: pytest.Pytester) -> None:
+    both = project.runpytest(LOCOMO, "--tme-dataset-metrics", "m", "-p", "no:cacheprovider")
+    section = _section(both)
+    # the default prints both readings side by side; the typed one decides pass/fail
+    assert any(_match(t, "  multi-hop: 1/1 correct, mean F1 1.000, EM 1, * | upstream F1 1.000 over 1 (1 >= 0.5), "
+                         "EM 1 | recall_acc 1.000 over 1") for t in section), section
+    assert any(_match(t, "  * correct means token F1 >= 0.5 *; beside it, upstream F1 is the dataset's own scorer*")
+               for t in section)
+    assert any(t.startswith("  published metric: token F1 of task_eval/evaluation.py") for t in section)
+    metrics = json.loads((project.path / "m" / "locomo-metrics.json").read_text(encoding="utf-8"))
+    assert metrics["scoring"] == "both" and metrics["overall"]["upstream_n"] == 6
+    assert metrics["scorer"]["upstream"]["nltk"]
+
+    upstream = project.runpytest(LOCOMO, "--tme-dataset-scoring", "upstream", "-p", "no:cacheprovider")
+    assert upstream.parseoutcomes() == {"passed": 5, "failed": 1}
+    section = _section(upstream)
+    assert any(_match(t, "  multi-hop: upstream F1 1.000 over 1 (1 >= 0.5), EM 1 | recall_acc 1.000 over 1")
+               for t in section), section
+    assert any(_match(t, "  * correct means upstream score >= 0.5*") for t in section)
+
+    typed = project.runpytest(LOCOMO, LONGMEMEVAL, "--tme-dataset-scoring", "typed", "-p", "no:cacheprovider")
+    section = _section(typed)
+    assert not any("upstream F1" in t for t in section)
+    # LongMemEval's own retrieval figures are there in every mode, beside TypedMemEval's
+    assert any(_match(t, "  single-session-user: 2/2 correct, *evidence-session R@1*| recall_any@5 1.000, "
+                         "recall_all@5 1.000, ndcg_any@5 *over 1") for t in section), section
+    assert any(t.startswith("  published metric: QA accuracy by a GPT-4o judge") for t in section)
+
+
+def test_without_the_upstream_extra(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(upstream_scoring, "upstream_available", lambda: False)
+    refused = project.runpytest(LOCOMO, "--tme-dataset-scoring", "upstream")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in refused.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and "pip install 'pytest-typedmemeval[upstream]'" in errors[0]
+    # the default (both) runs as typed and says so once, in LoCoMo's section
+    fallback = project.runpytest(LOCOMO, "-p", "no:cacheprovider")
+    assert fallback.parseoutcomes() == {"passed": 5, "failed": 1}
+    section = _section(fallback)
+    notices = [t for t in section if t.startswith("  notice: ")]
+    assert notices == ["  notice: --tme-dataset-scoring both: typed reading only; the upstream figures need "
+                       "NLTK's Porter stemmer (pip install 'pytest-typedmemeval[upstream]')"]
+    assert not any("upstream F1" in t for t in section)
+    # a dataset with no upstream token metric needs no extra, whatever the mode
+    assert project.runpytest(LONGMEMEVAL, "--tme-dataset-scoring", "upstream",
+                             "-p", "no:cacheprovider").parseoutcomes() == {"passed": 3}
+    alone = project.runpytest("--tme-dataset-scoring", "typed")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(["ERROR: --tme-dataset-scoring applies to the datasets named by --tme-dataset*"])
