@@ -288,3 +288,32 @@ def test_turn_timestamps_where_the_dataset_has_them(tmp_path: Path) -> None:
     longmemeval = load_longmemeval(write_longmemeval(tmp_path / "lme.json", longmemeval_records()))
     for loaded in (locomo, longmemeval):
         assert all(t.timestamp is None for q in loaded.questions for s in q.sessions for t in s.turns)
+
+
+@needs_nltk
+def test_the_readmes_side_by_side_figures_are_what_the_scorers_give() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Two readings, side by side**", 1)[1].split("**Retrieval, as each paper", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| gold")]
+    numeric = [row for row in rows if not row[0].startswith("(")]
+    assert len(numeric) == 5
+    for gold, answer, upstream, typed, _ in numeric:
+        assert f"{upstream_scoring.f1_score(answer, gold):.2f}" == upstream, (gold, answer)
+        assert f"{token_f1(answer, gold, 'locomo'):.2f}" == typed, (gold, answer)
+    answers = json.loads(ANSWERS.read_text(encoding="utf-8"))["answers"]
+    from pytest_typedmemeval.datasets.scoring import multi_answer_f1
+
+    def gold(row: dict[str, Any]) -> str:
+        return row["gold"].split(";")[0].strip() if row["category"] == 3 else row["gold"]
+
+    single = [r for r in answers if r["category"] in (2, 3, 4)]
+    multi = [r for r in answers if r["category"] == 1]
+    figures = (len(single), sum(r["upstream"] for r in single) / len(single),
+               sum(token_f1(r["answer"], gold(r), "locomo") for r in single) / len(single),
+               len(multi), sum(r["upstream"] for r in multi) / len(multi),
+               sum(multi_answer_f1(r["answer"], r["gold"]) for r in multi) / len(multi))
+    stated = (f"Over that set's {figures[0]} single-answer LoCoMo answers the upstream mean F1 is "
+              f"{figures[1]:.3f} against {figures[2]:.3f} typed;\nover its {figures[3]} multi-hop answers, "
+              f"{figures[4]:.3f} against {figures[5]:.3f}.")
+    assert stated in section
