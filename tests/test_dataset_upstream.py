@@ -249,7 +249,8 @@ def test_scoring_modes_decide_pass_and_travel_into_the_metrics(tmp_path: Path) -
     typed = run_dataset_question(agent, question, scoring="typed")
     assert (typed.correct, typed.f1, typed.upstream_score, typed.scored_by) == (False, 0.0, None, "typed")
     both = run_dataset_question(agent, question, scoring="both")
-    assert (both.correct, both.upstream_score, both.upstream_exact_match, both.scored_by) == (False, 1.0, False, "typed")
+    assert (both.correct, both.upstream_score, both.upstream_exact_match, both.scored_by) \
+        == (False, 1.0, False, "typed")
     upstream = run_dataset_question(agent, question, scoring="upstream")
     assert (upstream.correct, upstream.outcome, upstream.scored_by) == (True, "wrong", "upstream")
     assert "upstream score: 1.0000" in both.failure_text()

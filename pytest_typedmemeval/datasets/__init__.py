@@ -29,7 +29,8 @@ from .upstream_retrieval import locomo_recall_acc, longmemeval_at
 from .upstream_scoring import SCORING_MODES, UpstreamScore, locomo_upstream_score, upstream_available
 
 __all__ = [
-    "CORRECT_AT_F1", "SCORING_FINGERPRINT", "SCORING_MODES", "SPECS", "UpstreamScore", "CategoryFigures", "DatasetFigures",
+    "CORRECT_AT_F1", "SCORING_FINGERPRINT", "SCORING_MODES", "SPECS", "UpstreamScore", "CategoryFigures",
+    "DatasetFigures",
     "DatasetFormatError", "DatasetOptionError", "DatasetQuestion", "DatasetResult", "DatasetSpec",
     "EvidenceRef", "LoadReport", "LoadedDataset", "MetricsDocument", "SampleInfo", "Score",
     "aggregate_results", "category_marker", "dataset_item_id", "exact_match", "item_markers",
