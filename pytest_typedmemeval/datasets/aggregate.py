@@ -58,7 +58,8 @@ class CategoryFigures:
     def line(self, scoring: str = "typed") -> str:
         """One terminal line. ``typed``: ``category: correct/n, mean F1, EM, provenance``;
         ``upstream``: the dataset's own figures; ``both``: the typed line, then the upstream figures
-        after a ``|``. The dataset's own retrieval figures close the line whenever there are any."""
+        after a ``|``. The dataset's own retrieval figures close the line whenever there are any.
+        A dataset without an upstream token metric is shown ``typed`` (the caller's choice)."""
         f1 = "-" if self.f1_mean is None else f"{self.f1_mean:.3f}"
         prov = "evidence-session " + ", ".join(
             f"R@{k} {hits}/{self.provenance_observed}" for k, hits in self.provenance_hits.items()) \
@@ -69,8 +70,6 @@ class CategoryFigures:
             mean = "-" if self.upstream_mean is None else f"{self.upstream_mean:.3f}"
             parts.append(f"upstream F1 {mean} over {self.upstream_n} ({self.upstream_at_half} >= 0.5), "
                          f"EM {self.upstream_exact_match}")
-        elif scoring == "upstream":
-            parts.append(f"{self.correct}/{self.n} correct (typed reading: no upstream token metric)")
         if self.retrieval_n:
             parts.append(", ".join(f"{name} {value:.3f}" for name, value in self.retrieval.items())
                          + f" over {self.retrieval_n}")
