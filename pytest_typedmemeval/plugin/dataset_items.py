@@ -42,7 +42,7 @@ from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
-    from ..datasets import DatasetQuestion, DatasetResult, LoadedDataset
+    from ..datasets import DatasetQuestion, DatasetResult, DatasetSpec, LoadedDataset
     from ..datasets.upstream_scoring import ScoringMode
     from .session import TypedMemEvalSession
 
@@ -485,7 +485,7 @@ class DatasetPlugin:
         self.lines = lines
         self.finished = True
 
-    def _scoring_line(self, spec: Any) -> str:
+    def _scoring_line(self, spec: DatasetSpec) -> str:
         """What "correct" means in this run for ``spec``'s dataset."""
         typed = "correct means token F1 >= 0.5 (or a decline on an abstention probe)"
         if spec.upstream_answer_metric is None or self.scoring == "typed":
