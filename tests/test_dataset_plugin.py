@@ -16,6 +16,7 @@ import pytest
 from _dataset_shapes import longmemeval_records, write_locomo, write_longmemeval
 from _loopback_openai import LoopbackOpenAI
 from _support import fixture_corpus_files, total_questions
+from pytest_typedmemeval.datasets import upstream_scoring
 from pytest_typedmemeval.gates.leaks import check_serialized_report
 
 SECTION = "public memory datasets"
@@ -31,6 +32,7 @@ ANSWERS = {
     "Where did Ada go and what did she buy?": "Lisbon, kettle",
     "What does Ada collect?": "coins",
     "What did Bo buy in Lisbon?": "That was not mentioned in our conversations.",
+    "Would Ada enjoy a museum?": "Yes",
     "What colour is Bo's bike?": "green",
     "What colour is my kettle?": "copper",
     "What colour is my toaster?": "I do not have that information.",
@@ -86,20 +88,22 @@ def _ids(result: pytest.RunResult) -> list[str]:
 
 def test_locomo_one_item_per_scored_question_with_per_category_figures(project: pytest.Pytester) -> None:
     result = project.runpytest(LOCOMO, "-p", "no:cacheprovider", "-rf")
-    # 6 QA in the file: q001 (Bo's evidence) and q004 (no evidence) are not scored under principal a
-    assert result.parseoutcomes() == {"passed": 3, "failed": 1}
+    # 6 QA in the file, 6 items: q001 (Bo's evidence) and q004 (no evidence) are scored too
+    assert result.parseoutcomes() == {"passed": 5, "failed": 1}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED dataset/locomo::dataset_question[[]conv-1/q003[]]*"])
     section = _section(result)
     assert section[0].startswith("LoCoMo (licence CC BY-NC 4.0; file sha256 ")
-    for line in ("  multi-hop: 1/1 correct*", "  temporal: 1/1 correct*", "  single-hop: 0/1 correct*",
-                 "  adversarial: 1/1 correct*", "  abstention probes: 1/1 correct*", "  overall: 3/4 correct*"):
+    for line in ("  multi-hop: 1/1 correct*", "  temporal: 1/1 correct*", "  open-domain: 1/1 correct*",
+                 "  single-hop: 1/2 correct*", "  adversarial: 1/1 correct*", "  abstention probes: 1/1 correct*",
+                 "  overall: 5/6 correct*"):
         assert any(_match(text, line) for text in section), (line, section)
     # malformed evidence rows are counted in the summary, not fatal: q003 (malformed, dangling and
     # repaired references) still ran
-    assert "  load: 4 of 6 questions loaded" in section
+    assert "  load: 6 of 6 questions loaded" in section
     assert any(text.startswith("  load: defect evidence_malformed: 1 (e.g. conv-1/q003)") for text in section)
-    assert any(text.startswith("  load: excluded evidence_outside_principal_turns: 1") for text in section)
+    assert any(text.startswith("  load: defect no_resolvable_evidence: 1 (e.g. conv-1/q004)") for text in section)
+    assert not any(text.startswith("  load: excluded") for text in section)
     assert any(text.startswith("  caveat: No model judge is used") for text in section)
     # the failure shows question, gold and answer
     result.stdout.fnmatch_lines(["*locomo conv-1/q003 (single-hop): wrong*", "*gold:     stamps*",
@@ -135,16 +139,16 @@ def test_markers_and_upstream_ids_select(project: pytest.Pytester) -> None:
     by_upstream_id = project.runpytest(LOCOMO, LONGMEMEVAL, "--co", "-q", "-k", "e47becba_abs")
     assert _ids(by_upstream_id) == ["dataset/longmemeval::dataset_question[q0001]"]
     by_dataset = project.runpytest(LOCOMO, LONGMEMEVAL, "--co", "-q", "--strict-markers", "-m", "locomo")
-    assert len(_ids(by_dataset)) == 4
+    assert len(_ids(by_dataset)) == 6
     as_bo = project.runpytest(LOCOMO, "--tme-dataset-principal", "b", "--co", "-q")
-    assert _ids(as_bo) == ["dataset/locomo::dataset_question[conv-1/q001]"]
+    assert _ids(as_bo) == _ids(by_dataset)  # the principal sets roles only: every question is collected
     sampled = project.runpytest(LOCOMO, "--tme-dataset-sample", "2", "--tme-dataset-seed", "3", "--co", "-q")
     assert len(_ids(sampled)) == 2
     # a run limited by -m reports only what it selected
     run = project.runpytest(LOCOMO, LONGMEMEVAL, "-m", "locomo_single_hop", "-p", "no:cacheprovider")
     section = _section(run)
     assert section[0].startswith("LoCoMo ") and not any(t.startswith("LongMemEval") for t in section)
-    assert any(_match(t, "  overall: 0/1 correct*") for t in section)
+    assert any(_match(t, "  overall: 1/2 correct*") for t in section)
 
 
 def test_a_file_that_is_not_the_dataset_is_one_usage_error(project: pytest.Pytester) -> None:
@@ -185,9 +189,9 @@ def test_reference_agent_runs_a_dataset_alone(pytester: pytest.Pytester) -> None
     write_locomo(pytester.path / "locomo10.json")
     result = pytester.runpytest(LOCOMO, "--tme-agent", "reference", "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 4
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 6
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    assert any(_match(t, "  overall: */4 correct*") for t in _section(result))
+    assert any(_match(t, "  overall: */6 correct*") for t in _section(result))
 
 
 def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(project: pytest.Pytester) -> None:
@@ -200,7 +204,7 @@ def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(pro
     assert sorted(serial_files) == ["locomo-metrics.json", "longmemeval-metrics.json"]
     assert serial_files == parallel_files
     assert _section(serial) == _section(parallel)
-    assert serial.parseoutcomes() == parallel.parseoutcomes() == {"passed": 6, "failed": 1}
+    assert serial.parseoutcomes() == parallel.parseoutcomes() == {"passed": 8, "failed": 1}
 
     for name, source in (("locomo", "locomo10.json"), ("longmemeval", "longmemeval_s.json")):
         text = serial_files[f"{name}-metrics.json"].decode("utf-8")
@@ -210,7 +214,7 @@ def test_xdist_gives_the_same_summary_and_metrics_and_no_path_in_the_metrics(pro
         assert str(project.path) not in text and source not in text and "/tmp" not in text
         assert "What colour is my kettle?" not in text and "coins" not in text  # no questions, no answers
     locomo = json.loads(serial_files["locomo-metrics.json"])
-    assert locomo["results"] == 4 and locomo["overall"]["correct"] == 3
+    assert locomo["results"] == 6 and locomo["overall"]["correct"] == 5
     assert locomo["load"]["defects"]["evidence_malformed"] == 1
 
 
@@ -222,7 +226,7 @@ def test_combined_run_keeps_dataset_results_out_of_the_typedmemeval_report(proje
                                "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
     n_corpus = total_questions([corpus])
-    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == n_corpus + 7  # both sets ran
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == n_corpus + 9  # both sets ran
     text = report_path.read_text(encoding="utf-8")
     assert "longmemeval" not in text.casefold() and "locomo" not in text.casefold()
     assert check_serialized_report(text).passed
@@ -250,3 +254,59 @@ def test_llm_reference_agent_answers_dataset_questions_under_xdist(
     assert any(_match(t, "  single-session-user: 1/2 correct*") for t in section)
     assert any(_match(t, "model: llm-full-context asked m at *3 call(s)*") for t in section)
     assert len(loopback_openai.requests) == 3
+
+
+needs_nltk = pytest.mark.skipif(not upstream_scoring.upstream_available(),
+                                reason="upstream scoring needs the 'upstream' extra (pip install '.[upstream]')")
+
+
+@needs_nltk
+def test_scoring_modes_in_the_summary_and_the_metrics(project: pytest.Pytester) -> None:
+    both = project.runpytest(LOCOMO, "--tme-dataset-metrics", "m", "-p", "no:cacheprovider")
+    section = _section(both)
+    # the default prints both readings side by side; the typed one decides pass/fail
+    assert any(_match(t, "  multi-hop: 1/1 correct, mean F1 1.000, EM 1, * | upstream F1 1.000 over 1 (1 >= 0.5), "
+                         "EM 1 | recall_acc 1.000 over 1") for t in section), section
+    assert any(_match(t, "  * correct means token F1 >= 0.5 *; beside it, upstream F1 is the dataset's own scorer*")
+               for t in section)
+    assert any(t.startswith("  published metric: token F1 of task_eval/evaluation.py") for t in section)
+    metrics = json.loads((project.path / "m" / "locomo-metrics.json").read_text(encoding="utf-8"))
+    assert metrics["scoring"] == "both" and metrics["overall"]["upstream_n"] == 6
+    assert metrics["scorer"]["upstream"]["nltk"]
+
+    upstream = project.runpytest(LOCOMO, "--tme-dataset-scoring", "upstream", "-p", "no:cacheprovider")
+    assert upstream.parseoutcomes() == {"passed": 5, "failed": 1}
+    section = _section(upstream)
+    assert any(_match(t, "  multi-hop: upstream F1 1.000 over 1 (1 >= 0.5), EM 1 | recall_acc 1.000 over 1")
+               for t in section), section
+    assert any(_match(t, "  * correct means upstream score >= 0.5*") for t in section)
+
+    typed = project.runpytest(LOCOMO, LONGMEMEVAL, "--tme-dataset-scoring", "typed", "-p", "no:cacheprovider")
+    section = _section(typed)
+    assert not any("upstream F1" in t for t in section)
+    # LongMemEval's own retrieval figures are there in every mode, beside TypedMemEval's
+    assert any(_match(t, "  single-session-user: 2/2 correct, *evidence-session R@1*| recall_any@5 1.000, "
+                         "recall_all@5 1.000, ndcg_any@5 *over 1") for t in section), section
+    assert any(t.startswith("  published metric: QA accuracy by a GPT-4o judge") for t in section)
+
+
+def test_without_the_upstream_extra(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(upstream_scoring, "upstream_available", lambda: False)
+    refused = project.runpytest(LOCOMO, "--tme-dataset-scoring", "upstream")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in refused.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and "pip install 'pytest-typedmemeval[upstream]'" in errors[0]
+    # the default (both) runs as typed and says so once, in LoCoMo's section
+    fallback = project.runpytest(LOCOMO, "-p", "no:cacheprovider")
+    assert fallback.parseoutcomes() == {"passed": 5, "failed": 1}
+    section = _section(fallback)
+    notices = [t for t in section if t.startswith("  notice: ")]
+    assert notices == ["  notice: --tme-dataset-scoring both: typed reading only; the upstream figures need "
+                       "NLTK's Porter stemmer (pip install 'pytest-typedmemeval[upstream]')"]
+    assert not any("upstream F1" in t for t in section)
+    # a dataset with no upstream token metric needs no extra, whatever the mode
+    assert project.runpytest(LONGMEMEVAL, "--tme-dataset-scoring", "upstream",
+                             "-p", "no:cacheprovider").parseoutcomes() == {"passed": 3}
+    alone = project.runpytest("--tme-dataset-scoring", "typed")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(["ERROR: --tme-dataset-scoring applies to the datasets named by --tme-dataset*"])

@@ -81,15 +81,18 @@ def test_locomo_loads_sessions_in_order_with_roles_from_the_principal(tmp_path: 
     assert dataset.report.defects["date_without_session"] == 1
 
 
-def test_locomo_scores_only_questions_whose_evidence_is_the_principals(tmp_path: Path) -> None:
+def test_locomo_scores_every_question_and_the_principal_only_sets_roles(tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "locomo10.json")
     as_ada = load_locomo(path, principal="a")
     as_bo = load_locomo(path, principal="b")
-    assert "conv-1/q001" not in by_id(as_ada.questions)
-    assert as_ada.report.excluded["evidence_outside_principal_turns"] == 1
-    scored_for_bo = by_id(as_bo.questions)
-    assert set(scored_for_bo) == {"conv-1/q001"}
-    assert [t.role for t in scored_for_bo["conv-1/q001"].sessions[0].turns] == ["assistant", "user", "assistant"]
+    # all six questions of the file, under either principal (issue 23 item 1)
+    every = [f"conv-1/q{i:03d}" for i in range(6)]
+    assert [q.question_id for q in as_ada.questions] == every == [q.question_id for q in as_bo.questions]
+    assert as_ada.report.excluded == {} and as_bo.report.excluded == {}
+    for_ada, for_bo = by_id(as_ada.questions)["conv-1/q001"], by_id(as_bo.questions)["conv-1/q001"]
+    assert [t.role for t in for_ada.sessions[0].turns] == ["user", "assistant", "user"]
+    assert [t.role for t in for_bo.sessions[0].turns] == ["assistant", "user", "assistant"]
+    assert for_ada.gold_answers == for_bo.gold_answers == ("green",)
     assert as_bo.options == {"principal": "b"}
 
 
@@ -103,14 +106,21 @@ def test_locomo_malformed_evidence_is_counted_never_fatal(tmp_path: Path) -> Non
     assert report.defects["evidence_repaired"] == 1
     assert report.defects["empty_evidence"] == 1
     assert report.defects["adversarial_without_answer"] == 1
-    assert report.excluded["no_resolvable_evidence"] == 1
-    assert report.excluded_examples["no_resolvable_evidence"] == ("conv-1/q004",)
+    # a question without resolvable evidence is scored all the same, and has no retrieval gold
+    assert report.defects["no_resolvable_evidence"] == 1
+    assert report.defect_examples["no_resolvable_evidence"] == ("conv-1/q004",)
     questions = by_id(dataset.questions)
+    assert questions["conv-1/q004"].evidence == () and questions["conv-1/q004"].upstream_evidence is None
+    assert questions["conv-1/q004"].gold_answers == ("Yes",)  # open-domain gold cut at ';' as upstream
     # "D1:1; D2:01" resolves to both of Ada's turns; "D:1:3" is repaired to Ada's D1:3
     assert len(questions["conv-1/q002"].evidence) == 2 and questions["conv-1/q002"].multi_answer
     assert questions["conv-1/q003"].evidence[0].turn_index == 2
     assert questions["conv-1/q005"].abstention and questions["conv-1/q005"].trap_answers == ("a kettle",)
-    assert report.questions_in_file == 6 and report.questions_loaded == len(dataset.questions) == 4
+    assert report.questions_in_file == 6 and report.questions_loaded == len(dataset.questions) == 6
+    # upstream's retrieval gold: one pair per resolved reference, in order
+    q002 = questions["conv-1/q002"]
+    assert q002.upstream_evidence == ((0, q002.sessions[0].session_id), (1, q002.sessions[1].session_id))
+    assert [q.upstream_category for q in dataset.questions] == [2, 4, 1, 4, 3, 5]
 
 
 def test_locomo_session_without_a_date_is_filled_and_counted(tmp_path: Path) -> None:

@@ -92,8 +92,8 @@ def test_the_readme_test_suite_line_and_ci_install_the_models_extra() -> None:
     install what the README says (and run the README's first command without it)."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     suite = readme.split("**Run the test suite**", 1)[1].split("```bash", 1)[1].split("```", 1)[0].strip()
-    assert suite == "pip install '.[models]' && pytest"
+    assert suite == "pip install '.[models,upstream]' && pytest"
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     first, rest = ci.split("README command 2", 1)
     assert "python -m pip install --quiet .\n" in first and "[models]" not in first
-    assert "python -m pip install --quiet '.[models]'" in rest
+    assert "python -m pip install --quiet '.[models,upstream]'" in rest

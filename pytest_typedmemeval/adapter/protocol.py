@@ -19,10 +19,17 @@ from typing import Literal, Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn of a session as the adapter receives it: role and text, nothing else."""
+    """One turn of a session as the adapter receives it: role, text and, where the source has one,
+    the turn's own time.
+
+    ``timestamp`` is ``None`` unless the source dates single turns (HaluMem's dialogue turns do;
+    LoCoMo, LongMemEval and the TypedMemEval corpora date sessions only): a system that wants a
+    time for every turn falls back to the session's ``timestamp``. Naive, like every time here.
+    """
 
     role: Literal["user", "assistant"]
     content: str
+    timestamp: datetime | None = None
 
 
 @dataclass(frozen=True)

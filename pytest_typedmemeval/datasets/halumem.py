@@ -18,7 +18,9 @@ evidence and are the abstention probes; upstream's evaluation asks a session's q
 after adding that session, so a question here ingests the sessions up to and including its own
 and is asked at that session's ``end_time``. Evidence memory points are resolved to the sessions
 whose ``memory_points`` carry the same text (session level: HaluMem links memory points, not
-turns, to questions).
+turns, to questions). Each dialogue turn's ``timestamp`` reaches the adapter as
+:attr:`Turn.timestamp <pytest_typedmemeval.adapter.protocol.Turn.timestamp>` (``None``, and
+counted, where it is missing or unreadable).
 
 The memory-extraction and memory-update tasks of HaluMem need the system to list what it stored;
 the adapter protocol has no such capability, so only the question-answering task is run here.
@@ -46,9 +48,12 @@ SPEC = DatasetSpec(
     title="HaluMem",
     licence="CC BY-NC-ND 4.0",
     categories=QUESTION_TYPES,
+    published_metric="QA labels Correct / Hallucination / Omission by a GPT-4o judge (not reproduced here)",
     caveats=(
         "No model judge is used, unlike HaluMem's own evaluation (GPT-4o judge labelling Correct / "
-        "Hallucination / Omission): an answer is correct at normalised token F1 >= 0.5.",
+        "Hallucination / Omission): there is no upstream token metric to reproduce, so the typed "
+        "reading (correct at normalised token F1 >= 0.5) decides in every --tme-dataset-scoring "
+        "mode. --tme-judge does not grade dataset questions.",
         "Memory Boundary questions are abstention probes scored by TypedMemEval's decline and denial "
         "reading.",
         "Only the question-answering task is run: memory extraction and memory update need a "
@@ -124,7 +129,10 @@ class _User:
             if not isinstance(content, str):
                 log.note("turn_content_not_text", f"{self.uuid}/s{index:03d}")
                 content = "" if content is None else str(content)
-            turns.append(Turn(role=entry["role"], content=content))
+            moment = parse_halumem_time(entry.get("timestamp"))
+            if moment is None:
+                log.note("turn_without_timestamp", f"{self.uuid}/s{index:03d}")
+            turns.append(Turn(role=entry["role"], content=content, timestamp=moment))
         return tuple(turns)
 
     def questions(self, user_index: int, where: Where, log: DefectLog) -> list[DatasetQuestion]:

@@ -9,7 +9,11 @@ A question is an abstention question when ``"_abs"`` is in its id (the test upst
 ``evaluate_qa.py`` and ``print_qa_metrics.py`` apply).
 
 Evidence: ``answer_session_ids`` resolved to the opaque ids of those sessions, with the turns
-marked ``has_answer`` where the file marks any. The ``answer_``-prefixed upstream ids never reach
+marked ``has_answer`` where the file marks any (the session-level provenance figure). Upstream's
+own retrieval labels are kept beside them (:attr:`DatasetQuestion.upstream_evidence`), as
+``src/retrieval/run_retrieval.py`` ``process_item_flat_index`` sets them at session granularity: a
+haystack session is relevant when its id contains ``answer`` and one of its *user* turns has
+``has_answer`` (so a single-session-assistant question has none); abstention questions have none. The ``answer_``-prefixed upstream ids never reach
 the adapter. Sessions are ingested in date order (``longmemeval_oracle.json`` is not sorted).
 
 Known defects tolerated (each counted): numeric answers, duplicated haystack sessions
@@ -41,9 +45,18 @@ SPEC = DatasetSpec(
     licence="MIT",
     categories=QUESTION_TYPES,
     reported_apart=frozenset({"single-session-assistant"}),
+    published_metric="QA accuracy by a GPT-4o judge (src/evaluation/evaluate_qa.py; not reproduced here); "
+                     "retrieval recall_any/recall_all/ndcg_any at k",
+    retrieval_metric="longmemeval",
     caveats=(
-        "No model judge is used, unlike the published LongMemEval figures (GPT-4o judge): an answer "
-        "is correct at normalised token F1 >= 0.5, so figures are not comparable with published ones.",
+        "No model judge is used, unlike the published LongMemEval figures (GPT-4o judge): there is no "
+        "upstream token metric to reproduce, so the typed reading (correct at normalised token F1 >= "
+        "0.5) decides in every --tme-dataset-scoring mode, and its figures are not comparable with "
+        "published ones. --tme-judge does not grade dataset questions.",
+        "Retrieval figures recall_any@k, recall_all@k and ndcg_any@k (k = 5, 10) follow upstream's "
+        "src/retrieval/eval_utils.py with upstream's session labels (id contains 'answer' and a user "
+        "turn has has_answer), from the sessions the adapter reported; 'R@k (answer sessions)' is "
+        "TypedMemEval's own figure over answer_session_ids.",
         "Abstention questions ('_abs') are scored by TypedMemEval's decline and denial reading.",
         "single-session-assistant is reported on its own line and left out of the overall line by "
         "design: a system that never forms memories from assistant turns is expected to score zero there.",
@@ -122,6 +135,7 @@ def _question(index: int, raw: Any, where: Where, log: DefectLog) -> DatasetQues
     ordered_ids = tuple(source_ids[i] for i in order)
     evidence = _evidence(record.get("answer_session_ids"), ordered_ids, sessions, marked, question_id, log)
     abstention = ABSTENTION_MARK in question_id
+    upstream = None if abstention else _upstream_labels(ordered_ids, sessions, marked)
     gold = str(answer).strip()
     if not gold and not abstention:
         log.exclude("missing_answer", question_id)
@@ -130,8 +144,21 @@ def _question(index: int, raw: Any, where: Where, log: DefectLog) -> DatasetQues
         dataset=SPEC.name, question_id=question_id, item_id=f"q{index:04d}", category=question_type,
         sessions=tuple(sessions), source_session_ids=ordered_ids, question=text, query_time=query_time,
         instruction=DATASET_INSTRUCTION, gold_answers=() if abstention or not gold else (gold,),
-        gold_display=gold, evidence=evidence, abstention=abstention,
+        gold_display=gold, evidence=evidence, abstention=abstention, upstream_evidence=upstream,
     )
+
+
+def _upstream_labels(source_ids: tuple[str, ...], sessions: list[Session],
+                     marked: list[list[int]]) -> tuple[tuple[int, str], ...]:
+    """Upstream's relevant sessions (see the module docstring) as (distinct upstream id, opaque id)
+    pairs; a session id the haystack repeats is one document, as upstream's id comparison makes it."""
+    docs: dict[str, int] = {}
+    out: list[tuple[int, str]] = []
+    for position, source_id in enumerate(source_ids):
+        turns = sessions[position].turns
+        if "answer" in source_id and any(turns[t].role == "user" for t in marked[position]):
+            out.append((docs.setdefault(source_id, len(docs)), sessions[position].session_id))
+    return tuple(out)
 
 
 def _turns(raw: Any, question_id: str, log: DefectLog) -> tuple[tuple[Turn, ...], list[int]]:

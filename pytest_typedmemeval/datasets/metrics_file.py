@@ -22,8 +22,9 @@ from .aggregate import CategoryFigures, aggregate_results
 from .models import LoadedDataset
 from .runner import DatasetResult
 from .scoring import CORRECT_AT_F1, SCORING_FINGERPRINT
+from .upstream_scoring import UPSTREAM_SOURCE, upstream_versions
 
-METRICS_SCHEMA_VERSION = 1
+METRICS_SCHEMA_VERSION = 2
 _PATH_LIKE = re.compile(r"^(?:/|~[/\\]|[A-Za-z]:[\\/]|\\\\)|[\\/](?:home|Users|tmp|var|mnt)[\\/]")
 
 
@@ -43,6 +44,13 @@ class MetricsLine(_Frozen):
     provenance_unobserved: int
     provenance_not_applicable: int
     provenance_recall_at: dict[str, int]
+    upstream_n: int
+    upstream_mean: float | None
+    upstream_exact_match: int
+    upstream_at_half: int
+    retrieval_n: int
+    retrieval_unobserved: int
+    retrieval: dict[str, float]
 
 
 class MetricsSample(_Frozen):
@@ -71,6 +79,8 @@ class MetricsDocument(_Frozen):
     options: dict[str, str]
     sample: MetricsSample
     scorer: dict[str, Any]
+    scoring: str
+    published_metric: str
     results: int
     categories: list[MetricsLine]
     abstention: MetricsLine
@@ -111,11 +121,17 @@ def _line(figures: CategoryFigures) -> MetricsLine:
         provenance_observed=figures.provenance_observed, provenance_unobserved=figures.provenance_unobserved,
         provenance_not_applicable=figures.provenance_not_applicable,
         provenance_recall_at={str(k): hits for k, hits in figures.provenance_hits.items()},
+        upstream_n=figures.upstream_n, upstream_mean=figures.upstream_mean,
+        upstream_exact_match=figures.upstream_exact_match, upstream_at_half=figures.upstream_at_half,
+        retrieval_n=figures.retrieval_n, retrieval_unobserved=figures.retrieval_unobserved,
+        retrieval=dict(figures.retrieval),
     )
 
 
-def metrics_document(dataset: LoadedDataset, results: Sequence[DatasetResult]) -> MetricsDocument:
-    """The metrics of ``results`` (this run's answers to ``dataset``'s questions)."""
+def metrics_document(dataset: LoadedDataset, results: Sequence[DatasetResult],
+                     scoring: str = "typed") -> MetricsDocument:
+    """The metrics of ``results`` (this run's answers to ``dataset``'s questions); ``scoring`` is
+    the ``--tme-dataset-scoring`` mode the run actually used."""
     wrong = {r.dataset for r in results} - {dataset.spec.name}
     if wrong:
         raise ValueError(f"results of {sorted(wrong)} cannot go into the {dataset.spec.title} metrics file")
@@ -129,7 +145,8 @@ def metrics_document(dataset: LoadedDataset, results: Sequence[DatasetResult]) -
             available=sample.available if sample else len(dataset.questions),
             size=sample.size if sample and sample.size is not None else len(dataset.questions),
             seed=sample.seed if sample else None),
-        scorer={"name": "token-f1", "correct_at_f1": CORRECT_AT_F1, "fingerprint": SCORING_FINGERPRINT},
+        scorer=_scorer(dataset, results),
+        scoring=scoring, published_metric=dataset.spec.published_metric,
         results=len(results),
         categories=[_line(line) for line in figures.categories],
         abstention=_line(figures.abstention), overall=_line(figures.overall),
@@ -142,13 +159,23 @@ def metrics_document(dataset: LoadedDataset, results: Sequence[DatasetResult]) -
     )
 
 
+def _scorer(dataset: LoadedDataset, results: Sequence[DatasetResult]) -> dict[str, Any]:
+    """What scored: the typed scorer's fingerprint and, when upstream scores were computed, the
+    upstream source reproduced and the versions of the packages that decide it."""
+    scorer: dict[str, Any] = {"name": "token-f1", "correct_at_f1": CORRECT_AT_F1, "fingerprint": SCORING_FINGERPRINT}
+    if dataset.spec.upstream_answer_metric is not None and any(r.upstream_score is not None for r in results):
+        scorer["upstream"] = {"reproduces": UPSTREAM_SOURCE, **upstream_versions()}
+    return scorer
+
+
 def render_metrics(document: MetricsDocument) -> str:
     """The file's text: sorted keys, two-space indent, trailing newline."""
     return json.dumps(document.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_metrics_file(path: str | Path, dataset: LoadedDataset, results: Sequence[DatasetResult]) -> Path:
+def write_metrics_file(path: str | Path, dataset: LoadedDataset, results: Sequence[DatasetResult],
+                       scoring: str = "typed") -> Path:
     """Write the metrics file for ``results`` to ``path`` and return it."""
     target = Path(path)
-    target.write_text(render_metrics(metrics_document(dataset, results)), encoding="utf-8")
+    target.write_text(render_metrics(metrics_document(dataset, results, scoring)), encoding="utf-8")
     return target

@@ -13,7 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from typing import Literal
+
 from ..adapter.protocol import Session
+
+UpstreamAnswerMetric = Literal["locomo"]
+"""Upstream token metrics reproduced exactly (:mod:`.upstream_scoring`)."""
+RetrievalMetric = Literal["locomo_recall_acc", "longmemeval"]
+"""Upstream retrieval metrics reproduced from ranks (:mod:`.upstream_retrieval`)."""
 
 MAX_EXAMPLES = 3
 """Ids kept per defect kind in a report: enough to find the rows, few enough to read."""
@@ -33,6 +40,13 @@ class DatasetSpec:
     caveats: tuple[str, ...]
     categories: tuple[str, ...] = ()
     reported_apart: frozenset[str] = frozenset()
+    published_metric: str = ""
+    """What the dataset's own papers report, in one phrase, for the summary."""
+    upstream_answer_metric: UpstreamAnswerMetric | None = None
+    """The upstream token metric reproduced under ``--tme-dataset-scoring upstream`` (``None``: the
+    published figure is a model judge's, with no token metric to reproduce)."""
+    retrieval_metric: RetrievalMetric | None = None
+    """The upstream retrieval metric computed from the adapter's reported evidence."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,14 @@ class DatasetQuestion:
     values an abstention probe must not commit to (LoCoMo's ``adversarial_answer``).
     ``token_rules`` names the answer normalisation (:mod:`.scoring`); ``multi_answer`` is
     LoCoMo's comma-split F1 for multi-hop questions.
+
+    ``upstream_category`` is the dataset's own category number where its scoring rules depend on
+    it (LoCoMo 1..5). ``upstream_evidence`` is the gold of the dataset's own retrieval metric, as
+    (document, opaque session id) pairs: LoCoMo one pair per evidence reference (document = the
+    reference's position); LongMemEval one pair per haystack session upstream labels relevant
+    (document = the index of its distinct upstream session id, which a repeated session shares).
+    ``None`` where upstream computes no retrieval figure for the question (LoCoMo without
+    resolvable evidence, LongMemEval abstention questions, HaluMem).
     """
 
     dataset: str
@@ -73,6 +95,9 @@ class DatasetQuestion:
     trap_answers: tuple[str, ...] = ()
     token_rules: str = "squad"
     multi_answer: bool = False
+    upstream_category: int | None = None
+    upstream_evidence: tuple[tuple[int, str], ...] | None = None
+
 
     @property
     def evidence_session_ids(self) -> tuple[str, ...]:

@@ -33,17 +33,36 @@ class ProvenanceObservation:
     unknown_ids: int = 0
 
 
-def observe_provenance(question: DatasetQuestion, evidence: Evidence | None) -> ProvenanceObservation:
-    """Ranks of the evidence sessions in the adapter's ``retrieved`` list (else ``context``)."""
-    gold = () if question.abstention else question.evidence_session_ids
+@dataclass(frozen=True)
+class Ranking:
+    """What the adapter reported, as a ranking: the distinct session ids of this question's
+    haystack in the order given, from which list, and how many listed ids were not the question's."""
+
+    source: Literal["retrieved", "context"]
+    ranked: tuple[str, ...]
+    unknown_ids: int
+
+
+def reported_ranking(question: DatasetQuestion, evidence: Evidence | None) -> Ranking | None:
+    """The adapter's ``retrieved`` list (else ``context``) as a ranking; ``None`` when it reported
+    neither."""
     if evidence is None or (evidence.retrieved is None and evidence.context is None):
-        return ProvenanceObservation("not_applicable" if not gold else "unobserved")
+        return None
     source: Literal["retrieved", "context"] = "retrieved" if evidence.retrieved is not None else "context"
     listed = evidence.retrieved if evidence.retrieved is not None else evidence.context
     assert listed is not None
     known = {session.session_id for session in question.sessions}
-    ranked = list(dict.fromkeys(sid for sid in listed if sid in known))
-    unknown = sum(1 for sid in listed if sid not in known)
+    ranked = tuple(dict.fromkeys(sid for sid in listed if sid in known))
+    return Ranking(source, ranked, sum(1 for sid in listed if sid not in known))
+
+
+def observe_provenance(question: DatasetQuestion, evidence: Evidence | None) -> ProvenanceObservation:
+    """Ranks of the evidence sessions in the adapter's ``retrieved`` list (else ``context``)."""
+    gold = () if question.abstention else question.evidence_session_ids
+    ranking = reported_ranking(question, evidence)
+    if ranking is None:
+        return ProvenanceObservation("not_applicable" if not gold else "unobserved")
+    source, ranked, unknown = ranking.source, ranking.ranked, ranking.unknown_ids
     if not gold:
         return ProvenanceObservation("not_applicable", source, (), unknown)
     position = {sid: rank for rank, sid in enumerate(ranked, start=1)}

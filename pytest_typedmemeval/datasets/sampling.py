@@ -3,7 +3,7 @@
 A seeded :class:`random.Random` of its own (never the global random state) draws N positions; the
 sample keeps file order, so items are collected in the same readable order on every run and every
 xdist worker. The draw depends only on the seed and on the questions available after loading
-(LoCoMo's principal filter included), which the metrics file records beside it.
+(what loading excluded left out), which the metrics file records beside it.
 """
 
 from __future__ import annotations

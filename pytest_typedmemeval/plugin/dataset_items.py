@@ -9,7 +9,8 @@ local file (:mod:`..datasets`; never downloaded) on every process — loading is
 xdist workers collect the same items — and collects one item per scored question under
 ``<rootdir>/dataset/<name>``. Each item runs its question through the same adapter the corpus
 questions use (the ``typedmemeval_agent`` fixture or ``--tme-agent``) and passes iff the dataset's
-scoring calls the answer correct. Results travel to the controller on the item's report, and the
+scoring calls the answer correct (``--tme-dataset-scoring``: the typed reading, or the dataset's
+own token metric where it has one). Results travel to the controller on the item's report, and the
 session ends with one terminal section per dataset (its licence, per-category figures, what
 loading tolerated, its caveats) and, with ``--tme-dataset-metrics DIR``, ``DIR/<name>-metrics.json``.
 
@@ -41,7 +42,8 @@ from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
-    from ..datasets import DatasetQuestion, DatasetResult, LoadedDataset
+    from ..datasets import DatasetQuestion, DatasetResult, DatasetSpec, LoadedDataset
+    from ..datasets.upstream_scoring import ScoringMode
     from .session import TypedMemEvalSession
 
 PLUGIN_NAME = "typedmemeval-datasets"
@@ -113,6 +115,7 @@ def register_if_wanted(config: pytest.Config) -> None:
     values = list(config.getoption("tme_dataset") or [])
     if not values:
         for flag, dest in (("--tme-dataset-principal", "tme_dataset_principal"),
+                           ("--tme-dataset-scoring", "tme_dataset_scoring"),
                            ("--tme-dataset-sample", "tme_dataset_sample"),
                            ("--tme-dataset-seed", "tme_dataset_seed"),
                            ("--tme-dataset-metrics", "tme_dataset_metrics")):
@@ -172,11 +175,32 @@ def register_if_wanted(config: pytest.Config) -> None:
     for marker, description in markers.items():
         config.addinivalue_line("markers", f"{marker}: {description}")
 
-    plugin = DatasetPlugin(config, datasets, metrics_dir)
+    scoring, notice = resolve_scoring(config.getoption("tme_dataset_scoring"), datasets)
+    plugin = DatasetPlugin(config, datasets, metrics_dir, scoring=scoring, scoring_notice=notice)
     config.stash[PLUGIN_KEY] = plugin
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     if is_xdist_controller(config):
         config.pluginmanager.register(DatasetXdistHooks(plugin), XDIST_PLUGIN_NAME)
+
+
+def resolve_scoring(asked: ScoringMode | None, datasets: dict[str, LoadedDataset]) -> tuple[ScoringMode, str | None]:
+    """The ``--tme-dataset-scoring`` mode the run uses, and a one-line notice when it is not the one
+    asked for. Upstream token metrics need the ``upstream`` extra (NLTK's Porter stemmer): asked for
+    explicitly, its absence is one usage error; under ``both`` (the default) the run falls back to
+    ``typed`` and says so. A run naming no dataset with an upstream token metric needs no extra."""
+    from ..datasets.upstream_scoring import DEFAULT_SCORING, INSTALL_HINT, UpstreamUnavailable, require_upstream
+
+    mode: ScoringMode = asked or DEFAULT_SCORING
+    if mode == "typed" or not any(d.spec.upstream_answer_metric for d in datasets.values()):
+        return mode, None
+    try:
+        require_upstream()
+    except UpstreamUnavailable as error:
+        if mode == "upstream":
+            raise pytest.UsageError(str(error)) from None
+        return "typed", (f"--tme-dataset-scoring {mode}: typed reading only; the upstream figures need "
+                         f"NLTK's Porter stemmer ({INSTALL_HINT})")
+    return mode, None
 
 
 def _dataset_case(item: pytest.Item) -> DatasetCase | None:
@@ -191,7 +215,10 @@ def evaluate_dataset_question(request: pytest.FixtureRequest, case: object) -> N
     assert isinstance(case, DatasetCase)
     session = tme_session(request.config)
     agent = resolve_agent(request, session)
-    result = run_dataset_question(agent, case.question, calls=session.adapter_calls())
+    plugin = request.config.stash[PLUGIN_KEY]
+    result = run_dataset_question(agent, case.question, calls=session.adapter_calls(),
+                                  scoring=plugin.scoring,
+                                  spec=plugin.datasets[case.question.dataset].spec)
     request.node.stash[DATASET_RESULT_KEY] = result
     if not result.correct:
         pytest.fail(result.failure_text(), pytrace=False)
@@ -218,6 +245,9 @@ class DatasetPlugin:
     config: pytest.Config
     datasets: dict[str, LoadedDataset]
     metrics_dir: Path | None = None
+    scoring: ScoringMode = "typed"
+    """The ``--tme-dataset-scoring`` mode in force (after the fallback :func:`resolve_scoring` chose)."""
+    scoring_notice: str | None = None
     results: dict[tuple[str, str], DatasetResult] = field(default_factory=dict)
     """(dataset, upstream question id) -> result; filled in the process that aggregates."""
     selected: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -414,9 +444,15 @@ class DatasetPlugin:
             lines.append(f"{spec.title} (licence {spec.licence}; file sha256 {loaded.sha256}; {drawn}{options})")
             ran = (f"{len(results)} question(s) answered" if len(results) == selected or not selected
                    else f"{len(results)} of {selected} selected question(s) answered")
-            lines.append(f"  {ran}; correct means token F1 >= 0.5 (or a decline on an abstention probe)")
+            # a dataset without an upstream token metric is scored by the typed reading in every mode
+            scoring = self.scoring if spec.upstream_answer_metric is not None else "typed"
+            lines.append(f"  {ran}; {self._scoring_line(spec)}")
+            if spec.published_metric:
+                lines.append(f"  published metric: {spec.published_metric}")
+            if self.scoring_notice is not None and spec.upstream_answer_metric is not None:
+                lines.append(f"  notice: {self.scoring_notice}")
             if results:
-                lines += [f"  {line}" for line in aggregate_results(spec, results).lines()]
+                lines += [f"  {line}" for line in aggregate_results(spec, results).lines(scoring)]
             missing = sorted(set(self.selected) - set(self.results))
             missing = [key for key in missing if key[0] == name]
             if missing and results:
@@ -429,7 +465,7 @@ class DatasetPlugin:
                 target = self.metrics_dir / f"{name}{METRICS_SUFFIX}"
                 try:
                     self.metrics_dir.mkdir(parents=True, exist_ok=True)
-                    write_metrics_file(target, loaded, results)
+                    write_metrics_file(target, loaded, results, scoring)
                 except (OSError, ValueError) as error:
                     message = getattr(error, "strerror", None) or str(error)
                     self.metrics_error = f"the {spec.title} metrics file could not be written to {target}: {message}"
@@ -448,6 +484,16 @@ class DatasetPlugin:
                 lines.append(model_line(model))
         self.lines = lines
         self.finished = True
+
+    def _scoring_line(self, spec: DatasetSpec) -> str:
+        """What "correct" means in this run for ``spec``'s dataset."""
+        typed = "correct means token F1 >= 0.5 (or a decline on an abstention probe)"
+        if spec.upstream_answer_metric is None or self.scoring == "typed":
+            return typed
+        upstream = "upstream F1 is the dataset's own scorer (Porter-stemmed token F1; category 5 by its phrase rule)"
+        if self.scoring == "upstream":
+            return f"correct means upstream score >= 0.5; {upstream}"
+        return f"{typed}; beside it, {upstream}"
 
     @pytest.hookimpl(trylast=True)  # after the TypedMemEval section, apart from it
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -213,10 +213,16 @@ def _add_dataset_options(parser: pytest.Parser) -> None:
     group.addoption("--tme-dataset", action="append", default=[], metavar="NAME=PATH",
                     help="collect the questions of a public dataset from your local copy (repeatable): "
                     "locomo=PATH (locomo10.json), longmemeval=PATH (longmemeval_s/_m/_oracle.json), "
-                    "halumem=PATH (HaluMem-*.jsonl). Never downloaded; scored by token F1 >= 0.5 and "
+                    "halumem=PATH (HaluMem-*.jsonl). Never downloaded; scored as --tme-dataset-scoring says and "
                     "reported apart from TypedMemEval results")
     group.addoption("--tme-dataset-principal", choices=("a", "b"), default=None,
-                    help="LoCoMo: whose turns are the user's (speaker_a or speaker_b; default a)")
+                    help="LoCoMo: whose turns are the user's (speaker_a or speaker_b; default a); "
+                    "every question is scored either way")
+    group.addoption("--tme-dataset-scoring", choices=("upstream", "typed", "both"), default=None,
+                    help="upstream: the dataset's own token metric, exactly (LoCoMo's evaluation.py; "
+                    "needs the 'upstream' extra) decides pass/fail; typed: TypedMemEval's reading "
+                    "(token F1 >= 0.5, declines read); both (default): the two side by side, typed "
+                    "decides (without the extra: typed, with a notice)")
     group.addoption("--tme-dataset-sample", type=parse_positive_int, default=None, metavar="N",
                     help="run N questions per dataset, drawn deterministically with --tme-dataset-seed")
     group.addoption("--tme-dataset-seed", type=parse_whole_number, default=None, metavar="S",
