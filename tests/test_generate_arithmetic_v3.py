@@ -143,12 +143,7 @@ def test_amounts_are_drawn_alike_for_gold_and_competitors(records) -> None:
         assert min(group) >= ari.AMOUNT_CENTS[0] and max(group) <= ari.AMOUNT_CENTS[1]
     spread = ari.AMOUNT_CENTS[1] - ari.AMOUNT_CENTS[0]
     assert abs(statistics.mean(gold) - statistics.mean(rest)) < 0.08 * spread
-    # The same frames and companion clauses for gold as for the user's other purchases.
-    own = [(g, s) for g, s in found if s.kind == "own"]
-    for g_share in (lambda ss: sum(1 for s in ss if s.company) / len(ss),):
-        a = g_share([s for g, s in own if g])
-        b = g_share([s for g, s in own if not g])
-        assert abs(a - b) < 0.12, (a, b)
+    # Frames, openers and follow-ups: one bank for every role (the episode-form tests below).
 
 
 def test_lent_items_come_from_one_list_whatever_their_role(records) -> None:
@@ -435,7 +430,7 @@ def test_a_competitor_that_reads_as_the_users_own_purchase_is_refused(monkeypatc
 
     def promote(plan: ari.Plan) -> ari.Plan:
         rival = next(pair[1] for pair in plan.said if pair[1].subject in plan.asked)
-        rival.kind, rival.holder, rival.company = "own", None, ""
+        rival.kind, rival.holder = "own", None
         return plan
     _tampered(monkeypatch, promote)
     with pytest.raises(GenerationError, match="own statements"):
@@ -557,11 +552,119 @@ def test_competition_rate_outside_the_unit_interval_is_refused() -> None:
 
 
 def test_every_construction_reads_back_as_itself() -> None:
-    ari._assert_banks()  # each frame, actor and companion clause parses to exactly its statement
-    text = "I almost bought an easel from Pellow Hardware for $412.80, but I put it back on the shelf."
+    ari._assert_banks()  # each row, actor, opening sentence and follow-up parses to its statement
+    text = ("My sister and I went out browsing yesterday. Then I almost paid $412.80 for an easel "
+            "at Pellow Hardware, but walked out.")
     (said,) = ari.read_statements(text)
-    assert (said.kind, said.subject, said.cents) == ("declined", "Pellow Hardware", 41280)
-    (said,) = ari.read_statements("My sister lent her ladder to a friend today while I waited "
-                                  "outside.")
-    assert (said.kind, said.holder, said.event, said.company) == (
-        "holder", "sister", "start", " while I waited outside")
+    assert (said.kind, said.subject, said.cents, said.rel) == (
+        "declined", "Pellow Hardware", 41280, "sister")
+    (said,) = ari.read_statements("My brother popped round this morning. Today he put his ladder "
+                                  "out on loan to a pal.")
+    assert (said.kind, said.holder, said.event, said.subject) == ("holder", "brother", "start",
+                                                                  "ladder")
+
+
+# --- one bank of shapes for every role (the episode form reader) --------------------------------
+
+
+def test_every_row_has_a_version_of_one_form_for_every_role() -> None:
+    """Structural: every purchase row holds an own, a relation's, a declined and a quote version,
+    every duration row a sent-away, back, declined and a relation's sent-away and back version,
+    and the import-time check holds: equal words, commas, other punctuation and value-like
+    tokens, letters within the slack, one core length for every purchase row."""
+    assert all(len(row) == len(ari.PURCHASE_COLUMN) for row in ari.PURCHASE_ROWS)
+    assert all(len(row) == len(ari.PURCHASE_COLUMN) for row in ari.PURCHASE_FOLLOWS)
+    assert all(len(row) == len(ari.DURATION_COLUMN) for rows in ari.DURATION_ROWS.values()
+               for row in rows)
+    assert len(ari.INTROS_PURCHASE) == len(ari.QUOTE_INTROS)
+    ari._assert_forms()
+
+
+@pytest.mark.parametrize("row", [
+    ("So I finally ordered {a} from {shop} for {v}.", "So {i} later ordered {a} from {shop} for {v}.",
+     "{shop} had {a} in the window at {v}. I kept walking.", "So {shop} would sell you {a} at {v}."),
+    ("So I finally ordered {a} from {shop} for {v}.", "So {i} later ordered {a} from {shop} for {v}.",
+     "So I decided against {a} from {shop} for {v}, sadly, after all.",
+     "So {shop} would sell you {a} for {v}."),
+])
+def test_a_row_whose_roles_differ_in_form_is_refused(monkeypatch, row) -> None:
+    """The old construction's tell, injected: a declined version that runs to a second sentence
+    ("... at $944.69. I kept walking."), or that is longer and carries more commas."""
+    monkeypatch.setattr(ari, "PURCHASE_ROWS", (*ari.PURCHASE_ROWS, row))
+    with pytest.raises(AssertionError):
+        ari._assert_forms()
+
+
+EPISODE_FEATURES = ("sentences", "words", "before_words", "after_words", "turn_sentences")
+EPISODE_Z = 3.48
+"""Two-sided z at a family-wise 0.005 over the ten comparisons below (Bonferroni: 0.0005 each)."""
+
+
+def _episodes(record: dict[str, Any]) -> list[tuple[bool, dict[str, int]]]:
+    """(gold, form) per candidate of the episode view: the sentences holding the most question
+    content words (a value or not), each read with its neighbours in its turn."""
+    from pytest_typedmemeval.retrieval.tokenizer import tokenize
+    from pytest_typedmemeval.retrieval.values import sentences
+
+    words = set(tokenize(record["question"]))
+    gold = _gold(record)
+    found = []
+    for index, session in enumerate(record["haystack_sessions"]):
+        for turn in session:
+            said = sentences(turn["content"])
+            for i, sentence in enumerate(said):
+                overlap = len(words & set(tokenize(sentence)))
+                if overlap:
+                    span = said[max(0, i - 1):i + 2]
+                    found.append((overlap, index in gold, {
+                        "sentences": len(span), "words": len(" ".join(span).split()),
+                        "before_words": len(said[i - 1].split()) if i else 0,
+                        "after_words": len(said[i + 1].split()) if i + 1 < len(said) else 0,
+                        "turn_sentences": min(len(said), 6)}))
+    top = max((overlap for overlap, _, _ in found), default=0)
+    return [(g, form) for overlap, g, form in found if overlap == top]
+
+
+def episode_form_z(records: list[dict[str, Any]], shapes: tuple[str, ...]) -> dict[str, float]:
+    """Per feature, the two-sample z of gold episodes' mean against the other candidates'."""
+    gold: dict[str, list[int]] = {f: [] for f in EPISODE_FEATURES}
+    rest: dict[str, list[int]] = {f: [] for f in EPISODE_FEATURES}
+    for record in (r for r in records if r["question_type"] in shapes):
+        for is_gold, form in _episodes(record):
+            for f in EPISODE_FEATURES:
+                (gold if is_gold else rest)[f].append(form[f])
+    out = {}
+    for f in EPISODE_FEATURES:
+        a, b = gold[f], rest[f]
+        se = (statistics.pvariance(a) / len(a) + statistics.pvariance(b) / len(b)) ** 0.5 or 1.0
+        out[f] = (statistics.mean(a) - statistics.mean(b)) / se
+    return out
+
+
+@pytest.mark.parametrize("shapes", [("counts", "sums", "deltas"), ("durations",)])
+def test_episode_form_does_not_depend_on_the_role(records, shapes) -> None:
+    """How long an episode is (sentences, words, the sentence before and after, sentences in
+    its turn) must not say whether it is gold. On the shipped bytes before the rebuild
+    (8677ab2c...) the purchase shapes gave after_words z = -4.37 (gold's own purchases mostly one
+    sentence, competitors often two), words -2.76, sentences -2.64; the rebuild's seed and three
+    others stay within |z| 1.5."""
+    z = episode_form_z(records, shapes)
+    assert all(abs(v) <= EPISODE_Z for v in z.values()), z
+
+
+def test_every_role_draws_its_shape_alike() -> None:
+    """The plan draws the opening sentence, the follow-up, the reply's question and the row the
+    same way whatever the role: over a fresh plan of every purchase question the follow-up and
+    ask shares per kind stay within three standard errors of the shared rate."""
+    seen: dict[str, list[tuple[bool, bool]]] = {}
+    for shape in ("counts", "sums", "deltas", "durations"):
+        for spec in ari.layout(SEED)[shape]:
+            plan = ari.plan(SEED, spec, DIAL[shape])
+            for pair in plan.said:
+                for s in pair:
+                    seen.setdefault(s.kind, []).append((s.follow >= 0, s.ask))
+    for kind, draws in seen.items():
+        n = len(draws)
+        for index, rate in ((0, ari.FOLLOW_SHARE), (1, ari.ASK_SHARE)):
+            share = sum(d[index] for d in draws) / n
+            assert abs(share - rate) <= 3 * (rate * (1 - rate) / n) ** 0.5, (kind, index, share)

@@ -93,6 +93,9 @@ class Statement:
     request: str | None = None
     reaction: str | None = None
     close: str | None = None
+    ask: bool | None = None
+    """For a user statement: whether the assistant's reply asks a question (True), does not
+    (False) or is drawn among all of its stance's replies (None, the default)."""
 
     def __post_init__(self) -> None:
         if self.role == "assistant" and not self.request:
@@ -178,7 +181,8 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
             ("user", statement.reaction or rng.choice(REQUEST_REACTIONS)),
             ("assistant", statement.close or rng.choice(ASSISTANT_CLOSES))]
         return turns, 1
-    reply = bank.statement_reply(rng, statement.stance, statement.topic, holder=statement.holder)
+    reply = bank.statement_reply(rng, statement.stance, statement.topic, holder=statement.holder,
+                                 ask=statement.ask)
     return _even(rng, [("user", statement.text), *reply], "neutral"), 0
 
 

@@ -2130,20 +2130,28 @@ def render_episode(frame: Episode, slots: Mapping[str, str], rng: random.Random
 
 
 def statement_reply(rng: random.Random, stance: str, topic: str,
-                    holder: str | None = None) -> list[tuple[Role, str]]:
+                    holder: str | None = None, ask: bool | None = None) -> list[tuple[Role, str]]:
     """The turns that follow a statement of ``stance`` about ``topic``.
 
     Usually ``[("assistant", reply)]`` or ``[("assistant", reply), ("user", answer),
     ("assistant", close)]``; for stance "assistant-offer-declined" (the statement was the
     assistant's suggestion) ``[("user", decline), ("assistant", close)]``. ``topic`` is the
     vertical's lowercase noun phrase; ``holder`` ("your sister") is required for stance "other" and
-    ignored otherwise, since only "other" replies name another person."""
+    ignored otherwise, since only "other" replies name another person. ``ask``, when given,
+    draws only among the stance's replies that do (True) or do not (False) ask the user a
+    question, so a vertical can give every stance the same share of asking replies (the stances'
+    banks hold different shares, which makes an episode's length say its stance); ``None`` draws
+    among all, as before."""
     if stance not in STATEMENT_REPLIES:
         raise ValueError(f"unknown stance {stance!r}; known: {list(STANCES)}")
     if stance == "other" and not holder:
         raise ValueError("stance 'other' needs the holder the reply names (e.g. 'your sister')")
     slots = {"topic": topic, "holder": holder or ""}
-    chosen = rng.choice(STATEMENT_REPLIES[stance])
+    if ask is None:
+        chosen = rng.choice(STATEMENT_REPLIES[stance])
+    else:
+        chosen = rng.choice([r for r in STATEMENT_REPLIES[stance]
+                             if (r.answer is not None and r.close is not None) == ask])
 
     def fill(text: str) -> str:
         return render(choose_alternatives(text, rng), slots)

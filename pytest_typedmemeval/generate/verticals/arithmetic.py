@@ -34,20 +34,28 @@ user's, or an item of the user's lent out / sent for repair or coming back -- an
 (:func:`..conversation.render_haystack`, one persona per haystack).
 
 **Competitor kinds** (Appendix D row 2: each holds a value of the asked type and says plainly why
-it does not answer). Purchases: ``holder`` -- a persona relation's purchase, by the user's own
-frames with the actor swapped (:data:`OWN_FRAMES`) and by frames of its own
-(:data:`HOLDER_ONLY`: the relation named in a first sentence and a pronoun in the value sentence,
-the user present, "for her flat", the user collecting what the relation paid for); ``declined``
--- the user's near-purchase (:data:`DECLINED_FRAMES`, half of them with the decline in a second
-sentence); ``quote`` -- a price the assistant gives and the user turns down. The user's own
-purchases take :data:`OWN_FRAMES` and :data:`OWN_ONLY`, whose openers vary and which carry the
-words a cue list would read as a competitor ("nearly", "turned it down", "my sister", "quoted")
-while saying plainly that the user paid (second red team, part 2: a dozen cue regexes read v3's
-closed vocabulary). Durations: ``holder`` -- a relation's own item of the same noun lent out or
-sent for repair (and back); ``declined`` -- a loan or repair of the user's item that did not
-happen, only while the item is at home; own frames name relations too. The kind mix
-(:data:`KIND_WEIGHTS`) is fixed; companion clauses (:data:`COMPANY_SHARE`) give the user's own
-statements a relation's name as often as a relation's statements carry the user's.
+it does not answer). Purchases: ``holder`` -- a persona relation's purchase; ``declined`` -- the
+user's near-purchase; ``quote`` -- a price the assistant gives and the user turns down.
+Durations: ``holder`` -- a relation's own item of the same noun lent out or sent for repair (and
+back); ``declined`` -- a loan or repair of the user's item that did not happen, only while the
+item is at home. The kind mix (:data:`KIND_WEIGHTS`) is fixed.
+
+**One bank of shapes for every role** (the episode form reader, revision 3 rebuild). A statement
+is an opening sentence naming one of the persona's relations (:data:`INTROS_PURCHASE`,
+:data:`INTROS_DURATION`, composed with a time of day; the quote's from :data:`QUOTE_INTROS`, as
+long), then its core sentence, then on :data:`FOLLOW_SHARE` a value-free follow-up sentence
+(:data:`PURCHASE_FOLLOWS`, :data:`DURATION_FOLLOWS`); a quote's answer may open on a pair of short
+sentences on :data:`PREFIX_SHARE` (the share of user statements that open on an acknowledgement
+and a change of subject); every user statement's reply asks a question on :data:`ASK_SHARE`. None
+of these draws looks at the role. The role chooses only the words: each row of
+:data:`PURCHASE_ROWS` (and :data:`DURATION_ROWS`, the follow-up banks) holds one version per role
+with the same words, commas, other punctuation and value-like tokens and letters within
+:data:`LETTER_SLACK`, no version opening on its actor, and every purchase core has one length
+(checked at import, :func:`_assert_forms`). The shipped Arithmetic before this rebuild
+(``8677ab2c…``) wrote the user's own purchases mostly in one sentence and competitors often in two
+("… in the window at $944.69. I kept walking."), put relations' statements after an introducing
+sentence, and drew replies whose length differed by stance, so an episode's length said whose it
+was (the coordinator's episode view: sums gold@1 0.93 against 0.57).
 
 **The dial** (:data:`RECORDED_COMPETITION`). Competitors about each askable unit's shop = dial x
 :data:`PER_INPUT` x (its own purchases), scaled into the sessions when more are asked for; for
@@ -94,6 +102,7 @@ from ...gates.arithmetic_checks import (SUBSET_EXTRA, SubsetItem, duration_betwe
 from ...gates.structure import v4_findings
 from ...adapter.projection import adapter_view
 from ...retrieval.tokenizer import raw_tokens, tokenize
+from ...retrieval.values import value_like_tokens
 from .. import conversation, engine, talk, values
 from .. import episodes_bank as bank
 from ..primitives import GenerationError, article, assert_disjoint, derive_rng, dither
@@ -157,9 +166,6 @@ SAME_UNIT_CAP = {"sums": 22, "deltas": 15}
 """Most values in the question's currency a haystack may hold (own purchases and competitors):
 past it the no-coincidence search (§2.3 rule 2, subsets up to G + 1) almost never has an answer,
 so asked-shop competitors beyond the cap name a shop of another currency instead (drawn)."""
-COMPANY_SHARE = 0.35
-"""Share of own and holder purchases (frames with a ``{company}`` slot) naming the other person
-present: the user's relation for the user's own purchase, the user for a relation's."""
 
 # --- banks ---------------------------------------------------------------------------------------
 
@@ -196,164 +202,298 @@ paddleboard wetsuit dinghy caravan campervan motorbike moped treadmill rotavator
 planer welder toolbox pushchair sledge skis metronome stroller""".split())
 """Objects lent out or sent for repair: one list; which of a haystack's items is asked is drawn."""
 
-OWN_FRAMES: tuple[str, ...] = (
-    "{Who} ordered {a} from {shop} for {v}{company}.",
-    "{Who} bought {a} from {shop} for {v}{company}.",
-    "{shop} charged {me} {v} for {a}{company}.",
-    "{Who} paid {shop} {v} for {a}{company}.",
-    "So {who} finally went for it and bought {a} from {shop}, which came to {v}. "
-    "{They} had been eyeing it for ages.",
-    "Quick update: {shop} sold {me} {a} for {v}, delivery included.",
-    "After a lot of dithering {who} ordered {a} from {shop} at {v}. "
-    "Fingers crossed it fits the spot {they} had in mind.",
-    "{shop} had {a} that {who} liked, and {they} paid {v} for it in the end.",
-)
-"""A purchase, naming shop, object and amount in one sentence, for the user ("I", "me") and a
-relation ("My sister", "she") alike: the holder competitor is gold's frame with the actor swapped.
-Past tense throughout, so no verb changes form between persons (§4.13)."""
-DECLINED_FRAMES: tuple[str, ...] = (
-    "I nearly ordered {a} from {shop} for {v}, but I cancelled before paying.",
-    "I almost bought {a} from {shop} for {v}, but I put it back on the shelf.",
-    "{shop} wanted {v} for {a}, so I walked out without it.",
-    "I was ready to pay {shop} {v} for {a}, but I changed my mind at the till.",
-    "So I very nearly went for {a} from {shop}, which would have come to {v}. "
-    "In the end I talked myself out of it.",
-    "Quick update: {shop} offered me {a} for {v}, delivery included, but I turned it down.",
-    "After a lot of dithering I decided against {a} from {shop} at {v}. "
-    "It would never have fitted the spot I had in mind.",
-    "{shop} had {a} that I liked for {v}, but I left it on the shelf in the end.",
-)
-"""Each own frame's twin where the purchase did not happen, said plainly in the same sentence."""
-DECLINED_FRAMES += (
-    "I had {a} from {shop} in my basket at {v}. Then I saw the delivery charge and closed the tab.",
-    "{shop} showed me {a} at {v}. I said I would sleep on it and never went back.",
-    "My {rel} reckoned {a} from {shop} was a bargain at {v}. I was not convinced, so it stayed "
-    "in the shop.",
-    "{A} from {shop} came to {v} at the till. I handed it back to the cashier and went home "
-    "empty-handed.",
-    "I went to {shop} for {a} and it was {v}. Way over budget, so I am still looking.",
-    "I put {a} from {shop} on hold at {v}. By the weekend I had let the hold lapse.",
-    "My {rel} and I looked at {a} in {shop}, marked at {v}. We agreed it was not worth it and "
-    "went for lunch instead.",
-    "{shop} rang to say {a} I asked about was in, at {v}. Sadly I had to tell them no.",
-    "I came close with {a} from {shop} at {v}. In the end the answer was no.",
-    "{shop} had {a} in the window at {v}. I kept walking.",
-    "I reserved {a} at {shop} for {v}. Then the reservation ran out and I let it go.",
-    "{A} at {shop} for {v} caught my eye. My budget said otherwise.",
-)
-OWN_ONLY: tuple[str, ...] = (
-    "{A} from {shop} set me back {v}{company}.",
-    "My {rel} talked me into {a} from {shop}, and I paid {v} for it.",
-    "For {rp} birthday I got my {rel} {a} from {shop}, which came to {v}.",
-    "Treated the house to {a} from {shop} at last, {v} well spent.",
-    "The receipt from {shop} says {v} for {a}, paid on my card.",
-    "My {rel} came with me to {shop}, where I paid {v} for {a}.",
-    "Well, {a} from {shop} is now mine. It cost {v}, and I do not regret a penny.",
-    "{shop} finally delivered {a} I had paid {v} for, and it looks great.",
-    "I nearly missed the sale, but I bought {a} from {shop} for {v} in the end.",
-    "My {rel} thought it was too dear, but I paid {shop} {v} for {a} anyway.",
-    "After my {rel} turned it down, I bought {a} from {shop} myself for {v}.",
-    "I almost walked out, but then I paid {v} for {a} at {shop}.",
-    "I changed my mind back and forth before I ordered {a} from {shop} at {v}.",
-    "{shop} quoted me {v} for {a}, and I said yes on the spot.",
-    "My {rel} will laugh, but I bought {a} from {shop} for {v} all the same.",
-    "I thought about it for a week, then bought {a} from {shop} for {v}.",
-)
-"""Own purchases with other openers: no subject, an object first, a relation named (the user pays
-for a present, or a relation comes along); each says plainly that the user paid."""
-HOLDER_ONLY: tuple[str, ...] = (
-    "{Who} came round for coffee. I heard {they} had just bought {a} from {shop} for {v}.",
-    "I went along with my {noun} to {shop}, where {they} paid {v} for {a}.",
-    "I hear {a} from {shop} set my {noun} back {v}{company}.",
-    "I helped my {noun} carry home {a} from {shop}, which cost {them} {v}.",
-    "My {noun} finally has {a} for {their} flat. I am told {shop} charged {them} {v} for it.",
-    "Guess who splashed out? My {noun}, on {a} from {shop} at {v}, and I was there to see it.",
-    "{shop} finally delivered {a} my {noun} had paid {v} for, and I can see why {they} loves it.",
-    "I picked up {a} from {shop} for my {noun}, who had already paid {v} for it online.",
-    "{Who} sent me a photo of {their} latest buy. {A} from {shop} at {v}, and I think it looks "
-    "lovely.",
-    "{Who} finally treated {them}self. {A} from {shop}, all {v} of it, and I approve.",
-    "{Who} could not stop talking about {their} new purchase. {shop} sold it for {v}, {a} "
-    "with a lifetime guarantee, I gather.",
-    "{Who} has been doing up {their} spare room. {A} from {shop} at {v} was the finishing touch.",
-    "{Who} showed me {their} receipt when I visited. It said {shop}, {a}, {v}.",
-    "{Who} went shopping at the weekend and sent me the highlights. {A} from {shop} for {v} "
-    "topped the list.",
-)
-"""A relation's purchase with other openers: the relation named in a first sentence and then a
-pronoun, the user present ("I went along with my sister ..."), the relation's home ("for her
-flat"), the user collecting what the relation paid for."""
-PURCHASE_BANK: dict[str, tuple[str, ...]] = {"own": OWN_FRAMES + OWN_ONLY,
-                                             "holder": OWN_FRAMES + HOLDER_ONLY,
-                                             "declined": DECLINED_FRAMES}
-"""Frames per kind (a statement's ``frame`` indexes its kind's tuple); the first
-``len(OWN_FRAMES)`` of own and holder are the same frames with the actor swapped."""
-QUOTE_FRAMES: tuple[tuple[str, str], ...] = (
-    ("Do you know what {a} goes for these days?", "{shop} lists {a} at {v} at the moment."),
-    ("What would {a} come to, roughly?",
-     "Going by their current prices, {shop} would want {v} for {a}."),
-    ("Any idea where I could get {a}?", "{A} from {shop} is listed at {v} right now."),
-)
-"""(user request, assistant price): the user turns the price down in the next turn. The request
-names the object, not the shop, so a quote names its shop once, as every other statement does."""
-COMPANY = (" while {other} waited outside", " while {other} waited in the car")
+# --- frames: one bank of shapes for every role (episode view) ------------------------------------
 
-DURATION_FRAMES: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = {
-    "loan": {
-        "start": (("{Who} lent {the} {item} to a friend today{company}.", True),
-                  ("{Who} lent out {the} {item} today{company}.", True),
-                  ("A colleague asked to borrow the {item}, so I lent it out today.", False),
-                  ("Someone from the village needed the {item} for a project, so I lent it out "
-                   "today. Fingers crossed it comes home unscathed.", False),
-                  ("My {rel} knew someone who needed the {item}, so I lent it out today.", False),
-                  ("{Who} had a friend in need, so {they} lent out {the} {item} today.", None)),
-        "end": (("{Who} got {the} {item} back today{company}.", True),
-                ("{Who} had {the} {item} returned today{company}.", True),
-                ("The {item} came back to me today, in good shape too.", False),
-                ("My friend dropped round with the {item} today and handed it back. "
-                 "It was nice to catch up on the doorstep.", False),
-                ("My {rel} drove over with the {item} today, back from the friend I lent it to.",
-                 False),
-                ("{Who} rang with good news: {they} got {the} {item} back today.", None)),
-        "refusal": (("A friend asked to borrow the {item} today, but I needed it myself.", False),
-                    ("I nearly lent out the {item} today, but I decided to keep it at home.",
-                     False),
-                    ("Someone from the village wanted to borrow the {item} today, but I had "
-                     "plans for it.", False)),
-    },
-    "repair": {
-        "start": (("{Who} took {the} {item} in for repair today{company}.", True),
-                  ("{Who} dropped {the} {item} off at the repair shop today{company}.", True),
-                  ("The {item} had been playing up, so I took it to the repair shop today.",
-                   False),
-                  ("{Who} finally got {the} {item} down to the repair shop today{company}. The man at "
-                   "the counter seemed confident he could sort it.", True),
-                  ("My {rel} gave me a lift to the repair shop, and I left the {item} there today.",
-                   False),
-                  ("{Who} was fed up with {the} {item}, so {they} took it in for repair today.",
-                   None)),
-        "end": (("{Who} collected {the} {item} from the repair shop today{company}.", True),
-                ("The {item} came back from the repair shop today.", False),
-                ("{Who} picked up {the} {item} from the repair shop today, and it works like "
-                 "new.", True),
-                ("The repair shop rang, so {who} fetched {the} {item} today{company}. It looks as good "
-                 "as it ever did.", True),
-                ("My {rel} came with me to collect the {item} from the repair shop today.", False),
-                ("{Who} sounded relieved on the phone: {they} collected {the} {item} from the "
-                 "repair shop today.", None)),
-        "refusal": (("I nearly took the {item} in for repair today, but it started working "
-                     "again.", False),
-                    ("The {item} was playing up today, but I managed to sort it myself.", False),
-                    ("I almost dropped the {item} off at the repair shop today, but a good clean "
-                     "fixed it.", False)),
-    },
+PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = (
+    ("So I finally ordered {a} from {shop} for {v} after some thought.",
+     "So {i} later ordered {a} from {shop} for {v} after some thought.",
+     "So I nearly ordered {a} from {shop} for {v} after some thought.",
+     "So {shop} would happily sell you {a} for just {v} straight away."),
+    ("In the end I bought {a} from {shop} for {v}, as wanted.",
+     "In the end {i} chose {a} from {shop} for {v}, worth it.",
+     "In the end I skipped {a} from {shop} at {v}, too pricey.",
+     "Right now {shop} has {a} on offer at {v}, in stock too."),
+    ("Quick update: {shop} sold me {a} for {v}, with delivery included too.",
+     "Quick update: {shop} sold {me} {a} for {v}, with postage included too.",
+     "Quick update: {shop} estimated {v} for {a}, which I then turned down.",
+     "Quick answer: {shop} sells you {a} for {v}, with postage included too."),
+    ("After weeks of dithering I went for {a} from {shop} at {v}.",
+     "After weeks of debating {i} went for {a} from {shop} at {v}.",
+     "After weeks of dithering I passed on {a} from {shop} at {v}.",
+     "After a careful search {shop} turned up {a} for you at {v}."),
+    ("Well, {shop} charged me {v} for {a}, and I paid it gladly.",
+     "Well, {shop} billed {me} {v} for {a}, and {i} paid it fast.",
+     "Well, {shop} wanted {v} for {a}, and so I flatly said no.",
+     "Well, {shop} is charging {v} for {a}, and it is in stock."),
+    ("Then I almost walked out, but paid {v} for {a} at {shop}.",
+     "Then {i} almost held off, but paid {v} for {a} at {shop}.",
+     "Then I almost paid {v} for {a} at {shop}, but walked out.",
+     "So there is {shop}, which asks {v} for {a} at the moment."),
+    ("Eventually I paid {shop} {v} for {a} after I thought about it.",
+     "Eventually {i} paid {shop} {v} for {a} after a week of thought.",
+     "Eventually I refused to pay {shop} {v} for {a} after all that.",
+     "Elsewhere {shop} lists {a} at {v} if you can fetch it yourself."),
+    ("So {shop} had {a} I liked, and I paid {v} for it.",
+     "So {shop} had {a} {i} saw, and {i} paid {v} for it.",
+     "So {shop} had {a} I liked, but {v} was a bit steep.",
+     "So {shop} has {a} you like, and it is {v} or so."),
+    ("Also I nearly missed out, but got {a} at {shop} for {v}.",
+     "Also {i} nearly lost out, but got {a} at {shop} for {v}.",
+     "Also I nearly got {a} at {shop} for {v}, but missed out.",
+     "Also {shop} is having a sale, and {a} costs just {v} now."),
+    ("Yesterday {shop} finally delivered {a} that I had paid {v} for online.",
+     "Yesterday {shop} kindly delivered {a} that {i} had paid {v} for online.",
+     "Yesterday {shop} rang about {a} at {v} and I declined it courteously.",
+     "Currently {shop} advertises {a} at {v} with free fitting in your home."),
+    ("And {shop} took {v} off my card for {a}, just as planned.",
+     "And {shop} took {v} off {my} card for {a}, just as agreed.",
+     "And {shop} had {a} in the window at {v}, but I declined.",
+     "And {shop} has {a} in its catalogue at {v}, as it happens."),
+    ("Anyway, I settled on {a} from {shop} and paid {v} for it.",
+     "Anyway, {i} opted for {a} from {shop} and paid {v} for it.",
+     "Anyway, I turned down {a} from {shop} that was set at {v}.",
+     "Anyway, {shop} sells {a} to you at {v} for the time being."),
+)
+"""Per row: the user's own purchase, a relation's (the holder competitor; {i}, {me}, {my} are the
+relation's pronouns), the user's declined near-purchase and the assistant's quote. The four of a
+row hold the same number of words, commas, other punctuation and value-like tokens and as many
+letters give or take one, and no version opens on its actor (an opening "She" would count as a
+value-like token where "I" does not), so which role a statement plays is said by its words, never
+by its length or punctuation (:func:`_assert_banks`)."""
+
+PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
+    ("Fingers crossed the {item} fits the spot I had in mind.",
+     "Fingers crossed the {item} fits the spot {i} has in mind.",
+     "Sadly the {item} never fitted the spot I had in mind.",
+     "Worth checking the {item} fits the spot you have in mind."),
+    ("Honestly, I had been eyeing that {item} for ages.",
+     "Honestly, {i} had been eyeing that {item} for ages.",
+     "Honestly, I had been eyeing that {item} for ages.",
+     "Honestly, that {item} has been in demand for ages."),
+    ("Needless to say, I was thrilled with the {item}.",
+     "Needless to say, {i} was thrilled with the {item}.",
+     "Needless to say, I was cross about the {item}.",
+     "Needless to say, {item} deals like that go fast."),
+    ("Frankly that {item} was a bargain.",
+     "Frankly that {item} was a steal.",
+     "Frankly that {item} was a swindle.",
+     "Frankly that {item} is a bargain."),
+    ("Looking back, I have no regrets at all about the {item}.",
+     "Looking back, {i} has no regrets at all about the {item}.",
+     "Looking back, I have no regrets at all about that {item}.",
+     "Looking around, that is about the going rate for a {item}."),
+    ("Delivery of the {item} took a while, but it arrived safely.",
+     "Delivery of the {item} took a while, but it arrived safely.",
+     "Budget matters, and the {item} was well over what I planned.",
+     "Delivery of the {item} takes a while, but it arrives safely."),
+    ("The old {item} had finally given up, so it was time.",
+     "The old {item} had finally given up, so it was time.",
+     "My old {item} still works, so it can wait a while.",
+     "An old {item} can last for years, so take your time."),
+    ("The {item} is already in pride of place at home.",
+     "The {item} is already in pride of place at home.",
+     "The {item} could have had pride of place at home.",
+     "The {item} would take pride of place in any home."),
+)
+"""A value-free sentence after a purchase statement (drawn alike for every role,
+:data:`FOLLOW_SHARE`), naming the object (so the sentences rarely repeat) but never the shop or
+the amount; the versions of a row match as the statement rows' do."""
+
+WHEN_PURCHASE: tuple[str, ...] = (
+    "yesterday", "this morning", "at the weekend", "after work yesterday", "the other day",
+    "yesterday afternoon", "on my day off", "earlier today", "last weekend", "after lunch",
+    "late yesterday", "over the weekend", "last night", "on my lunch break", "before work",
+    "this afternoon", "on the way home", "after the school run", "late this morning",
+    "early this morning", "on my way back from work", "before the rain came", "during my lunch hour",
+    "on a rainy afternoon")
+INTROS_PURCHASE: tuple[str, ...] = (
+    "I went round the shops with my {rel} {when}.",
+    "My {rel} and I had a look round town {when}.",
+    "My {rel} dragged me to the retail park {when}.",
+    "I met my {rel} in town {when}.",
+    "My {rel} and I did a bit of shopping {when}.",
+    "I spent a few hours in town with my {rel} {when}.",
+    "My {rel} came along with me to the high street {when}.",
+    "I took my {rel} to the shops {when}.",
+    "My {rel} and I went out browsing {when}.",
+    "I popped into town with my {rel} {when}.",
+    "My {rel} gave me a lift into town {when}.",
+    "I had a wander round the shops with my {rel} {when}.",
+    "My {rel} and I hit the shops {when}.",
+    "I went browsing online with my {rel} {when}.",
+    "My {rel} and I looked at furnishings {when}.",
+    "I did some errands with my {rel} {when}.",
+)
+"""Every purchase statement opens on one of these, the user's own, a relation's and a declined one
+alike, naming one of the persona's relations: the relation who then buys (a holder competitor,
+"she duly ordered ...") or one who came along ("I finally ordered ..."). Composed with
+:data:`WHEN_PURCHASE`, so the sentences rarely repeat."""
+QUOTE_INTROS: tuple[str, ...] = (
+    "You said your {rel} was after it too {when}.",
+    "Your {rel} was on the hunt for it too {when}.",
+    "You told me your {rel} wanted a look {when}.",
+    "I hear your {rel} saw it {when}.",
+    "So your {rel} was on the hunt for it {when}.",
+    "I hear that your {rel} was after it as well {when}.",
+    "You said that your {rel} had the very same idea {when}.",
+    "Your {rel} was keen on it too {when}.",
+    "Your {rel} was asking me about it {when}.",
+    "You told me your {rel} looked too {when}.",
+    "Your {rel} and I spoke about it too {when}.",
+    "You said your {rel} went to see it in town {when}.",
+    "Your {rel} was keen to get it {when}.",
+    "You said your {rel} looked for those {when}.",
+    "Your {rel} was browsing for those too {when}.",
+    "You said your {rel} wanted it too {when}.",
+)
+"""The assistant's opener before a quote, row by row as many words as :data:`INTROS_PURCHASE`."""
+QUOTE_REQUESTS: tuple[str, ...] = (
+    "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
+    "Any idea where I could get {a}?")
+QUOTE_PREFIXES: tuple[tuple[str, ...], tuple[str, ...]] = (
+    ("Sure.", "Of course.", "Good question.", "Right.", "Ah, yes.", "Happy to help."),
+    ("Let me have a look for you.", "Here is what I found.", "I checked the current listings.",
+     "Prices move around, but here goes.", "I had a quick look.", "This is what turned up."))
+"""Two short sentences the assistant may open a quote with, on the share of quotes
+:data:`PREFIX_SHARE` (a user statement opens on an acknowledgement and a change of subject unless
+it opens its session; the quote's request takes that opener, so its answer takes one of its own)."""
+
+DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
+    "loan": (
+        ("Today I put the {item} out on loan to a friend.",
+         "Today I got the {item} back from its loan at last.",
+         "Today I nearly put the {item} on loan to a pal.",
+         "Today {i} put {the} {item} out on loan to a pal.",
+         "Today {i} got {the} {item} back from its loan at last."),
+        ("So I let a neighbour have the {item} on loan today.",
+         "So I had the {item} back from its loan today intact.",
+         "So I denied a neighbour the {item} on loan for today.",
+         "So {i} let a neighbour have {the} {item} on loan today.",
+         "So {i} had {the} {item} back from its loan today intact."),
+        ("Yes, the {item} went out on loan to a colleague today.",
+         "Yes, the {item} came back from its loan to me today.",
+         "Yes, I denied a colleague the {item} on loan for today.",
+         "Yes, {the} {item} went out on loan to a colleague today.",
+         "Yes, {the} {item} came back from its loan to {me} today."),
+        ("Meanwhile I sent the {item} out on loan for a project today.",
+         "Meanwhile I collected the {item} from its loan across the town today.",
+         "Meanwhile I refused a friend who wanted the {item} on loan today.",
+         "Meanwhile {i} sent {the} {item} out on loan for a project today.",
+         "Meanwhile {i} collected {the} {item} from its loan across the town today."),
+        ("And the {item} is out on loan to someone from the village as of today.",
+         "And the {item} is back from loan to someone in the village as of today.",
+         "And someone in the street wanted the {item} on loan today but I kept it.",
+         "And {the} {item} is out on loan to someone from the village as of today.",
+         "And {the} {item} is back from loan to someone in the village as of today."),
+        ("Also I handed over the {item} on loan to a cousin of a friend today.",
+         "Also I had the {item} returned from loan by a cousin of a friend today.",
+         "Also I almost handed over the {item} on loan today but kept it at home.",
+         "Also {i} handed over {the} {item} on loan to a cousin of a friend today.",
+         "Also {i} had {the} {item} returned from loan by a cousin of a friend today."),
+    ),
+    "repair": (
+        ("Today I took the {item} in for repair.",
+         "Today I collected the {item} back from repair.",
+         "Today I almost sent the {item} for repair.",
+         "Today {i} took {the} {item} in for repair.",
+         "Today {i} collected {the} {item} back from repair."),
+        ("So I dropped the {item} off for repair today.",
+         "So I picked the {item} up from repair today.",
+         "So I nearly sent the {item} for repair today.",
+         "So {i} dropped {the} {item} off for repair today.",
+         "So {i} picked {the} {item} up from repair today."),
+        ("Yes, the {item} went to the repair shop today, playing up as usual.",
+         "Yes, the {item} came back from the repair shop today, working like new.",
+         "Yes, the {item} nearly went to the repair shop today, but it recovered.",
+         "Yes, {the} {item} went to the repair shop today, playing up as usual.",
+         "Yes, {the} {item} came back from the repair shop today, working like new."),
+        ("Meanwhile I finally got the {item} down to the repair shop today.",
+         "Meanwhile I finally fetched the {item} back from the repair shop today.",
+         "Meanwhile I nearly dragged the {item} down to the repair shop today.",
+         "Meanwhile {i} finally got {the} {item} down to the repair shop today.",
+         "Meanwhile {i} finally fetched {the} {item} back from the repair shop today."),
+        ("And the {item} is in for repair as of today, after weeks of trouble.",
+         "And the {item} is back from repair as of today, after weeks of trouble.",
+         "And the {item} avoided its repair as of today, as it was working again.",
+         "And {the} {item} is in for repair as of today, after weeks of trouble.",
+         "And {the} {item} is back from repair as of today, after weeks of trouble."),
+        ("Also I left the {item} with the repair shop this afternoon, as planned.",
+         "Also I fetched the {item} from the repair shop this afternoon, as planned.",
+         "Also I dropped the repair slot for the {item} this afternoon, as planned.",
+         "Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
+         "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned."),
+    ),
 }
-"""(frame, use) per domain and event: use True for the user's item and a relation's alike, False for
-the user's only, None for a relation's only; no digits, no dates."""
+"""Per domain and row: the user's item sent away, the user's item back, the user's declined loan
+or repair, and a relation's item sent away and back ({i}, {the}, {me} the relation's pronouns),
+each naming the item and the domain word the question asks ("loan", "repair"); the five of a row
+match as the purchase rows' do."""
+
+DURATION_FOLLOWS: tuple[tuple[str, str, str], ...] = (
+    ("Fingers crossed it comes home intact.",
+     "Lovely to have it home intact.",
+     "Better to be careful than sorry."),
+    ("Hopefully it will not be gone long.",
+     "Nice to see it back home again.",
+     "Maybe another time if it comes up."),
+    ("Time will tell how that goes.",
+     "Time will tell if it lasts.",
+     "Time will tell who was right."),
+    ("Still, it should be in good hands.",
+     "Still, it looks none the worse now.",
+     "Still, it could be worth doing soon."),
+    ("The house feels emptier without it.",
+     "The house feels complete with it.",
+     "The house will manage without it."),
+    ("Anyway, that is sorted for now.",
+     "Anyway, that is sorted for good.",
+     "Anyway, that can wait for now."),
+)
+"""A value-free sentence after a duration statement, drawn alike for every role; per row the
+versions (sent away, back, declined) match as the rows' do (a relation's take the first two)."""
+
+WHEN_DURATION: tuple[str, ...] = (
+    "this morning", "over breakfast", "at lunchtime", "after work", "this afternoon",
+    "over coffee", "earlier on", "this evening", "over a cup of tea", "on the doorstep",
+    "at the garden gate", "on my way out", "before lunch", "after dinner", "by the front door",
+    "on the phone")
+INTROS_DURATION: tuple[str, ...] = (
+    "I had a long chat with my {rel} {when}.",
+    "My {rel} popped round {when}.",
+    "I caught up with my {rel} {when}.",
+    "My {rel} rang me {when}.",
+    "I saw my {rel} {when}.",
+    "My {rel} and I got talking {when}.",
+    "I bumped into my {rel} {when}.",
+    "My {rel} dropped by {when}.",
+    "I spent a while with my {rel} {when}.",
+    "My {rel} messaged me {when}.",
+)
+"""Every duration statement opens on one of these, whoever's item it is."""
+
+FOLLOW_SHARE = 0.5
+"""Share of statements, of every role alike, that a value-free sentence follows
+(:data:`PURCHASE_FOLLOWS`, :data:`DURATION_FOLLOWS`)."""
+ASK_SHARE = 0.5
+"""Share of user statements, of every role alike, whose reply asks the user a question (and so
+runs to four turns rather than two): the reply banks' own shares differ by stance (own purchases
+0.57, declined 0.43), which made an episode's length, and so its statement's place in the
+session, say whose statement it is."""
 
 
-def _usable(ok: bool | None, relation: object) -> bool:
-    return ok is not False if relation is not None else ok is not None
+def _opens_session_share(weights: Sequence[tuple[int, float]]) -> float:
+    """The chance that a statement episode opens its session when the session holds two
+    statements and a drawn number of small-talk episodes (at most one beside two statements), in a
+    shuffled order (:func:`..conversation.render_session`)."""
+    return sum(w / (2 + min(k, 1)) for k, w in weights)
+
+
+PREFIX_SHARE = 1.0 - _opens_session_share(conversation.SMALL_TALK_WEIGHTS)
+"""Share of quotes whose answer opens on two short sentences (:data:`QUOTE_PREFIXES`): the share
+of user statements that open on an acknowledgement and a change of subject (every statement episode
+but the session's first; no assistant leads in this vertical), computed from the renderer's
+small-talk weights, so a statement turn holds as many sentences whoever's statement it is."""
+
 QUESTIONS = {"counts": "How many times did I buy something from {a}?",
              "sums": "How much did I spend at {a} altogether?",
              "deltas": "How much more did I spend at {a} than at {b}?",
@@ -373,6 +513,14 @@ BANNED = (QUESTION_TERMS | frozenset(PURCHASE_ITEMS) | frozenset(ITEMS) | talk.N
 (ordinals too: duration text holds none), and "judge(s)" (a field name of the answer-key
 vocabulary the leak gate refuses in anything the adapter reads)."""
 
+PURCHASE_COLUMN = {"own": 0, "holder": 1, "declined": 2, "quote": 3}
+DURATION_COLUMN = {("own", "start"): 0, ("own", "end"): 1, ("declined", "refusal"): 2,
+                   ("holder", "start"): 3, ("holder", "end"): 4}
+"""Which version of a row a statement takes (:data:`PURCHASE_ROWS`, :data:`DURATION_ROWS`)."""
+LETTER_SLACK = 2
+"""Versions of one row hold the same words, commas, other punctuation and value-like tokens, and
+letters within this many of each other (a relation's "she" is two letters longer than "I")."""
+
 
 @dataclass
 class Said:
@@ -386,19 +534,28 @@ class Said:
     """"purchase", or for durations "start", "end", "refusal"."""
     holder: str | None = None
     """Relation noun of a holder competitor."""
-    company: str = ""
-    """The rendered companion clause of an own or holder statement ("" when none)."""
     item: str = ""
     """The object bought."""
     cents: int = 0
     currency: str = ""
     frame: int = 0
+    """The row of its bank (:data:`PURCHASE_ROWS`, :data:`DURATION_ROWS`)."""
     rel: str = ""
-    """A relation the user's own (or declined) statement names ("My sister talked me into ...")."""
+    """The relation its opening sentence names (a holder's is the holder)."""
+    intro: int = 0
+    when: int = 0
+    follow: int = -1
+    """Row of the follow-up bank, or -1 for none."""
+    prefix: int = -1
+    """A quote's opening pair (:data:`QUOTE_PREFIXES`, acknowledgement x 6 + sentence) or -1."""
+    request: int = 0
+    ask: bool = False
+    """Whether the assistant's reply to it asks a question (user statements; drawn alike for
+    every role, :data:`ASK_SHARE`)."""
 
     def reading(self) -> tuple[Any, ...]:
-        return (self.kind, self.subject, self.event, self.holder, self.company, self.item,
-                self.cents, self.currency, self.rel)
+        return (self.kind, self.subject, self.event, self.holder, self.item, self.cents,
+                self.currency, self.rel)
 
 
 def format_amount(cents: int, currency: str) -> str:
@@ -407,98 +564,162 @@ def format_amount(cents: int, currency: str) -> str:
 
 
 def _actor(relation: bank.Relation | None) -> dict[str, str]:
-    """Slots naming who acts: the user, or a relation with its own pronouns (grammar per holder)."""
+    """Slots naming who acts, never at a sentence's start: the user, or a relation's pronouns."""
     if relation is None:
-        return {"Who": "I", "who": "I", "me": "me", "They": "I", "they": "I", "the": "the",
-                "noun": "", "them": "me", "their": "my"}
-    noun = relation.noun
-    return {"Who": f"My {noun}", "who": f"my {noun}", "me": f"my {noun}",
-            "They": relation.subj.capitalize(), "they": relation.subj, "the": relation.poss,
-            "noun": noun, "them": relation.obj, "their": relation.poss}
+        return {"i": "I", "me": "me", "my": "my", "the": "the"}
+    return {"i": relation.subj, "me": relation.obj, "my": relation.poss, "the": relation.poss}
 
 
 _NOUNS = tuple(sorted({r.noun for r in bank.RELATIONS.values()}, key=lambda n: (-len(n), n)))
-_HOLDERS: tuple[bank.Relation | None, ...] = (None, *sorted(
-    {(r.noun, r.subj, r.obj, r.poss): r for r in bank.RELATIONS.values()}.values(),
-    key=lambda r: (r.noun, r.subj)))
+_PRONOUN_SETS: tuple[bank.Relation, ...] = tuple(sorted(
+    {(r.subj, r.obj, r.poss): r for r in bank.RELATIONS.values()}.values(), key=lambda r: r.subj))
+"""One relation per set of pronouns: a core names its actor by pronoun only (the noun is in the
+opening sentence), so a holder core reads alike for every relation of one gender."""
 _GROUPS = {"a": r"(?P<a>an? [a-z]+)", "A": r"(?P<A>An? [a-z]+)",
            "shop": r"(?P<shop>[A-Z][a-z]+ [A-Z][a-z]+)", "v": r"(?P<v>[$€£]\d{3}\.\d{2})",
-           "item": r"(?P<item>[a-z]+)",
-           "rel": "(?P<rel>" + "|".join(re.escape(n) for n in _NOUNS) + ")",
-           "rp": r"(?P<rp>her|his)"}
-
-
-def _company_group(relation: bank.Relation | None) -> str:
-    others = ["I"] if relation is not None else [f"my {noun}" for noun in _NOUNS]
-    alternatives = "|".join(re.escape(c.format(other=o)) for c in COMPANY for o in others)
-    return f"(?P<company>{alternatives})?"
+           "item": r"(?P<item>[a-z]+)"}
 
 
 def _compile(template: str, relation: bank.Relation | None) -> re.Pattern[str]:
-    marks = {name: f"QQ{name}QQ" for name in (*_GROUPS, "company")}
-    text = template.format(**_actor(relation), **marks)
-    pattern = re.escape(text)
+    marks = {name: f"QQ{name}QQ" for name in _GROUPS}
+    pattern = re.escape(template.format(**_actor(relation), **marks))
     for name, group in _GROUPS.items():
         pattern = pattern.replace(marks[name], group, 1).replace(marks[name], f"(?P={name})")
-    pattern = pattern.replace(marks["company"], _company_group(relation))
     return re.compile(r"(?<![A-Za-z])" + pattern)
 
 
-def _patterns() -> list[tuple[str, str, str | None, re.Pattern[str]]]:
-    """(kind, event, holder noun, pattern) for every construction a statement can take."""
-    out: list[tuple[str, str, str | None, re.Pattern[str]]] = []
-    for relation in _HOLDERS:
-        kind, noun = ("own", None) if relation is None else ("holder", relation.noun)
-        out += [(kind, "purchase", noun, _compile(f, relation)) for f in PURCHASE_BANK[kind]]
-        for events in DURATION_FRAMES.values():
-            for event in ("start", "end"):
-                out += [(kind, event, noun, _compile(f, relation)) for f, ok in events[event]
-                        if _usable(ok, relation)]
-    out += [("declined", "purchase", None, _compile(f, None)) for f in DECLINED_FRAMES]
-    out += [("quote", "purchase", None, _compile(f, None)) for _, f in QUOTE_FRAMES]
-    out += [("declined", "refusal", None, _compile(f, None))
-            for events in DURATION_FRAMES.values() for f, _ in events["refusal"]]
-    seen: set[tuple[str, str, str | None, str]] = set()
-    unique = []
-    for kind, event, noun, pattern in out:  # "My neighbour bought ..." reads once, whoever she is
-        if (kind, event, noun, pattern.pattern) not in seen:
-            seen.add((kind, event, noun, pattern.pattern))
-            unique.append((kind, event, noun, pattern))
-    return unique
+def _intro_pattern(template: str, whens: Sequence[str]) -> re.Pattern[str]:
+    marks = {"rel": "QQrelQQ", "when": "QQwhenQQ"}
+    pattern = re.escape(template.format(**marks))
+    pattern = pattern.replace(marks["rel"], "(?P<rel>" + "|".join(map(re.escape, _NOUNS)) + ")")
+    pattern = pattern.replace(marks["when"], "(?:" + "|".join(map(re.escape, whens)) + ")")
+    return re.compile(r"(?:^|(?<= ))" + pattern + r" \Z")
+
+
+_INTRO_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "purchase": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in INTROS_PURCHASE),
+    "quote": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in QUOTE_INTROS),
+    "duration": tuple(_intro_pattern(t, WHEN_DURATION) for t in INTROS_DURATION)}
+
+
+def _patterns() -> list[tuple[str, str, str, re.Pattern[str]]]:
+    """(kind, event, intro bank, pattern) for every core a statement can take."""
+    out: list[tuple[str, str, str, re.Pattern[str]]] = []
+    for row in PURCHASE_ROWS:
+        for kind, col in PURCHASE_COLUMN.items():
+            actors = _PRONOUN_SETS if kind == "holder" else (None,)
+            out += [(kind, "purchase", "quote" if kind == "quote" else "purchase",
+                     _compile(row[col], r)) for r in actors]
+    for rows in DURATION_ROWS.values():
+        for row in rows:
+            for (kind, event), col in DURATION_COLUMN.items():
+                actors = _PRONOUN_SETS if kind == "holder" else (None,)
+                out += [(kind, event, "duration", _compile(row[col], r)) for r in actors]
+    return out
 
 
 _PATTERNS = _patterns()
 
 
+def _intro_rel(intros: str, before: str) -> str:
+    """The relation named by the opening sentence that ends right before a core ("" if none)."""
+    for pattern in _INTRO_PATTERNS[intros]:
+        m = pattern.search(before)
+        if m:
+            return m.group("rel")
+    return ""
+
+
 def read_statements(text: str) -> list[Said]:
-    """Every statement any construction could have produced in ``text``, in text order."""
-    if not ("today" in text or any(s in text for s in CURRENCY_OF)):
+    """Every statement any construction could have produced in ``text``, in text order: its core
+    and the relation its opening sentence names (a holder's is that relation)."""
+    if not (any(d in text for d in DURATION_ROWS) or any(s in text for s in CURRENCY_OF)):
         return []
     found: list[tuple[int, Said]] = []
-    for kind, event, noun, pattern in _PATTERNS:
+    for kind, event, intros, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             groups = m.groupdict()
+            rel = _intro_rel(intros, text[:m.start()])
+            holder = (rel or "?") if kind == "holder" else None
             if event != "purchase":
-                found.append((m.start(), Said(kind, groups["item"], event, noun,
-                                              groups.get("company") or "",
-                                              rel=groups.get("rel") or "")))
+                found.append((m.start(), Said(kind, groups["item"], event, holder, rel=rel)))
                 continue
             thing = (groups.get("a") or groups.get("A") or "").split()
             if not thing or thing[0].lower() != article(thing[1]):
                 continue
             value = groups["v"]
-            found.append((m.start(), Said(kind, groups["shop"], event, noun,
-                                          groups.get("company") or "", thing[1],
+            found.append((m.start(), Said(kind, groups["shop"], event, holder, thing[1],
                                           int(Decimal(value[1:]) * 100), CURRENCY_OF[value[0]],
-                                          rel=groups.get("rel") or "")))
+                                          rel=rel)))
     return [said for _, said in sorted(found, key=lambda item: item[0])]
 
 
-_FRAME_TEXT = [*OWN_FRAMES, *OWN_ONLY, *HOLDER_ONLY, *DECLINED_FRAMES,
-               *(f for pair in QUOTE_FRAMES for f in pair),
-               *COMPANY, *QUESTIONS.values(), COUNT_PREDICATE,
-               *(f for domain in DURATION_FRAMES.values() for fs in domain.values() for f, _ in fs)]
+_FRAME_TEXT = [*(f for row in PURCHASE_ROWS for f in row),
+               *(f for row in PURCHASE_FOLLOWS for f in row),
+               *INTROS_PURCHASE, *QUOTE_INTROS, *WHEN_PURCHASE, *QUOTE_REQUESTS,
+               *(f for part in QUOTE_PREFIXES for f in part),
+               *(f for rows in DURATION_ROWS.values() for row in rows for f in row),
+               *(f for row in DURATION_FOLLOWS for f in row), *INTROS_DURATION, *WHEN_DURATION,
+               *QUESTIONS.values(), COUNT_PREDICATE]
 FRAME_WORDS = frozenset(t for f in _FRAME_TEXT for t in raw_tokens(re.sub(r"\{\w+\}", " ", f)))
+
+_SAMPLE = {"a": "a settee", "A": "A settee", "shop": "Pellow Hardware", "v": "$412.80",
+           "item": "ladder"}
+_OTHER_PUNCTUATION = re.compile(r"[:;!?()\"'\u2013\u2014-]")
+
+
+def form_profile(sentence: str) -> tuple[int, int, int, int]:
+    """Words, commas, other punctuation and value-like tokens of a sentence that follows another
+    (as a core or follow-up always does: an opening "She" counts as value-like, "I" does not)."""
+    return (len(sentence.split()), sentence.count(","), len(_OTHER_PUNCTUATION.findall(sentence)),
+            len(value_like_tokens("So. " + sentence)) )
+
+
+def letters(sentence: str) -> int:
+    return sum(c.isalpha() for c in sentence)
+
+
+def row_versions(row: Sequence[str], holder_columns: Sequence[int]) -> list[tuple[int, str]]:
+    """(column, text) for every version of a row: the user's columns once, a relation's columns
+    once per set of pronouns."""
+    out: list[tuple[int, str]] = []
+    for col, template in enumerate(row):
+        actors = _PRONOUN_SETS if col in holder_columns else (None,)
+        out += [(col, template.format(**_actor(r), **_SAMPLE)) for r in actors]
+    return out
+
+
+def _assert_forms() -> None:
+    """One bank of shapes for every role: every version of a row (a statement row, a follow-up
+    row) holds the same words, commas, other punctuation and value-like tokens, for every actor,
+    and letters within :data:`LETTER_SLACK` of its reference (purchases: the user's own version;
+    durations: a relation's versions the user's of the same event, the declined one the mean of
+    sent-away and back); no version opens on "I" or an actor slot; quote openers word for word
+    as long as the user's, letters within the slack."""
+    banks: list[tuple[Sequence[Sequence[str]], tuple[int, ...], str]] = [
+        (PURCHASE_ROWS, (1,), "purchase"), (PURCHASE_FOLLOWS, (1,), "purchase"),
+        (DURATION_FOLLOWS, (), "duration3"),
+        *((rows, (3, 4), "duration5") for rows in DURATION_ROWS.values())]
+    for rows, holder_columns, kind in banks:
+        for row in rows:
+            versions = row_versions(row, holder_columns)
+            assert len({form_profile(text) for _, text in versions}) == 1, versions
+            assert not any(t.split()[0] == "I" or t.startswith("{") for t in row), row
+            own = {col: letters(text) for col, text in versions if col not in holder_columns}
+            for col, text in versions:
+                if kind == "purchase":
+                    reference = float(own[0])
+                elif col == 2:
+                    reference = (own[0] + own[1]) / 2
+                else:
+                    reference = float(own[{3: 0, 4: 1}.get(col, col)])
+                assert abs(letters(text) - reference) <= LETTER_SLACK, (text, reference)
+    core = {len(t.format(**_actor(None), **_SAMPLE).split()) for row in PURCHASE_ROWS for t in row}
+    assert len(core) == 1, f"purchase cores of {sorted(core)} words: one length for every row"
+    for user, quote in zip(INTROS_PURCHASE, QUOTE_INTROS, strict=True):
+        a, b = user.format(rel="", when=""), quote.format(rel="", when="")
+        assert len(user.split()) == len(quote.split()) and \
+            abs(letters(a) - letters(b)) <= LETTER_SLACK, (user, quote)
 
 
 def _reads_as(text: str, said: Said) -> bool:
@@ -506,8 +727,10 @@ def _reads_as(text: str, said: Said) -> bool:
 
 
 def _assert_banks() -> None:
-    """Import-time checks: banks disjoint, and every construction, for every actor and companion
-    clause, reads back as exactly the statement it renders (what V5's reading relies on)."""
+    """Import-time checks: banks disjoint; every version of a row (and of a follow-up row) holds
+    the same words, commas, other punctuation and value-like tokens, for every actor, and opens on
+    no pronoun; quote openers as long as the user's; and every construction, for every actor,
+    with and without its follow-up, reads back as exactly the statement it renders."""
     assert_disjoint("purchase items", PURCHASE_ITEMS, "items", ITEMS)
     objects = set(PURCHASE_ITEMS + ITEMS)
     assert_disjoint("objects", objects, "frames", FRAME_WORDS)
@@ -515,35 +738,39 @@ def _assert_banks() -> None:
     assert_disjoint("objects", objects, "value words", values.pool_words())
     assert set(TRADE_ITEMS) == set(values.TRADES) and len(set(ITEMS)) == len(ITEMS)
     assert all(len(set(items)) == len(items) >= 12 for items in TRADE_ITEMS.values())
-    for relation in _HOLDERS:
-        kind, noun = ("own", None) if relation is None else ("holder", relation.noun)
-        companies = ("", *(c.format(other="I" if relation else "my sister") for c in COMPANY))
-        for index, frame in enumerate(PURCHASE_BANK[kind]):
-            for company in companies if "{company}" in frame else ("",):
-                for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
-                    said = Said(kind, "Pellow Hardware", "purchase", noun, company, "easel",
-                                41280, "USD", index, rel=other.noun if other else "")
-                    assert _reads_as(_purchase_text(said, relation, other), said), (frame, noun)
-        for domain, events in DURATION_FRAMES.items():
-            for event, frames in events.items():
-                for index, (frame, ok) in enumerate(frames):
-                    for company in (companies if "{company}" in frame else ("",)) \
-                            if _usable(ok, relation) else ():
-                        for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
-                            said = Said("declined" if event == "refusal" else kind, "ladder",
-                                        event, noun, company, frame=index,
-                                        rel=other.noun if other else "")
-                            assert _reads_as(_duration_text(said, domain, relation, other),
-                                             said), frame
-    for index, (request, _) in enumerate(QUOTE_FRAMES):
-        said = Said("quote", "Pellow Hardware", "purchase", None, "", "easel", 41280, "GBP", index)
-        assert _reads_as(_purchase_text(said, None), said) and not read_statements(
-            request.format(a="an easel"))
-    for index, frame in enumerate(DECLINED_FRAMES):
-        for other in _HOLDERS[1:] if "{rel}" in frame else (None,):
-            said = Said("declined", "Pellow Hardware", "purchase", None, "", "easel", 41280,
-                        "EUR", index, rel=other.noun if other else "")
-            assert _reads_as(_purchase_text(said, None, other), said), frame
+    _assert_forms()
+    relation = bank.RELATIONS["sister"]
+    for kind in ("own", "holder", "declined", "quote"):
+        for index in range(len(PURCHASE_ROWS)):
+            for follow in (-1, index % len(PURCHASE_FOLLOWS)):
+                said = Said(kind, "Pellow Hardware", "purchase",
+                            "sister" if kind == "holder" else None, "easel", 41280,
+                            "USD", index, rel="sister", intro=index % len(INTROS_PURCHASE),
+                            when=index % len(WHEN_PURCHASE), follow=follow,
+                            prefix=index if kind == "quote" else -1)
+                text = _statement_text(said, None, relation if kind == "holder" else None)
+                assert _reads_as(text, said), (kind, text)
+    for domain, rows in DURATION_ROWS.items():
+        for index in range(len(rows)):
+            for kind, event in (("own", "start"), ("own", "end"), ("holder", "start"),
+                                ("holder", "end"), ("declined", "refusal")):
+                for follow in (-1, index % len(DURATION_FOLLOWS)):
+                    said = Said(kind, "ladder", event, "brother" if kind == "holder" else None,
+                                frame=index, rel="brother", intro=index % len(INTROS_DURATION),
+                                when=index % len(WHEN_DURATION), follow=follow)
+                    text = _statement_text(said, domain, bank.RELATIONS["brother"]
+                                           if kind == "holder" else None)
+                    assert _reads_as(text, said), (kind, text)
+    for intros, templates, whens in (("purchase", INTROS_PURCHASE, WHEN_PURCHASE),
+                                     ("quote", QUOTE_INTROS, WHEN_PURCHASE),
+                                     ("duration", INTROS_DURATION, WHEN_DURATION)):
+        for template in templates:
+            for noun in _NOUNS:
+                for when in whens:
+                    text = template.format(rel=noun, when=when) + " "
+                    assert _intro_rel(intros, text) == noun, text
+    for request in QUOTE_REQUESTS:
+        assert not read_statements(request.format(a="an easel"))
     cross: dict[int, set[str]] = {}
     for shape, ladder in INPUT_LADDER.items():
         assert len(ladder) == SHAPE_N[shape]
@@ -552,32 +779,49 @@ def _assert_banks() -> None:
     assert all(len(shapes) > 1 for shapes in cross.values()), cross
 
 
-def _purchase_text(said: Said, relation: bank.Relation | None,
-                   other: bank.Relation | None = None) -> str:
-    """``relation`` acts (a holder competitor); ``other`` is the relation an own or declined
-    statement names (``said.rel``)."""
-    slots = {**_actor(relation), "shop": said.subject, "v": format_amount(said.cents, said.currency),
-             "a": f"{article(said.item)} {said.item}", "company": said.company,
-             "rel": other.noun if other else "", "rp": other.poss if other else ""}
-    slots["A"] = slots["a"].capitalize()
+def _statement_text(said: Said, domain: str | None, relation: bank.Relation | None) -> str:
+    """Opening sentence (naming ``said.rel``), the core and the drawn follow-up; a quote may open
+    on an acknowledgement pair. ``relation`` acts (a holder); ``domain`` is None for purchases."""
+    actor = _actor(relation)
+    parts: list[str] = []
+    if domain is None:
+        if said.kind == "quote" and said.prefix >= 0:
+            acks, lines = QUOTE_PREFIXES
+            parts += [acks[said.prefix // len(lines) % len(acks)], lines[said.prefix % len(lines)]]
+        intros = QUOTE_INTROS if said.kind == "quote" else INTROS_PURCHASE
+        parts.append(intros[said.intro].format(rel=said.rel, when=WHEN_PURCHASE[said.when]))
+        a = f"{article(said.item)} {said.item}"
+        col = PURCHASE_COLUMN[said.kind]
+        parts.append(PURCHASE_ROWS[said.frame][col].format(
+            **actor, shop=said.subject, v=format_amount(said.cents, said.currency), a=a,
+            A=a.capitalize()))
+        if said.follow >= 0:
+            parts.append(PURCHASE_FOLLOWS[said.follow][col].format(**actor, item=said.item))
+    else:
+        parts.append(INTROS_DURATION[said.intro].format(rel=said.rel,
+                                                        when=WHEN_DURATION[said.when]))
+        col = DURATION_COLUMN[said.kind, said.event]
+        parts.append(DURATION_ROWS[domain][said.frame][col].format(**actor, item=said.subject))
+        if said.follow >= 0:
+            parts.append(DURATION_FOLLOWS[said.follow][col % 3 if col < 3 else col - 3]
+                         .format(**actor))
+    return " ".join(parts)
+
+
+def _dress(rng: Any, said: Said, holders: Mapping[str, int], domain: str | None) -> None:
+    """The parts every statement draws alike, whatever its role: the opening sentence (its
+    relation: the holder's own, else one of the persona's), a follow-up on :data:`FOLLOW_SHARE`,
+    and for a quote its request and, on :data:`PREFIX_SHARE`, an opening pair."""
+    said.rel = said.holder or rng.choice(sorted(holders))
+    said.intro = rng.randrange(len(INTROS_PURCHASE if domain is None else INTROS_DURATION))
+    said.when = rng.randrange(len(WHEN_PURCHASE if domain is None else WHEN_DURATION))
+    follows = PURCHASE_FOLLOWS if domain is None else DURATION_FOLLOWS
+    said.follow = rng.randrange(len(follows)) if rng.random() < FOLLOW_SHARE else -1
+    said.ask = rng.random() < ASK_SHARE
     if said.kind == "quote":
-        return QUOTE_FRAMES[said.frame][1].format(**slots)
-    return PURCHASE_BANK[said.kind][said.frame].format(**slots)
-
-
-def _duration_text(said: Said, domain: str, relation: bank.Relation | None,
-                   other: bank.Relation | None = None) -> str:
-    frame = DURATION_FRAMES[domain][said.event][said.frame][0]
-    return frame.format(**_actor(relation), item=said.subject, company=said.company,
-                        rel=other.noun if other else "")
-
-
-def _companion(rng: Any, said: Said, frame: str, holders: Mapping[str, int]) -> None:
-    """On :data:`COMPANY_SHARE` of own and holder statements whose frame has the slot, name the
-    other person present: one of the user's relations beside the user, the user beside one."""
-    if said.kind in ("own", "holder") and "{company}" in frame and rng.random() < COMPANY_SHARE:
-        other = "I" if said.holder else f"my {rng.choice(sorted(holders))}"
-        said.company = rng.choice(COMPANY).format(other=other)
+        said.request = rng.randrange(len(QUOTE_REQUESTS))
+        acks, lines = QUOTE_PREFIXES
+        said.prefix = rng.randrange(len(acks) * len(lines)) if rng.random() < PREFIX_SHARE else -1
 
 
 # --- planning ------------------------------------------------------------------------------------
@@ -607,7 +851,7 @@ def layout(seed: int) -> dict[str, tuple[Spec, ...]]:
     for shape in SHAPES:
         ladder = list(INPUT_LADDER[shape])
         rng.shuffle(ladder)
-        pool = sorted(DURATION_FRAMES) if shape == "durations" else sorted(CURRENCIES)
+        pool = sorted(DURATION_ROWS) if shape == "durations" else sorted(CURRENCIES)
         labels = [pool[i % len(pool)] for i in range(SHAPE_N[shape])]
         rng.shuffle(labels)
         out[shape] = tuple(Spec(shape, i, g, None, label if shape == "durations" else None)
@@ -739,9 +983,11 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         subjects: list[str | None] = [None] * n
         deck = [shops[i] for i in range(tracked_n) for _ in range(k[i])]
         rng.shuffle(deck)
+        unit_of = {shops[i]: u for u, members in enumerate(units) for i in members}
         placed = True
-        for subject in deck:
-            free = [p for p in range(n) if subjects[p] is None and own_shop[p] != subject]
+        for subject in deck:  # never beside an own purchase of its own unit (a deltas pair)
+            free = [p for p in range(n) if subjects[p] is None
+                    and unit_of.get(own_shop[p]) != unit_of[subject]]
             if not free:
                 placed = False
                 break
@@ -772,8 +1018,8 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
     currency = unit_code[at]
     gold = [p for p in range(n) if own_shop[p] in asked]
     kinds = _kinds(rng, "purchase", n)
-    frames = {kind: engine.deal(rng, [str(i) for i in range(len(PURCHASE_BANK[kind]))], n)
-              for kind in PURCHASE_BANK}
+    rows = [str(i) for i in range(len(PURCHASE_ROWS))]
+    frames = {kind: engine.deal(rng, rows, n) for kind in ("own", *KIND_WEIGHTS["purchase"])}
     said: list[list[Said]] = []
     decks: dict[str, list[str]] = {}
 
@@ -790,16 +1036,12 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
             raise GenerationError(f"{spec.key}: session {p} has no competitor subject")
         kind = kinds[p]
         holder = rng.choice(sorted(holders)) if kind == "holder" else None
-        frame = int(frames[kind].pop()) if kind != "quote" else rng.randrange(len(QUOTE_FRAMES))
+        frame = int(frames[kind].pop())
         pair = [Said("own", own_shop[p], frame=int(frames["own"].pop()), item=item_at(own_shop[p])),
                 Said(kind, subject, holder=holder, frame=frame, item=item_at(subject))]
         for s in pair:
             s.currency = currency_of[s.subject]
-            if s.kind != "quote":
-                text = PURCHASE_BANK[s.kind][s.frame]
-                _companion(rng, s, text, holders)
-                if "{rel}" in text:
-                    s.rel = rng.choice(sorted(holders))
+            _dress(rng, s, holders, None)
         said.append(pair)
     signs = {p: 1 if own_shop[p] == asked[0] else -1 for p in gold}
     flat = [s for pair in said for s in pair]
@@ -856,8 +1098,8 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
             clocks[start], clocks[end] = clocks[end], clocks[start]
     own: list[Said | None] = [None] * n
     home: dict[str, tuple[int, int]] = {}
-    decks = {e: engine.deal(rng, [str(i) for i, (_, ok) in enumerate(f) if ok is not None], n)
-             for e, f in DURATION_FRAMES[spec.domain].items()}
+    rows = [str(i) for i in range(len(DURATION_ROWS[spec.domain]))]
+    decks = {e: engine.deal(rng, rows, n) for e in ("start", "end", "refusal")}
     for i, (start, end) in enumerate(pairs):
         home[names[i]] = (start, end)
         own[start] = Said("own", names[i], "start", frame=int(decks["start"].pop()))
@@ -890,19 +1132,14 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
         else:
             raise GenerationError(f"{spec.key}: no relation's event fits session {p}")
         event = "end" if (holder, subject) in out else "start"
-        usable = [i for i, (_, ok) in enumerate(DURATION_FRAMES[spec.domain][event])
-                  if ok is not False]
         if event == "end":
             del out[holder, subject]
         else:
             out[holder, subject] = p
-        said.append([mine, Said("holder", subject, event, holder, frame=rng.choice(usable))])
+        said.append([mine, Said("holder", subject, event, holder, frame=rng.randrange(len(rows)))])
     for pair in said:
         for s in pair:
-            text = DURATION_FRAMES[spec.domain][s.event][s.frame][0]
-            _companion(rng, s, text, holders)
-            if "{rel}" in text:
-                s.rel = rng.choice(sorted(holders))
+            _dress(rng, s, holders, spec.domain)
     gold = sorted(p for i in chosen for p in pairs[i])
     return Plan(spec, asked, said, persona, holders, clocks, days, gold, Fraction(sum(gold_spans)),
                 watched[len(asked):])
@@ -933,17 +1170,15 @@ def _statement(said: Said, plan_: Plan) -> conversation.Statement:
     topic = (f"{relation.poss} " if relation else "the ") + \
         (thing if durations else f"search for {article(thing)} {thing}")
     if said.kind == "quote":
-        request = QUOTE_FRAMES[said.frame][0].format(a=f"{article(thing)} {thing}")
-        return conversation.Statement(_purchase_text(said, None), topic, STANCES["quote"],
+        request = QUOTE_REQUESTS[said.request].format(a=f"{article(thing)} {thing}")
+        return conversation.Statement(_statement_text(said, None, None), topic, STANCES["quote"],
                                       role="assistant", request=request)
-    named = plan_.holders.get(said.rel) if said.rel else None
-    other = plan_.persona.holder(named) if named is not None else None
-    text = (_duration_text(said, plan_.spec.domain or "", relation, other) if durations
-            else _purchase_text(said, relation, other))
+    text = _statement_text(said, plan_.spec.domain, relation)
     stance: conversation.Stance = "state" if durations and said.kind == "own" else \
         STANCES[said.kind]
     return conversation.Statement(text, topic, stance,
-                                  holder=f"your {relation.noun}" if relation else None)
+                                  holder=f"your {relation.noun}" if relation else None,
+                                  ask=said.ask)
 
 
 RENDER_ATTEMPTS = 40
@@ -966,7 +1201,8 @@ def render(seed: int, plan_: Plan, tally: engine.Tally | None = None) -> engine.
         trial = engine.Tally()
         key = plan_.spec.key if attempt == 0 else f"{plan_.spec.key}#{attempt}"
         stay = conversation.render_haystack(seed, VERTICAL, conversation.HaystackPlan(
-            key, sessions, times[:len(sessions)], times[len(sessions)], plan_.persona, BANNED),
+            key, sessions, times[:len(sessions)], times[len(sessions)], plan_.persona, BANNED,
+            lead_share=0.0),
             trial)
         shapes = [tuple(t.role for t in session) for session in stay.sessions]
         if {shapes[i] for i in gold} <= {r for i, r in enumerate(shapes) if i not in gold}:
