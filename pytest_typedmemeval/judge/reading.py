@@ -604,6 +604,18 @@ class Reading:
     def affirms_still(self) -> bool:
         return bool(self._cue_spans(STILL_CUES)) or self.negated_invalidation
 
+    @cached_property
+    def asserts_current(self) -> bool:
+        """J13.16: a still-cue stated outright ("X, and that's still current") — bound to the asked
+        item, outside a decline, not negated and not inside a whether/if complement ("… and not
+        say whether it is still current")."""
+        for start, _ in self._cue_spans(STILL_CUES):
+            before = self.norm[self.clause_start(start):start]
+            if self.negated(start) or re.search(r"\b(?:whether|if)\b", before):
+                continue
+            return True
+        return False
+
     def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
         for match in pattern.finditer(self.norm):
             if _inside(match.span(), self.decline_scopes):
