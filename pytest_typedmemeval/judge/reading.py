@@ -22,6 +22,7 @@ from functools import cached_property
 
 from .reading_patterns import (
     ASKS_ASSISTANT,
+    BRACKET_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
     CONTRAST_PATTERNS,
@@ -98,6 +99,7 @@ _OWN_CONTRAST = _compile_all(OWN_CONTRAST_PATTERNS)
 _USER_OWN = _compile_all(USER_OWN_PATTERNS)
 _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
+_BRACKET_KIND = re.compile(BRACKET_KIND)
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
 """J13.6: how many value-less segments after a value still speak of it ("X (you only asked)",
@@ -317,13 +319,20 @@ class Reading:
                     groups[-1].append(position)
                 else:
                     groups.append([position])
-            group_starts = [max(seg_start, self.clause_start(group[0])) for group in groups]
+            clause_of = [max(seg_start, self.clause_start(group[0])) for group in groups]
             for number, group in enumerate(groups):
-                later = [c for c in group_starts[number + 1:] if c > group_starts[number]]
+                # from the clause start, or from the previous value when it shares the clause…
+                # (the first value of a segment owns the words before it: "the earlier carer,
+                # Hugo Pennick, …")
+                begin = seg_start if number == 0 else max(
+                    clause_of[number], self._value_end(groups[number - 1][-1]))
+                # …to the next value's clause, or to the next value when it shares this clause
+                later = [clause_of[n] if clause_of[n] > clause_of[number] else groups[n][0]
+                         for n in range(number + 1, len(groups))]
                 if later:
-                    marks = self._contrast_between(group_starts[number], later[0])
+                    marks = self._contrast_between(begin, later[0])
                 else:
-                    marks = self._contrast_between(group_starts[number], seg_end) or any(
+                    marks = self._contrast_between(begin, seg_end) or any(
                         self._contrast_between(*self._segments[f]) for f in self._followers[index])
                 if marks or own_mark or host_mark:
                     marked.update(s for value in dict.fromkeys(self.key_values)
@@ -392,8 +401,12 @@ class Reading:
             for later in self._followers[index]:
                 if verdict:
                     break
-                verdict = self._foreign_text(self._text([later]),
-                                             annotation=not self._is_bracket(later))
+                text = self._text([later])
+                verdict = self._foreign_text(text, annotation=not self._is_bracket(later))
+                if not verdict and self._is_bracket(later) and (kind := _BRACKET_KIND.match(text)):
+                    words = {_stem(w) for w in kind.group("item").split() if w not in _FILLERS}
+                    if words and not words & self.item_words and not words <= self.question_words:
+                        verdict = True
                 if verdict:
                     own = self._foreign_text(self._text([index]))
                     verdict = True if own is not False else False

@@ -118,7 +118,7 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     # between us") speak about the record, as "it was not mentioned" does (J1).
     rf"\bwe(?:'?ve| have| had)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|didn'?t) "
     rf"(?:ever |really |actually |yet )?{_CONVERSATION_VERBS}\b",
-    rf"\bnot (?:something|anything|a thing|a topic|a detail) (?:that )?we(?:'?ve| have)? "
+    rf"(?:\bnot|n'?t) (?:something|anything|a thing|a topic|a detail) (?:that )?we(?:'?ve| have)? "
     rf"(?:ever |really |actually )?{_CONVERSATION_VERBS}\b",
     rf"\bnothing (?:about (?:\w+ ){{0,4}}?)?(?:that )?we(?:'?ve| have)? (?:ever )?{_CONVERSATION_VERBS}\b",
     rf"\bno (?!one\b|body\b)(?:\w+ ){{1,6}}?(?:has|have|had|was|were|is|are|got)? ?(?:ever |yet |really |"
@@ -349,7 +349,7 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
     r"\b(?:a|an|your|the) (?P<item2>\w+) (?:for|at|on) the \w+",
     # "only a physio (X)", "the only tradesperson you mentioned was X", "but that's a camera",
     # "X, your osteopath": a value bound to a role or kind of its own
-    r"\bonly (?:a|an|the|your|my) (?P<item3>\w+)",
+    r"\b(?:only|just|merely|simply) (?:a|an|the|your|my) (?P<item3>\w+)",
     r"\bthe only (?P<item4>\w+)",
     r"\b(?:that|this|it|which|who|she|he)(?:'?s| is| was| were| are) (?:just |only |actually )?"
     r"(?:a|an|the|your|my) (?P<item5>(?:\w+ )?\w+)(?=\s*(?:[,.;!?)|]|$))",
@@ -359,6 +359,9 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
 plumber for the boiler", "only a physio", "that's a camera"). The segment is about another item
 when the named item's words are not the question's and none of the question's item words is in
 it. Words of a key value, names written with a capital, and the fillers below are never items."""
+BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
+"""J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
+binds the value to that kind (read only for a value-less bracket that follows a value)."""
 ITEM_FILLERS: tuple[str, ...] = (
     "one", "ones", "same", "thing", "things", "right", "correct", "answer", "name", "current",
     "latest", "newest", "last", "first", "best", "very", "own", "only", "other", "new", "usual",
@@ -390,7 +393,8 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"(?:\w+ed|has|had|is|was|owns|uses|keeps|kept|got|went|bought|chose|gave|sold|thinks|thought)\b",
     # another time: the value held before, or holds only later
     r"\b(?:the|an?|your|my|his|her|their) (?:old|older|earlier|previous|former|original|prior|"
-    r"outgoing) (?P<noun>\w+)",
+    r"outgoing) (?!(?:chats?|conversations?|sessions?|messages?|notes?|discussions?|exchanges?|"
+    r"questions?)\b)(?P<noun>\w+)",
     r"\b(?:the|an?|your|my) (?:first|last) (?:one|ones|reminder|reminders|plan|cover|covers|"
     r"suggestion|booking|idea|pick|choice)\b",
     r"\b(?:years|months|weeks|long) (?:ago|back)\b",
@@ -483,6 +487,7 @@ def reading_rules() -> dict[str, object]:
         "segment_break": SEGMENT_BREAK,
         "contrast": list(CONTRAST_PATTERNS),
         "item_fillers": list(ITEM_FILLERS),
+        "bracket_kind": BRACKET_KIND,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -496,6 +501,7 @@ __all__ = [
     "COMPLEMENT_OPENERS",
     "ASKS_ASSISTANT",
     "CONTRAST_PATTERNS",
+    "BRACKET_KIND",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
