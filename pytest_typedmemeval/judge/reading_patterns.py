@@ -45,7 +45,8 @@ _HISTORY_VERBS = (
 _CONVERSATION_VERBS = (
     r"(?:discussed|discuss|talked about|talk about|spoke about|speak about|covered|cover|"
     r"went into|go into|gone into|touched on|touch on|got (?:round |around )?to|get (?:round |around )?to|"
-    r"gotten (?:round |around )?to|came to|come to)"
+    r"gotten (?:round |around )?to|came to|come to|gone over|go over|went over|get into|got into|"
+    r"gotten into|got as far as|get as far as|dwelt on|dealt with)"
 )
 _CONVERSATION_NOUNS = (
     r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
@@ -121,7 +122,14 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"(?:\bnot|n'?t) (?:something|anything|a thing|a topic|a detail) (?:that )?we(?:'?ve| have)? "
     rf"(?:ever |really |actually )?{_CONVERSATION_VERBS}\b",
     rf"\bnothing (?:about (?:\w+ ){{0,4}}?)?(?:that )?we(?:'?ve| have)? (?:ever )?{_CONVERSATION_VERBS}\b",
-    rf"\bno (?!one\b|body\b)(?:\w+ ){{1,6}}?(?:has|have|had|was|were|is|are|got)? ?(?:ever |yet |really |"
+    # the conversations as subject, or a topic absent from them ("our chats never got as far as
+    # that", "kettles didn't feature in our conversations")
+    rf"\b{_CONVERSATION_NOUNS} (?:never|didn'?t|did not|haven'?t|have not|hasn'?t|has not) "
+    rf"(?:\w+ )?{_CONVERSATION_VERBS}\b",
+    rf"(?:\bnever|n'?t|\bnot) (?:really |once |ever )?(?:feature|featured|figure|figured|appear|"
+    rf"appeared|come up|came up|crop up|cropped up|turn up|turned up) (?:\w+ )?in (?:any of )?"
+    rf"(?:our|the|my|these|those) {_CONVERSATION_NOUNS}\b",
+    rf"\b(?:no (?!one\b|body\b)|nothing )(?:\w+ ){{0,6}}?(?:has|have|had|was|were|is|are|got)? ?(?:ever |yet |really |"
     rf"actually )?(?:been )?(?:mentioned|discussed|brought up|come up|came up|specified|recorded|"
     rf"noted|named|raised|stated|covered|talked about)\b",
 )
@@ -354,6 +362,11 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
     r"\b(?:that|this|it|which|who|she|he)(?:'?s| is| was| were| are) (?:just |only |actually )?"
     r"(?:a|an|the|your|my) (?P<item5>(?:\w+ )?\w+)(?=\s*(?:[,.;!?)|]|$))",
     r", (?:your|my|the) (?P<item6>\w+)\s*$",
+    # "X is your electrician", "X was the chimney sweep for the cottage"
+    r"\b(?:is|was|are|were) (?:just |only |actually )?(?:your|my|the|a|an) (?P<item7>(?:\w+ )?\w+)"
+    r"(?=\s*(?:[,.;!?)|]|$|\bfor\b|\bat\b|\bon\b))",
+    # "as chimney sweep for the cottage"
+    r"\bas (?P<item8>\w+(?: \w+)?) for (?:the|your|my)\b",
 )
 """J13.5: an item a segment names (a role, a kind or a purpose: "as a podiatrist for the heel", "a
 plumber for the boiler", "only a physio", "that's a camera"). The segment is about another item
@@ -370,6 +383,8 @@ ITEM_FILLERS: tuple[str, ...] = (
     "while", "bit", "few", "couple", "lot", "start", "reason", "way", "case", "fact", "week",
     "month", "year", "minute", "second", "weeks", "months", "years", "days", "now", "yet",
     "ago", "back", "since", "before", "earlier", "later",
+    "bet", "guess", "winner", "match", "candidate", "favourite", "favorite", "go-to", "well",
+    "same one", "case", "idea", "thing", "lot",
 )
 """J13.5: words an item pattern captures that name no kind of thing ("that's the one you chose")."""
 _USER_DECLINED = (
@@ -390,7 +405,7 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     # another holder's act: a relation as the subject of any verb ("your sister installed X",
     # "the Zenix your partner ordered"); read for the value's own clause only
     rf"\b(?:your|my|his|her|their|a|the) {RELATIONS}(?: (?!and\b|or\b|but\b)\w+){{0,3}}? "
-    r"(?:\w+ed|has|had|is|was|owns|uses|keeps|kept|got|went|bought|chose|gave|sold|thinks|thought)\b",
+    r"(?:\w+ed|\w+s|has|had|is|was|got|went|bought|chose|gave|sold|thought|kept)\b",
     # another time: the value held before, or holds only later
     r"\b(?:the|an?|your|my|his|her|their) (?:old|older|earlier|previous|former|original|prior|"
     r"outgoing) (?!(?:chats?|conversations?|sessions?|messages?|notes?|discussions?|exchanges?|"
