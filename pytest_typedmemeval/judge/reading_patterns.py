@@ -274,6 +274,8 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
     r"\b(?:gave|given|give) (?:\w+ ){1,4}?(?:away|up)\b",
     r"\b(?:let|letting) (?:\w+ ){1,4}?go\b",
     r"\b(?:sold|cancelled|canceled|dropped|ditched) (?:\w+ ){1,4}?off\b",
+    # J13.8: gone in any person ("that's gone now", "they've gone")
+    r"\b(?:that|it|they|this|she|he)(?:'?s| is| has| are|'?re|'?ve| have) (?:now |long |since |all )?gone\b",
     # J13.8: the holder negated as current ("X isn't your upholsterer now", "they are not your
     # landlord any more")
     r"\b(?:isn'?t|is not|aren'?t|are not|'?s not|'?re not) (?:your|yours)\b(?: \w+){0,3}? "
@@ -329,6 +331,7 @@ _SOURCE_NOUNS = (r"(?:own|advice|suggestion|suggestions|recommendation|recommend
 OWNER_ALONE_PATTERNS: tuple[str, ...] = (
     rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?=\s*(?:[,.;!?)|]|$))",
     r"\b(?:hers|theirs|someone else'?s|somebody else'?s)\b",
+    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?: (?:from|at|in|of|on) \w+(?: \w+)?)'?s\b(?! own\b)",
     r"\bhis\b(?=\s*(?:[,.;!?)|]|$|,? not\b|and\b))",
     r"\bnot (?:yours|your own)\b",
     r"\b(?:belongs|belonged) to\b",
@@ -344,6 +347,7 @@ OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
     r"recommended|mentioned|parted|sold|is|was|thought|considered|booked|hired|rents|rented|liked|"
     r"likes|wanted|wants)\b",
     r"\b(?:belongs|belonged) to\b",
+    r"\bby (?:someone|somebody) else\b",
     r"\b(?:she|he|they|someone|somebody|someone else) (?:has|have|had|bought|kept|owns|owned|chose|gave|"
     r"sold|uses|used|installed|picked|got|rents|rented|hired|booked)\b",
     r"\b(?:her|his|their) (?=\S)",
@@ -391,7 +395,11 @@ _USER_DECLINED = (
     r"(?:turned (?:\w+ ){0,3}?down|declined|rejected|refused|decided against|passed on|ruled out|"
     r"bowed out|backed out|pulled out|opted out|dropped out|steered clear|stayed away|kept away|"
     r"walked away|said no|gave (?:it|them|that|those) a miss|went elsewhere|went with someone else|"
-    r"never went ahead|held off|holding off|put (?:it |that |them )?off|shelved|skipped|let (?:it|that) pass|"
+    r"never went ahead|gave up on|give up on|giving up on|"
+    r"never (?:actually |really |quite |ended up |then )?(?:did|got (?:round|around) to|went ahead|"
+    r"went with|bought|booked|ordered|subscribed|signed|hired|engaged|paid|picked|chose|took (?:it|them|"
+    r"that|those) up|committed|installed|followed through|made it)|"
+    r"(?:almost|nearly) (?:set|booked|bought|ordered|hired|picked|chose|went with|signed)|held off|holding off|put (?:it |that |them )?off|shelved|skipped|let (?:it|that) pass|"
     r"only (?:asked|looked|enquired|inquired|thought|wondered|considered|browsed|mentioned|priced|"
     r"shortlisted|compared)|"
     r"(?:didn'?t|did not|never|wouldn'?t|would not|chose not to|decided not to) (?:end up |actually |"
