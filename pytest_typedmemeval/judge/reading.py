@@ -218,9 +218,14 @@ class Reading:
 
     @cached_property
     def _segment_has_value(self) -> list[bool]:
-        starts = sorted(span[0] for value in dict.fromkeys(self.key_values)
-                        for span in self.value_spans(value))
+        starts = [span[0] for span in self._all_value_spans]
         return [any(start <= s < end for s in starts) for start, end in self._segments]
+
+    @cached_property
+    def _all_value_spans(self) -> list[Span]:
+        """Every key value's occurrences (J3.1, name forms included), in text order."""
+        return sorted({span for value in dict.fromkeys(self.key_values)
+                       for span in self.value_spans(value)})
 
     @cached_property
     def _depth(self) -> list[int]:
@@ -288,13 +293,11 @@ class Reading:
         return False
 
     def _value_end(self, position: int) -> int:
-        return max(s[1] for value in dict.fromkeys(self.key_values)
-                   for s in self.value_spans(value) if s[0] == position)
+        return max(s[1] for s in self._all_value_spans if s[0] == position)
 
     def _value_starts_in(self, index: int) -> list[int]:
         start, end = self._segments[index]
-        return sorted(s[0] for value in dict.fromkeys(self.key_values)
-                      for s in self.value_spans(value) if start <= s[0] < end)
+        return sorted({s[0] for s in self._all_value_spans if start <= s[0] < end})
 
     @cached_property
     def _contrast_spans(self) -> frozenset[Span]:
@@ -335,8 +338,7 @@ class Reading:
                     marks = self._contrast_between(begin, seg_end) or any(
                         self._contrast_between(*self._segments[f]) for f in self._followers[index])
                 if marks or own_mark or host_mark:
-                    marked.update(s for value in dict.fromkeys(self.key_values)
-                                  for s in self.value_spans(value) if s[0] in group)
+                    marked.update(s for s in self._all_value_spans if s[0] in group)
         return frozenset(marked)
 
     @cached_property
@@ -347,8 +349,7 @@ class Reading:
         if self.decline_spans or any(True for _ in _DENIAL.finditer(self.norm)):
             return True
         return any(span not in self._contrast_spans and not self._retracted(span)
-                   for value in dict.fromkeys(self.key_values)
-                   for span in self._bound(self.value_spans(value)))
+                   for span in self._bound(self._all_value_spans))
 
     @cached_property
     def _key_words(self) -> frozenset[str]:
@@ -594,8 +595,7 @@ class Reading:
         or marked as not the answer ("Nyxique, which replaced the Kalique") — speaks of that other
         value, not of the asked item."""
         start, end = self.clause_start(span[0]), self.clause_end(span[1])
-        inside = [s for value in dict.fromkeys(self.key_values) for s in self.value_spans(value)
-                  if start <= s[0] and s[1] <= end]
+        inside = [s for s in self._all_value_spans if start <= s[0] and s[1] <= end]
         if not inside or not self._anchored:
             return False
         committable = self._committable(inside)
