@@ -88,6 +88,8 @@ CASES = [
     ("thornbury i think", GLAZIER_Q, GLAZIER, C),
     # J7.5 "the longest one" is a pronoun: vague words give no figure
     ("They were each away for a few weeks; the kayak was the longest one.", DAYS_Q, DAYS, U),
+    # J7.1 emphasis closing on the figure does not hide it from a trailing "altogether"
+    ("**40 days** altogether (15 + 11 + 14).", DAYS_Q, DAYS, C),
     # J9 any verb of saying names its speaker
     ("You observed that the ferry timetable had changed.", WHO_Q, USER, C),
 ]

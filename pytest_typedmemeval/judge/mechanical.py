@@ -366,8 +366,12 @@ def committed_number(
     if not numbers:
         return None
     best: tuple[int, ExtractedNumber] | None = None
+    marker_spans = {marker: phrase_spans(answer_norm, marker) for marker in CONCLUSION_MARKERS}
+    every = [span for spans in marker_spans.values() for span in spans]
     for marker in CONCLUSION_MARKERS:
-        for start, end in phrase_spans(answer_norm, marker):
+        for start, end in marker_spans[marker]:
+            if any(s <= start and end <= e and (s, e) != (start, end) for s, e in every):
+                continue  # "total" inside "in total" is that marker, read once (J7.1)
             number = _figure_before(answer_norm, numbers, start) if marker in TRAILING_CONCLUSIONS \
                 else None
             if number is None:  # "the total is 21": the figure follows the marker
@@ -397,7 +401,8 @@ def _figure_before(text: str, numbers: list[ExtractedNumber], start: int) -> Ext
         return None
     number = before[-1]
     gap = text[number.position + len(number.raw):start]
-    return number if len(gap.split()) <= 2 and re.fullmatch(r"[ \w]*", gap) else None
+    # emphasis closing on the figure is transparent: "**35 days** in total" (not "… 1 days **total")
+    return number if len(gap.split()) <= 2 and re.fullmatch(r"[ \w]*?[*_]+ |[ \w]*", gap) else None
 
 
 def _sentence_end(text: str, position: int) -> int:
