@@ -49,6 +49,9 @@ CASES = [
     # … and on a question about the assistant's own act, a value the user found is another actor's
     ("You had found Marsh Catering on your own, but I recommended Hollis Catering.", CATERER_Q,
      CATERER, C),
+    ("Hollis Catering (Quenby Catering was a no from you).", CATERER_Q, CATERER, C),
+    ("Hollis Catering; I also floated Quenby Catering, which you weren't keen on.", CATERER_Q,
+     CATERER, C),
     # J13.5 another holder: possessive, owner alone, a relation as the holder
     ("You bought the Zephra; your colleague from work kept the Morvane.", KETTLE_Q, KETTLE, C),
     ("Zephra is the one you bought; the Morvane is theirs.", KETTLE_Q, KETTLE, C),
@@ -100,6 +103,8 @@ GUARDS = [
     # candidate still counts (J3.4); the asked value under a decline-free contrast is the answer
     ("Brambly Catering \u2014 you passed on it.", CATERER_Q, CATERER, W),
     ("Either Hollis Catering or Quenby Catering.", CATERER_Q, CATERER, W),
+    ("I'm not sure \u2014 Hollis Catering, or the old Brambly Catering.", CATERER_Q, CATERER, W),
+    ("Hollis Catering or maybe Brambly Catering, which you declined.", CATERER_Q, CATERER, W),
     ("Hollis Catering and Quenby Catering.", CATERER_Q, CATERER, W),
     ("You bought the Zephra; the Morvane is your uncle's.", KETTLE_Q, KETTLE, C),
     ("The Zephra, not the Corvo your aunt ordered.", KETTLE_Q, KETTLE, C),

@@ -100,6 +100,7 @@ _USER_OWN = _compile_all(USER_OWN_PATTERNS)
 _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
+_ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
 """J13.6: how many value-less segments after a value still speak of it ("X (you only asked)",
@@ -432,7 +433,17 @@ class Reading:
         spans = self._bound(spans)
         if not self._anchored:
             return spans
-        return [span for span in spans if span not in self._contrast_spans]
+        return [span for span in spans
+                if span not in self._contrast_spans or self._offered_as_alternative(span)]
+
+    def _offered_as_alternative(self, span: Span) -> bool:
+        """J3.4 over J13.6: a value offered as an alternative to the value before it ("X, or the
+        old Y", "X or maybe Y, which you declined") stays a candidate, whatever marks it."""
+        before = [s for s in self._all_value_spans if s[1] <= span[0]]
+        if not before:
+            return False
+        gap = self.norm[before[-1][1]:span[0]]
+        return _ALTERNATIVE.match(gap) is not None
 
     @cached_property
     def declines(self) -> bool:
