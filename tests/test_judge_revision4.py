@@ -31,6 +31,8 @@ WALKER = AnswerKey(expected_negative="no_longer", must_name=("Cassia Lund",), st
                    wrong=("Bryn Talley",))
 GLAZIER_Q = "Which glazier have I settled on?"
 GLAZIER = AnswerKey(accepted=("Thornbury Glazing",), wrong=("Aldous Glazing", "Penrose Roofing"))
+ROOFER_Q = "Which roofer do I have for the chapel? Give the name, and say whether that is still current."
+ROOFER = AnswerKey(expected_negative="still", accepted=("Isak Penrose",), wrong=("Mabel Quist",))
 PLAN_Q = "From what I have told you, have I booked anyone for the gutters at the mill yet?"
 PLAN = AnswerKey(expected_negative="abstain", must_name=("Dunstan Weir",))
 DAYS_Q = "How many days in total were the kayak, the tent and the stove out on loan?"
@@ -77,6 +79,10 @@ CASES = [
     # J13.5 a state cue said of another value does not touch the asked one
     ("The Zephra, which replaced your old Tillex.", STILL_Q, STILL, C),
     ("Zephra \u2014 still current; it's the Tillex that someone else sold.", STILL_Q, STILL, C),
+    # J13.5 another place: a value put at a place that is not the question's
+    ("Isak Penrose, still current. Mabel Quist is your roofer at the boathouse.", ROOFER_Q, ROOFER, C),
+    ("Isak Penrose for the chapel; Mabel Quist is the roofer you use at the vicarage.", ROOFER_Q,
+     ROOFER, C),
     # J13.8 the holder negated as current
     ("Cassia Lund isn't your dog walker these days.", WALKER_Q, WALKER, C),
     # J13.1 the conversation's gaps in other words
@@ -113,6 +119,8 @@ GUARDS = [
     ("You have the Zephra, and the Tillex too.", STILL_Q, STILL, W),
     ("You got rid of it \u2014 Cassia Lund is gone.", WALKER_Q, WALKER, C),
     ("In our earlier chat you said the Zephra.", KETTLE_Q, KETTLE, C),
+    ("Isak Penrose or Mabel Quist, both for the chapel.", ROOFER_Q, ROOFER, W),
+    ("Isak Penrose, and it expired at the end of March.", ROOFER_Q, ROOFER, M),
 ]
 
 

@@ -47,6 +47,7 @@ from .reading_patterns import (
     NO_LONGER_EVENT_CUES,
     OTHER_HOLDER_PATTERNS,
     OWNER_ALONE_PATTERNS,
+    PLACE_PHRASE,
     OWN_CONTRAST_PATTERNS,
     OTHER_ITEM_PATTERNS,
     QUESTION_ITEM,
@@ -99,6 +100,7 @@ _OWN_CONTRAST = _compile_all(OWN_CONTRAST_PATTERNS)
 _USER_OWN = _compile_all(USER_OWN_PATTERNS)
 _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
+_PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
@@ -146,6 +148,8 @@ class Reading:
     item_words: frozenset[str] = frozenset()
     """The words naming the question's item ("exercise cycle" in "Which exercise cycle do I have
     for the annexe?"); the question's content words when no item phrase is found."""
+    place_words: frozenset[str] = frozenset()
+    """The words of the question's place ("garage" in "… do I have for the garage?"), J13.5."""
     asks_assistant: bool = False
     """The question asks what the assistant itself recommended or said (J13.6)."""
     lowercase_only: bool = False
@@ -166,6 +170,9 @@ class Reading:
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
                    capitalised=capitalised, question_words=words, item_words=item or words,
                    asks_assistant=bool(_ASKS_ASSISTANT.search(asked)),
+                   place_words=frozenset(_stem(w) for m in _PLACE.finditer(asked)
+                                         for w in _WORD.findall(m.group("place"))
+                                         if w not in QUESTION_STOPWORDS),
                    lowercase_only=head == head.lower() and any(c.isalpha() for c in head))
 
     # --- clauses and scopes ----------------------------------------------------------------------
@@ -373,11 +380,27 @@ class Reading:
                 return True
         return False
 
-    def _foreign_text(self, text: str, *, annotation: bool = False) -> bool | None:
+    def _other_place(self, text: str) -> bool:
+        """J13.5: the text puts its value at a place that is not the question's ("your locksmith
+        for the shed" on a garage question); only when the question names a place."""
+        if not self.place_words:
+            return False
+        for m in _PLACE.finditer(text):
+            words = {_stem(w) for w in _WORD.findall(m.group("place").replace("'s", ""))
+                     if w not in _FILLERS and w not in QUESTION_STOPWORDS
+                     and w not in self.capitalised and w not in self._key_words}
+            if words and not words & self.question_words:
+                return True
+        return False
+
+    def _foreign_text(self, text: str, *, annotation: bool = False,
+                      place: bool = False) -> bool | None:
         """True: another holder's or another item's; False: bound to the asked item; None: says
         nothing of whose or which. ``annotation``: a value-less clause after a value, read only
         for an owner standing alone ("your partner's", "hers") or a kind ("that's a camera")."""
         if (_OWNER_ALONE if annotation else _OTHER_HOLDER).search(text):
+            return True
+        if place and self._other_place(text):
             return True
         own_words = any(_stem(w) in self.item_words for w in _WORD.findall(text))
         if self._other_item(text, kinds_only=annotation):
@@ -395,7 +418,8 @@ class Reading:
             return []
         foreign: set[int] = set()
         for index in range(len(self._segments)):
-            verdict = self._foreign_text(self._text([index]))
+            verdict = self._foreign_text(self._text([index]),
+                                         place=self._segment_has_value[index])
             if not self._segment_has_value[index]:
                 if verdict:
                     foreign.add(index)

@@ -387,6 +387,7 @@ ITEM_FILLERS: tuple[str, ...] = (
     "while", "bit", "few", "couple", "lot", "start", "reason", "way", "case", "fact", "week",
     "month", "year", "minute", "second", "weeks", "months", "years", "days", "now", "yet",
     "ago", "back", "since", "before", "earlier", "later",
+    "end", "beginning", "start", "weekend", "least", "most", "outset", "point", "rate",
     "bet", "guess", "winner", "match", "candidate", "favourite", "favorite", "go-to", "well",
     "same one", "case", "idea", "thing", "lot",
 )
@@ -460,6 +461,10 @@ QUESTION_ITEM = (
     r"^(?:which|what|whose) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+) (?:do|did|have|has|is|was|will|am)\b"
     r"|\b(?:after|about) the (?P<item2>(?:[a-z]+ ){0,2}?[a-z]+?)(?= at the| for the| in| due|\?|$)"
 )
+PLACE_PHRASE = r"\b(?:for|at) (?:the|your|my) (?P<place>[a-z]+(?:'s)?(?: [a-z]+)?)"
+"""J13.5: where a value is said to be ("for the shed", "at the guesthouse"). In an answer, a place
+none of whose words is the question's binds the value to another instance, when the question
+names a place of its own."""
 SEGMENT_BREAK = (r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b|"
                  r", (?=(?:until|till)\b)")
 QUESTION_STOPWORDS: tuple[str, ...] = (
@@ -519,6 +524,7 @@ def reading_rules() -> dict[str, object]:
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
         "question_item": QUESTION_ITEM,
+        "place_phrase": PLACE_PHRASE,
         "question_stopwords": list(QUESTION_STOPWORDS),
     }
 
@@ -553,6 +559,7 @@ __all__ = [
     "OTHER_HOLDER_PATTERNS",
     "OWNER_ALONE_PATTERNS",
     "OTHER_ITEM_PATTERNS",
+    "PLACE_PHRASE",
     "QUESTION_ITEM",
     "QUESTION_STOPWORDS",
     "RELATIONS",
