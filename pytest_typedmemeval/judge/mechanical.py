@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "3"
+JUDGE_RULESET_VERSION = "4"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -83,15 +83,22 @@ ROLE_LABEL = r"^\s*[*_\[(>#-]*\s*(?:user|assistant|human|ai|system|bot)\s*[*_\])
 
 # --- attribution (J9) --------------------------------------------------------------------------
 ATTRIBUTION_CHOICES = frozenset({"me", "you", "both of us"})
+# J9: any verb of saying with a person as subject reads as that speaker ("I remarked", "you
+# observed"), not only the commonest few
+_SPEECH_VERBS = (r"remarked|observed|commented|stated|noticed|flagged|added|explained|proposed|"
+                 r"claimed|announced|warned|replied|answered|described|confirmed|complained|joked|"
+                 r"insisted|admitted|recalled|reminded|asked|wondered|speculated|guessed|hinted|"
+                 r"argued|advised|highlighted|spotted|let slip|relayed|revealed|disclosed|floated|"
+                 r"called out|piped up|chimed in|griped|moaned|boasted|bragged|grumbled|noticed")
 ATTRIBUTION_PATTERNS: tuple[tuple[str, str], ...] = (
     ("both", r"\b(?:both of us|we both|us both|both|each of us|the two of us|you and (?:i|me)|"
              r"(?:i|me) and you|both you and (?:i|me)|we each|together)\b"),
     ("assistant", r"\b(?:you \(the assistant\)|the assistant|the ai|(?:it|that) was (?:just |only )?me|i was the one|"
                   r"i (?:did|said|mentioned|told|was|brought|wrote|noted|raised|made|suggested|"
-                  r"recommended|pointed|shared|reported|gave))\b"),
+                  r"recommended|pointed|shared|reported|gave|" + _SPEECH_VERBS + r"))\b"),
     ("user", r"\b(?:me \(the person asking\)|the user|the person asking|(?:it|that) was (?:just |only )?you|"
              r"you were the one|you (?:did|said|mentioned|told|were|brought|wrote|noted|raised|made|"
-             r"suggested|pointed|shared|reported|gave))\b"),
+             r"suggested|pointed|shared|reported|gave|" + _SPEECH_VERBS + r"))\b"),
 )
 BARE_ANSWER_PREFIXES = r"^(?:the answer is|answer)?\W*(?:(?:just|only|simply) )?"
 SPEAKER_GLOSSES: tuple[tuple[str, str], ...] = (
@@ -178,6 +185,12 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
     record holds a plan whose outcome it does not say) the answer must name it as well: a bare
     decline then abstains and a bare denial misses what the record does hold."""
     if answer.invalidates:
+        if key.must_name and answer.mentioned(key.must_name):
+            # J5.1 (J13.15): naming the recorded plan, "you booked X but then cancelled" claims an
+            # outcome the record does not hold; it does not invent a lost fact. Without the plan
+            # ("you had a booking, but it was cancelled") it is mis-attributed forgetting (§5.2.3)
+            return _verdict(Outcome.WRONG, "claims an outcome (done, then undone) the record "
+                                           "does not hold (J5.1)")
         return _verdict(
             Outcome.WRONG, "claims a never-known fact was once known (§5.2.3)",
             "misattributed_forgetting",
@@ -199,6 +212,11 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
         return _verdict(Outcome.CORRECT, "declines or denies on a never-known probe")
     if answer.polarity == "fired" or answer.opens_with_yes:
         return _verdict(Outcome.WRONG, "affirms what the gold says is not known")
+    if answer.asserts_current:
+        # J13.16: "Marjorie Plank, and that's still current." asserts a current holder where the
+        # gold says none is known, whatever the name (a state cue bound to another item does not
+        # count, J13.5)
+        return _verdict(Outcome.WRONG, "affirms a current value where the gold says none is known")
     return _verdict(Outcome.UNJUDGED, "the rules cannot read this answer: no decline, denial or "
                                       "known value")
 
@@ -348,8 +366,12 @@ def committed_number(
     if not numbers:
         return None
     best: tuple[int, ExtractedNumber] | None = None
+    marker_spans = {marker: phrase_spans(answer_norm, marker) for marker in CONCLUSION_MARKERS}
+    every = [span for spans in marker_spans.values() for span in spans]
     for marker in CONCLUSION_MARKERS:
-        for start, end in phrase_spans(answer_norm, marker):
+        for start, end in marker_spans[marker]:
+            if any(s <= start and end <= e and (s, e) != (start, end) for s, e in every):
+                continue  # "total" inside "in total" is that marker, read once (J7.1)
             number = _figure_before(answer_norm, numbers, start) if marker in TRAILING_CONCLUSIONS \
                 else None
             if number is None:  # "the total is 21": the figure follows the marker
@@ -379,7 +401,8 @@ def _figure_before(text: str, numbers: list[ExtractedNumber], start: int) -> Ext
         return None
     number = before[-1]
     gap = text[number.position + len(number.raw):start]
-    return number if len(gap.split()) <= 2 and re.fullmatch(r"[ \w]*", gap) else None
+    # emphasis closing on the figure is transparent: "**35 days** in total" (not "… 1 days **total")
+    return number if len(gap.split()) <= 2 and re.fullmatch(r"[ \w]*?[*_]+ |[ \w]*", gap) else None
 
 
 def _sentence_end(text: str, position: int) -> int:

@@ -71,6 +71,12 @@ PRONOUN_ONE_BEFORE: tuple[str, ...] = (
     "the", "that", "this", "which", "each", "every", "any", "no", "another", "some",
 )
 PRONOUN_ONE_AFTER: tuple[str, ...] = ("another",)
+PRONOUN_ONE_ADJECTIVE = r"[a-z]{2,}(?:est|er)"
+"""A comparative or superlative before "one" ("the longest one", "a bigger one") makes it a pronoun…"""
+COUNTING_BEFORE_ONE: tuple[str, ...] = ("over", "under", "after", "never", "ever", "per", "number",
+                                        "order", "another", "either", "other", "whether", "later",
+                                        "earlier", "better")
+"""…except these words, after which "one" may still be a count ("over one", "after one")."""
 # Compound ordinals ("twenty-first", "one hundred and third") are positions, never quantities.
 ORDINAL_WORDS: tuple[str, ...] = (
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
@@ -157,6 +163,8 @@ def parsing_rules() -> dict[str, object]:
         "sign_words": list(SIGN_WORDS),
         "pronoun_one_before": list(PRONOUN_ONE_BEFORE),
         "pronoun_one_after": list(PRONOUN_ONE_AFTER),
+        "pronoun_one_adjective": PRONOUN_ONE_ADJECTIVE,
+        "counting_before_one": list(COUNTING_BEFORE_ONE),
         "ordinal_words": list(ORDINAL_WORDS),
         "digit_ordinal_suffixes": list(DIGIT_ORDINAL_SUFFIXES),
         "clock_suffixes": list(CLOCK_SUFFIXES),
@@ -375,6 +383,12 @@ def _word_numbers(text: str, taken: list[tuple[int, int]]) -> list[ExtractedNumb
         if words[i:j] == ["one"] and (
             (i > 0 and joined(i) and words[i - 1] in PRONOUN_ONE_BEFORE)
             or (joined(j) and words[j] in PRONOUN_ONE_AFTER)
+            # "the longest one", "the red one": a determiner two words back, or a comparative or
+            # superlative right before, makes "one" a pronoun too
+            or (i > 1 and joined(i) and joined(i - 1) and words[i - 2] in PRONOUN_ONE_BEFORE
+                and words[i - 1].isalpha())
+            or (i > 0 and joined(i) and re.fullmatch(PRONOUN_ONE_ADJECTIVE, words[i - 1]) is not None
+                and words[i - 1] not in COUNTING_BEFORE_ONE)
         ):
             i = j
             continue

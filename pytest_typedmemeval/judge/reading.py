@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .reading_patterns import (
+    ASKS_ASSISTANT,
+    BRACKET_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
     CONTRAST_PATTERNS,
@@ -31,6 +33,7 @@ from .reading_patterns import (
     HEDGED_COMMITMENT_PATTERNS,
     INVALIDATION_EVENT_PATTERNS,
     INVALIDATION_STATE_CUES,
+    ITEM_FILLERS,
     JUDGE_CUE_PATTERNS,
     LEADING_NO,
     LEADING_YES,
@@ -43,6 +46,9 @@ from .reading_patterns import (
     NOT_YET_PATTERNS,
     NO_LONGER_EVENT_CUES,
     OTHER_HOLDER_PATTERNS,
+    OWNER_ALONE_PATTERNS,
+    PLACE_PHRASE,
+    OWN_CONTRAST_PATTERNS,
     OTHER_ITEM_PATTERNS,
     QUESTION_ITEM,
     QUESTION_STOPWORDS,
@@ -53,6 +59,7 @@ from .reading_patterns import (
     SENTENCE_BREAK,
     STILL_CUES,
     STILL_TO_COME_PATTERNS,
+    USER_OWN_PATTERNS,
 )
 from .text import normalize, normalized_phrase, phrase_spans
 
@@ -85,9 +92,21 @@ _QUOTED = re.compile(r'"[^"]*(?:"|$)')
 _SAYING_BEFORE = re.compile(r"\b(?:say|saying|said|answer|answering|reply|replying)\b[\s,:]*$")
 _NEGATION = re.compile(r"\bnot\b|n'?t\b|\bnever\b|\brather than\b|\binstead of\b|\bunlike\b")
 _OTHER_HOLDER = _compile_all(OTHER_HOLDER_PATTERNS)
+_OWNER_ALONE = _compile_all(OWNER_ALONE_PATTERNS)
 _OTHER_ITEM = _compile_all(OTHER_ITEM_PATTERNS)
 _SEGMENT_BREAK = re.compile(SEGMENT_BREAK)
 _CONTRAST = _compile_all(CONTRAST_PATTERNS)
+_OWN_CONTRAST = _compile_all(OWN_CONTRAST_PATTERNS)
+_USER_OWN = _compile_all(USER_OWN_PATTERNS)
+_ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
+_FILLERS = frozenset(ITEM_FILLERS)
+_PLACE = re.compile(PLACE_PHRASE)
+_BRACKET_KIND = re.compile(BRACKET_KIND)
+_ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
+_COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
+MAX_FOLLOWERS = 2
+"""J13.6: how many value-less segments after a value still speak of it ("X (you only asked)",
+"X, but you steered clear of it", "X — your tutor for the exam")."""
 _QUESTION_ITEM = re.compile(QUESTION_ITEM)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019]*")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
@@ -129,6 +148,12 @@ class Reading:
     item_words: frozenset[str] = frozenset()
     """The words naming the question's item ("exercise cycle" in "Which exercise cycle do I have
     for the annexe?"); the question's content words when no item phrase is found."""
+    place_words: frozenset[str] = frozenset()
+    """The words of the question's place ("garage" in "… do I have for the garage?"), J13.5."""
+    asks_assistant: bool = False
+    """The question asks what the assistant itself recommended or said (J13.6)."""
+    lowercase_only: bool = False
+    """The answer has no capital letter at all: name forms are read without one (J13.13)."""
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -141,8 +166,14 @@ class Reading:
         phrase = _QUESTION_ITEM.search(asked)
         item = frozenset(_stem(w) for w in _WORD.findall(_item_of(phrase)) if w not in
                          QUESTION_STOPWORDS) if phrase else frozenset()
+        head = answer[:MAX_JUDGED_CHARS]
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
-                   capitalised=capitalised, question_words=words, item_words=item or words)
+                   capitalised=capitalised, question_words=words, item_words=item or words,
+                   asks_assistant=bool(_ASKS_ASSISTANT.search(asked)),
+                   place_words=frozenset(_stem(w) for m in _PLACE.finditer(asked)
+                                         for w in _WORD.findall(m.group("place"))
+                                         if w not in QUESTION_STOPWORDS),
+                   lowercase_only=head == head.lower() and any(c.isalpha() for c in head))
 
     # --- clauses and scopes ----------------------------------------------------------------------
 
@@ -194,27 +225,227 @@ class Reading:
         return list(zip(cuts, cuts[1:]))
 
     @cached_property
-    def contrast_segments(self) -> list[Span]:
-        """J13.6: segments whose values are marked as not the answer (context, not commitments)."""
-        return [(start, end) for start, end in self._segments
-                if _CONTRAST.search(self.norm[start:end])]
+    def _segment_has_value(self) -> list[bool]:
+        starts = [span[0] for span in self._all_value_spans]
+        return [any(start <= s < end for s in starts) for start, end in self._segments]
+
+    @cached_property
+    def _all_value_spans(self) -> list[Span]:
+        """Every key value's occurrences (J3.1, name forms included), in text order."""
+        return sorted({span for value in dict.fromkeys(self.key_values)
+                       for span in self.value_spans(value)})
+
+    @cached_property
+    def _depth(self) -> list[int]:
+        """How many brackets are open at each segment's start: a bracket's value-less clauses
+        annotate the value inside it, and the clause after the bracket closes returns to the host."""
+        depths, depth, last = [], 0, 0
+        for start, _ in self._segments:
+            chunk = self.norm[last:start]
+            depth = max(0, depth + chunk.count("(") - chunk.count(")"))
+            depths.append(depth)
+            last = start
+        return depths
+
+    def _is_empty(self, index: int) -> bool:
+        start, end = self._segments[index]
+        return not _WORD.search(self.norm, start, end)
+
+    def _is_bracket(self, index: int) -> bool:
+        start = self._segments[index][0]
+        return start > 0 and self.norm[start - 1] == "("
+
+    @cached_property
+    def _followers(self) -> list[list[int]]:
+        """J13.6: for each segment naming a value, the value-less segments after it that still
+        speak of it (a bracket, "but you steered clear of it", "and that was the chimney sweep"):
+        at most MAX_FOLLOWERS non-empty ones, up to the next segment that names a value."""
+        followers: list[list[int]] = []
+        has = self._segment_has_value
+        for index in range(len(self._segments)):
+            found: list[int] = []
+            if has[index]:
+                for later in range(index + 1, len(self._segments)):
+                    if has[later] or len(found) >= MAX_FOLLOWERS or \
+                            self._depth[later] < self._depth[index]:
+                        break
+                    if not self._is_empty(later):
+                        found.append(later)
+            followers.append(found)
+        return followers
+
+    def _host(self, index: int) -> int | None:
+        """A bracket naming a value annotates the value-less segment before it ("only a physio
+        (Lorcan Mottram)"): that segment is the bracket's host."""
+        if not (self._is_bracket(index) and self._segment_has_value[index]):
+            return None
+        for earlier in range(index - 1, -1, -1):
+            if not self._is_empty(earlier):
+                return None if self._segment_has_value[earlier] else earlier
+        return None
+
+    def _text(self, indices: Iterable[int]) -> str:
+        return " | ".join(self.norm[self._segments[i][0]:self._segments[i][1]] for i in indices)
+
+    def _contrast_between(self, start: int, end: int) -> bool:
+        """A contrast marker (J13.6) in ``norm[start:end]``, not itself negated ("which you never
+        declined" marks nothing); "the old sofa" is the asked item's own word, not another time."""
+        patterns = [_CONTRAST, _USER_OWN] if self.asks_assistant else [_CONTRAST]
+        for pattern in patterns:
+            for match in pattern.finditer(self.norm, start, end):
+                noun = match.groupdict().get("noun")
+                if noun and _stem(noun) in self.question_words:
+                    continue
+                if not self.negated(match.start()):
+                    return True
+        return False
+
+    def _value_end(self, position: int) -> int:
+        return max(s[1] for s in self._all_value_spans if s[0] == position)
+
+    def _value_starts_in(self, index: int) -> list[int]:
+        start, end = self._segments[index]
+        return sorted({s[0] for s in self._all_value_spans if start <= s[0] < end})
+
+    @cached_property
+    def _contrast_spans(self) -> frozenset[Span]:
+        """J13.6: value occurrences marked as not the answer. A value's marks are read from the
+        start of its clause to the clause of the next value in its segment — or, for the last value
+        of a segment, to the segment's end and on through the value-less segments that annotate it
+        ("X (you only asked)", "X, but you steered clear of it") — plus, for a bracketed value,
+        the value-less segment the bracket annotates ("only asked about (X)")."""
+        marked: set[Span] = set()
+        for index, (seg_start, seg_end) in enumerate(self._segments):
+            starts = self._value_starts_in(index)
+            if not starts:
+                continue
+            own_mark = bool(_OWN_CONTRAST.search(self.norm[seg_start:seg_end]))
+            host = self._host(index)
+            host_mark = host is not None and self._contrast_between(*self._segments[host])
+            # values listed together ("X, Y and Z were the old ones") share one reading
+            groups: list[list[int]] = []
+            for position in starts:
+                if groups and _COORDINATION.fullmatch(
+                        self.norm[self._value_end(groups[-1][-1]):position]):
+                    groups[-1].append(position)
+                else:
+                    groups.append([position])
+            clause_of = [max(seg_start, self.clause_start(group[0])) for group in groups]
+            for number, group in enumerate(groups):
+                # from the clause start, or from the previous value when it shares the clause…
+                # (the first value of a segment owns the words before it: "the earlier carer,
+                # Hugo Pennick, …")
+                begin = seg_start if number == 0 else max(
+                    clause_of[number], self._value_end(groups[number - 1][-1]))
+                # …to the next value's clause, or to the next value when it shares this clause
+                later = [clause_of[n] if clause_of[n] > clause_of[number] else groups[n][0]
+                         for n in range(number + 1, len(groups))]
+                if later:
+                    marks = self._contrast_between(begin, later[0])
+                else:
+                    marks = self._contrast_between(begin, seg_end) or any(
+                        self._contrast_between(*self._segments[f]) for f in self._followers[index])
+                if marks or own_mark or host_mark:
+                    marked.update(s for s in self._all_value_spans if s[0] in group)
+        return frozenset(marked)
+
+    @cached_property
+    def _anchored(self) -> bool:
+        """J13.6: context is context only beside an answer — another value committed, or a decline
+        or denial. An answer whose only value is marked ("The Velora — you turned it down") still
+        gives that value as its answer."""
+        if self.decline_spans or any(True for _ in _DENIAL.finditer(self.norm)):
+            return True
+        return any(span not in self._contrast_spans and not self._retracted(span)
+                   for span in self._bound(self._all_value_spans))
+
+    @cached_property
+    def _key_words(self) -> frozenset[str]:
+        return frozenset(w for v in dict.fromkeys(self.key_values) for w in normalized_phrase(v).split())
+
+    def _other_item(self, text: str, *, kinds_only: bool = False) -> bool:
+        """An item word the text binds a value to that is not the question's (J13.5); words of a
+        key value and capitalised names are never items, nor fillers in the kind patterns ("that's
+        the one"). ``kinds_only``: only the kind patterns (for a clause annotating a value)."""
+        for m in _OTHER_ITEM.finditer(text):
+            group = next((name for name, value in m.groupdict().items()
+                          if name.startswith("item") and value), "item")
+            kind = group not in ("item", "item2")
+            if kinds_only and not kind:
+                continue
+            words = {_stem(w) for w in _WORD.findall(_item_of(m))
+                     if not (kind and w in _FILLERS) and w not in self.capitalised
+                     and w not in self._key_words}
+            if words and not words <= self.question_words:
+                return True
+        return False
+
+    def _other_place(self, text: str) -> bool:
+        """J13.5: the text puts its value at a place that is not the question's ("your locksmith
+        for the shed" on a garage question); only when the question names a place."""
+        if not self.place_words:
+            return False
+        for m in _PLACE.finditer(text):
+            words = {_stem(w) for w in _WORD.findall(m.group("place").replace("'s", ""))
+                     if w not in _FILLERS and w not in QUESTION_STOPWORDS
+                     and w not in self.capitalised and w not in self._key_words}
+            if words and not words & self.question_words:
+                return True
+        return False
+
+    def _foreign_text(self, text: str, *, annotation: bool = False,
+                      place: bool = False) -> bool | None:
+        """True: another holder's or another item's; False: bound to the asked item; None: says
+        nothing of whose or which. ``annotation``: a value-less clause after a value, read only
+        for an owner standing alone ("your partner's", "hers") or a kind ("that's a camera")."""
+        if (_OWNER_ALONE if annotation else _OTHER_HOLDER).search(text):
+            return True
+        if place and self._other_place(text):
+            return True
+        own_words = any(_stem(w) in self.item_words for w in _WORD.findall(text))
+        if self._other_item(text, kinds_only=annotation):
+            return not own_words
+        return False if own_words else None
 
     @cached_property
     def foreign_segments(self) -> list[Span]:
         """J13.5: segments about another holder's thing, or naming another item without any of
-        the question's item words; values and state cues there are not about the asked item.
-        Without the question nothing is foreign."""
+        the question's item words; values and state cues there are not about the asked item. A
+        value's segment is read with what annotates it (its bracket and value-less followers, or
+        the host of a bracketed value), and those followers share its verdict unless they name
+        the asked item or "yours". Without the question nothing is foreign."""
         if not self.question_words:
             return []
-        foreign = []
-        for start, end in self._segments:
-            segment = self.norm[start:end]
-            own_words = any(_stem(w) in self.item_words for w in _WORD.findall(segment))
-            other_item = any(not {_stem(w) for w in _WORD.findall(_item_of(m))} <= self.question_words
-                             for m in _OTHER_ITEM.finditer(segment))
-            if _OTHER_HOLDER.search(segment) or (not own_words and other_item):
-                foreign.append((start, end))
-        return foreign
+        foreign: set[int] = set()
+        for index in range(len(self._segments)):
+            verdict = self._foreign_text(self._text([index]),
+                                         place=self._segment_has_value[index])
+            if not self._segment_has_value[index]:
+                if verdict:
+                    foreign.add(index)
+                continue
+            for later in self._followers[index]:
+                if verdict:
+                    break
+                text = self._text([later])
+                verdict = self._foreign_text(text, annotation=not self._is_bracket(later))
+                if not verdict and self._is_bracket(later) and (kind := _BRACKET_KIND.match(text)):
+                    words = {_stem(w) for w in kind.group("item").split() if w not in _FILLERS}
+                    if words and not words & self.item_words and not words <= self.question_words:
+                        verdict = True
+                if verdict:
+                    own = self._foreign_text(self._text([index]))
+                    verdict = True if own is not False else False
+            if verdict is None and (host := self._host(index)) is not None:
+                verdict = self._foreign_text(self._text([host, index]))
+            if verdict:
+                foreign.add(index)
+                for later in self._followers[index]:
+                    text = self._text([later])
+                    if not re.search(r"\byours\b|\byour own\b", text) and not any(
+                            _stem(w) in self.item_words for w in _WORD.findall(text)):
+                        foreign.add(later)
+        return [self._segments[i] for i in sorted(foreign)]
 
     def _bound(self, spans: Iterable[Span]) -> list[Span]:
         """Spans outside decline scopes and outside segments about another item (J3.2, J13.5)."""
@@ -223,7 +454,20 @@ class Reading:
 
     def _committable(self, spans: Iterable[Span]) -> list[Span]:
         """Bound spans outside segments that mark their value as not the answer (J13.6)."""
-        return [span for span in self._bound(spans) if not _inside(span, self.contrast_segments)]
+        spans = self._bound(spans)
+        if not self._anchored:
+            return spans
+        return [span for span in spans
+                if span not in self._contrast_spans or self._offered_as_alternative(span)]
+
+    def _offered_as_alternative(self, span: Span) -> bool:
+        """J3.4 over J13.6: a value offered as an alternative to the value before it ("X, or the
+        old Y", "X or maybe Y, which you declined") stays a candidate, whatever marks it."""
+        before = [s for s in self._all_value_spans if s[1] <= span[0]]
+        if not before:
+            return False
+        gap = self.norm[before[-1][1]:span[0]]
+        return _ALTERNATIVE.match(gap) is not None
 
     @cached_property
     def declines(self) -> bool:
@@ -266,7 +510,7 @@ class Reading:
         return {value: tuple(w for w in dict.fromkeys(words)
                              if len(words) > 1 and len(w) >= NAME_FORM_MIN_CHARS and w.isalpha()
                              and w not in NAME_FORM_EXCLUDED and holders[w] == {value}
-                             and w in self.capitalised)
+                             and (w in self.capitalised or self.lowercase_only))
                 for value, words in words_of.items()}
 
     @cached_property
@@ -378,7 +622,19 @@ class Reading:
     @cached_property
     def _event_spans(self) -> list[Span]:
         spans = self._cue_spans(NO_LONGER_EVENT_CUES)
-        return spans + self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        spans += self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        return [span for span in spans if not self._about_context_value(span)]
+
+    def _about_context_value(self, span: Span) -> bool:
+        """J13.5/J13.6: an event cue whose clause names key values only as context — retracted
+        or marked as not the answer ("Nyxique, which replaced the Kalique") — speaks of that other
+        value, not of the asked item."""
+        start, end = self.clause_start(span[0]), self.clause_end(span[1])
+        inside = [s for s in self._all_value_spans if start <= s[0] and s[1] <= end]
+        if not inside or not self._anchored:
+            return False
+        committable = self._committable(inside)
+        return not any(not self._retracted(s) for s in committable)
 
     @cached_property
     def invalidates(self) -> bool:
@@ -395,6 +651,18 @@ class Reading:
     @cached_property
     def affirms_still(self) -> bool:
         return bool(self._cue_spans(STILL_CUES)) or self.negated_invalidation
+
+    @cached_property
+    def asserts_current(self) -> bool:
+        """J13.16: a still-cue stated outright ("X, and that's still current") — bound to the asked
+        item, outside a decline, not negated and not inside a whether/if complement ("… and not
+        say whether it is still current")."""
+        for start, _ in self._cue_spans(STILL_CUES):
+            before = self.norm[self.clause_start(start):start]
+            if self.negated(start) or re.search(r"\b(?:whether|if)\b", before):
+                continue
+            return True
+        return False
 
     def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
         for match in pattern.finditer(self.norm):

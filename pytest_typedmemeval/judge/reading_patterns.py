@@ -42,6 +42,12 @@ _HISTORY_VERBS = (
     r"recorded|record|noted|note|owned|own|got|get|hired|hire|listed|list|ordered|order|sent|"
     r"send|had|have|did|do|went|go|paid|pay|used|use|called|call|planned|plan)"
 )
+_CONVERSATION_VERBS = (
+    r"(?:discussed|discuss|talked about|talk about|spoke about|speak about|covered|cover|"
+    r"went into|go into|gone into|touched on|touch on|got (?:round |around )?to|get (?:round |around )?to|"
+    r"gotten (?:round |around )?to|came to|come to|gone over|go over|went over|get into|got into|"
+    r"gotten into|got as far as|get as far as|dwelt on|dealt with)"
+)
 _CONVERSATION_NOUNS = (
     r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
     r"discussions?|context|logs?|transcripts?|sessions?)"
@@ -107,6 +113,25 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     # "we" with the record ("we did not have that information", "we never got to that detail")
     rf"\bwe (?:do not|don'?t|did not|didn'?t|never|have not|haven'?t) (?:\w+ ){{0,2}}?(?:have|had|get|"
     rf"got|cover|covered|reach|reached|go into|went into)(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
+    # J13.1 (revision 4): the conversation's own gaps, whatever the noun. "We" with a conversation
+    # verb ("we never discussed it", "we never got to the prices", "that's not something we
+    # covered") and a subject-less absence of a mention ("no X was mentioned", "no X has come up
+    # between us") speak about the record, as "it was not mentioned" does (J1).
+    rf"\bwe(?:'?ve| have| had)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|didn'?t) "
+    rf"(?:ever |really |actually |yet )?{_CONVERSATION_VERBS}\b",
+    rf"(?:\bnot|n'?t) (?:something|anything|a thing|a topic|a detail) (?:that )?we(?:'?ve| have)? "
+    rf"(?:ever |really |actually )?{_CONVERSATION_VERBS}\b",
+    rf"\bnothing (?:about (?:\w+ ){{0,4}}?)?(?:that )?we(?:'?ve| have)? (?:ever )?{_CONVERSATION_VERBS}\b",
+    # the conversations as subject, or a topic absent from them ("our chats never got as far as
+    # that", "kettles didn't feature in our conversations")
+    rf"\b{_CONVERSATION_NOUNS} (?:never|didn'?t|did not|haven'?t|have not|hasn'?t|has not) "
+    rf"(?:\w+ )?{_CONVERSATION_VERBS}\b",
+    rf"(?:\bnever|n'?t|\bnot) (?:really |once |ever )?(?:feature|featured|figure|figured|appear|"
+    rf"appeared|come up|came up|crop up|cropped up|turn up|turned up) (?:\w+ )?in (?:any of )?"
+    rf"(?:our|the|my|these|those) {_CONVERSATION_NOUNS}\b",
+    rf"\b(?:no (?!one\b|body\b)|nothing )(?:\w+ ){{0,6}}?(?:has|have|had|was|were|is|are|got)? ?(?:ever |yet |really |"
+    rf"actually )?(?:been )?(?:mentioned|discussed|brought up|come up|came up|specified|recorded|"
+    rf"noted|named|raised|stated|covered|talked about)\b",
 )
 """J1: the system speaks about its own knowledge or the record."""
 
@@ -117,7 +142,10 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     r"\byou (?:have|'?ve got|'?ve) (?:no|none)\b",
     r"\bthere(?:'?s| is| are| was| were) (?:no|not any|nothing|none)\b",
     r"\bthere (?:isn'?t|aren'?t|wasn'?t|weren'?t) (?:any|a|an|one|anyone|anybody|anything)\b",
-    r"(?:\bnot|n'?t) something (?:you|we)(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
+    r"(?:\bnot|n'?t) something you(?:'?ve| have)? (?:ever )?(?:told|mentioned|discussed|shared|said)",
+    # "you're not renting from anyone", "you aren't using one": the user's act or state negated
+    r"\byou(?:'?re| are) (?:not|never) (?:\w+ )?\w+ing\b",
+    r"\byou aren'?t (?:\w+ )?\w+ing\b",
     r"\b(?:nobody|no one|no-one|none|nothing|never|neither)\b",
     # J13.2: hedged denials ("I don't think you ever told me", "it doesn't look like you've said")
     rf"\bi (?:do not|don'?t|did not|didn'?t) (?:think|believe|reckon|suppose)(?: that)? (?:you|we|i|"
@@ -246,6 +274,12 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
     r"\b(?:gave|given|give) (?:\w+ ){1,4}?(?:away|up)\b",
     r"\b(?:let|letting) (?:\w+ ){1,4}?go\b",
     r"\b(?:sold|cancelled|canceled|dropped|ditched) (?:\w+ ){1,4}?off\b",
+    # J13.8: gone in any person ("that's gone now", "they've gone")
+    r"\b(?:that|it|they|this|she|he)(?:'?s| is| has| are|'?re|'?ve| have) (?:now |long |since |all )?gone\b",
+    # J13.8: the holder negated as current ("X isn't your upholsterer now", "they are not your
+    # landlord any more")
+    r"\b(?:isn'?t|is not|aren'?t|are not|'?s not|'?re not) (?:your|yours)\b(?: \w+){0,3}? "
+    r"(?:now|any ?more|these days|at the moment|currently|nowadays|today)\b",
 )
 """J5: event cues split by their object ("you gave the Zendak Sengat away")."""
 
@@ -292,43 +326,147 @@ RELATIONS = (
     r"grandmother|grandfather|gran|granny|grandad|grandpa|fiance|fiancee|in-laws?|parents?|kids?|"
     r"children|family|team|landlord|landlady)"
 )
-OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
-    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?! own\b)",
-    rf"\b(?:your|my|his|her|their|a|the) {RELATIONS} (?:has|had|have|bought|kept|keeps|chose|picked|"
-    r"gave|went|uses|used|got|owns|owned|suggested|recommended|mentioned|parted|sold|is|was|"
-    r"thought|considered|kept|booked|hired|rents|rented|liked|likes|wanted|wants)\b",
+_SOURCE_NOUNS = (r"(?:own|advice|suggestion|suggestions|recommendation|recommendations|tip|tips|"
+                 r"idea|say-so|request|insistence|urging|word|prompting|nudge)")
+OWNER_ALONE_PATTERNS: tuple[str, ...] = (
+    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?=\s*(?:[,.;!?)|]|$))",
+    r"\b(?:hers|theirs|someone else'?s|somebody else'?s)\b",
+    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?: (?:from|at|in|of|on) \w+(?: \w+)?)'?s\b(?! own\b)",
+    r"\bhis\b(?=\s*(?:[,.;!?)|]|$|,? not\b|and\b))",
+    r"\bnot (?:yours|your own)\b",
     r"\b(?:belongs|belonged) to\b",
-    r"\b(?:she|he|they) (?:has|have|had|bought|kept|owns|owned|chose|gave|sold|uses|used)\b",
+)
+"""J13.5: an owner named on its own — "(your partner's)", "that one is hers", "his, not yours" —
+read in a clause that annotates a value as well as in the value's own segment."""
+OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
+    rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s')(?! {_SOURCE_NOUNS}\b)",
+    # a relation as the holder, with up to three words of description between ("your friend from
+    # work has X")
+    rf"\b(?:your|my|his|her|their|a|the) {RELATIONS}(?: (?!and\b|or\b|but\b)\w+){{0,3}}? "
+    r"(?:has|had|have|bought|kept|keeps|chose|picked|gave|went|uses|used|got|owns|owned|suggested|"
+    r"recommended|mentioned|parted|sold|is|was|thought|considered|booked|hired|rents|rented|liked|"
+    r"likes|wanted|wants)\b",
+    r"\b(?:belongs|belonged) to\b",
+    r"\bby (?:someone|somebody) else\b",
+    r"\b(?:she|he|they|someone|somebody|someone else) (?:has|have|had|bought|kept|owns|owned|chose|gave|"
+    r"sold|uses|used|installed|picked|got|rents|rented|hired|booked)\b",
     r"\b(?:her|his|their) (?=\S)",
+    # possessive pronouns standing alone: "that one is hers", "was his, not yours"
+    *OWNER_ALONE_PATTERNS,
 )
-"""J13.5: a segment that speaks of another holder's thing ("your sister's Oratra", "your cousin
-kept X in mind", "her Lumivo laptop")."""
+"""J13.5/J13.6: a segment that speaks of another holder's thing ("your sister's Oratra", "your
+friend from work has X", "that one is hers", "the X someone sold was his, not yours")."""
 OTHER_ITEM_PATTERNS: tuple[str, ...] = (
-    r"\b(?:as|for) (?:a|an|the|your|my) (?P<item>(?:\w+ ){0,2}?\w+)",
+    r"\b(?:as|for) (?:a|an|the|your|my) (?:own )?(?P<item>(?:\w+ ){0,2}?\w+)",
     r"\b(?:a|an|your|the) (?P<item2>\w+) (?:for|at|on) the \w+",
+    # "only a physio (X)", "the only tradesperson you mentioned was X", "but that's a camera",
+    # "X, your osteopath": a value bound to a role or kind of its own
+    r"\b(?:only|just|merely|simply) (?:a|an|the|your|my) (?P<item3>\w+)",
+    r"\bthe only (?P<item4>\w+)",
+    r"\b(?:that|this|it|which|who|she|he)(?:'?s| is| was| were| are) (?:just |only |actually )?"
+    r"(?:a|an|the|your|my) (?P<item5>(?:\w+ )?\w+)(?=\s*(?:[,.;!?)|]|$))",
+    r", (?:your|my|the) (?P<item6>\w+)\s*$",
+    # "X is your electrician", "X was the chimney sweep for the cottage"
+    r"\b(?:is|was|are|were) (?:just |only |actually )?(?:your|my|the|a|an) (?P<item7>(?:\w+ )?\w+)"
+    r"(?=\s*(?:[,.;!?)|]|$|\bfor\b|\bat\b|\bon\b))",
+    # "as chimney sweep for the cottage"
+    r"\bas (?P<item8>\w+(?: \w+)?) for (?:the|your|my)\b",
 )
-"""J13.5: an item a segment names (a role or purpose: "as a podiatrist for the heel", "a plumber for
-the boiler"). The segment is about another item when the named item's
-words are not the question's and none of the question's item words is in it."""
+"""J13.5: an item a segment names (a role, a kind or a purpose: "as a podiatrist for the heel", "a
+plumber for the boiler", "only a physio", "that's a camera"). The segment is about another item
+when the named item's words are not the question's and none of the question's item words is in
+it. Words of a key value, names written with a capital, and the fillers below are never items."""
+BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
+"""J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
+binds the value to that kind (read only for a value-less bracket that follows a value)."""
+ITEM_FILLERS: tuple[str, ...] = (
+    "one", "ones", "same", "thing", "things", "right", "correct", "answer", "name", "current",
+    "latest", "newest", "last", "first", "best", "very", "own", "only", "other", "new", "usual",
+    "brand", "model", "make", "choice", "pick", "option", "record", "note", "notes",
+    "detail", "details", "plan", "booking", "suggestion", "recommendation", "time", "day", "moment",
+    "while", "bit", "few", "couple", "lot", "start", "reason", "way", "case", "fact", "week",
+    "month", "year", "minute", "second", "weeks", "months", "years", "days", "now", "yet",
+    "ago", "back", "since", "before", "earlier", "later",
+    "end", "beginning", "start", "weekend", "least", "most", "outset", "point", "rate",
+    "bet", "guess", "winner", "match", "candidate", "favourite", "favorite", "go-to", "well",
+    "same one", "case", "idea", "thing", "lot",
+)
+"""J13.5: words an item pattern captures that name no kind of thing ("that's the one you chose")."""
+_USER_DECLINED = (
+    r"(?:turned (?:\w+ ){0,3}?down|declined|rejected|refused|decided against|passed on|ruled out|"
+    r"bowed out|backed out|pulled out|opted out|dropped out|steered clear|stayed away|kept away|"
+    r"walked away|said no|gave (?:it|them|that|those) a miss|went elsewhere|went with someone else|"
+    r"never went ahead|gave up on|give up on|giving up on|"
+    r"never (?:actually |really |quite |ended up |then )?(?:did|got (?:round|around) to|went ahead|"
+    r"went with|bought|booked|ordered|subscribed|signed|hired|engaged|paid|picked|chose|took (?:it|them|"
+    r"that|those) up|committed|installed|followed through|made it)|"
+    r"(?:almost|nearly) (?:set|booked|bought|ordered|hired|picked|chose|went with|signed)|held off|"
+    r"(?:weren'?t|wasn'?t|were not|was not|aren'?t|are not|not) (?:very |really |that |too |so )?"
+    r"(?:keen|interested|sold on|convinced|fussed|happy with|taken with)|"
+    r"a (?:no|pass|hard no) from you|vetoed|nixed|binned|"
+    r"(?:didn'?t|did not|never) (?:fancy|fancied|warm to|take to)|holding off|put (?:it |that |them )?off|shelved|skipped|let (?:it|that) pass|"
+    r"only (?:asked|looked|enquired|inquired|thought|wondered|considered|browsed|mentioned|priced|"
+    r"shortlisted|compared)|"
+    r"(?:didn'?t|did not|never|wouldn'?t|would not|chose not to|decided not to) (?:end up |actually |"
+    r"really |then |ever )?(?:go with|go for|go ahead|take|took|pick|choose|want|book|hire|buy|"
+    r"accept|follow|keep|sign|engage|commit|proceed|use|like|fit))"
+)
 CONTRAST_PATTERNS: tuple[str, ...] = (
-    r"\bturned (?:\w+ ){0,3}?down\b", r"\b(?:declined|rejected|decided against|passed on|ruled out)\b",
-    r"\bonly (?:asked|looked|enquired|thought|wondered)\b", r"\bdidn'?t (?:go with|take|pick|choose)\b",
-    r"\b(?:the|an?) (?:old|older|earlier|previous|former|first) (?:one|ones|reminder|reminders|plan|"
-    r"cover|covers|suggestion|booking)\b",
-    r"\b(?:years|months|weeks|long) (?:ago|back)\b", r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
+    # the user's act was not completed or went the other way (any negative-outcome predicate)
+    rf"\b{_USER_DECLINED}\b",
+    r"[\u274c\u2717\u2718\U0001f44e\u26d4\U0001f6ab]",
+    # another holder's act: a relation as the subject of any verb ("your sister installed X",
+    # "the Zenix your partner ordered"); read for the value's own clause only
+    rf"\b(?:your|my|his|her|their|a|the) {RELATIONS}(?: (?!and\b|or\b|but\b)\w+){{0,3}}? "
+    r"(?:\w+ed|\w+s|has|had|is|was|got|went|bought|chose|gave|sold|thought|kept)\b",
+    # another time: the value held before, or holds only later
+    r"\b(?:the|an?|your|my|his|her|their) (?:old|older|earlier|previous|former|original|prior|"
+    r"outgoing) (?!(?:chats?|conversations?|sessions?|messages?|notes?|discussions?|exchanges?|"
+    r"questions?)\b)(?P<noun>\w+)",
+    r"\b(?:the|an?|your|my) (?:first|last) (?:one|ones|reminder|reminders|plan|cover|covers|"
+    r"suggestion|booking|idea|pick|choice)\b",
+    r"\b(?:years|months|weeks|long) (?:ago|back)\b",
+    r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
+    r"\b(?:used to|formerly|previously|originally|at one point|once upon)\b",
+    r"\b(?:doesn'?t|does not|won'?t|will not|isn'?t|is not|didn'?t|did not)(?: \w+){0,3}? (?:until|till)\b",
+    r"\b(?:takes?|taking|will take|is taking) over (?:later|next|from|after|in|on|at|once|when|soon)\b",
+    r"\bonly takes? over\b",
+    # someone else's guess or idea, or explicitly not this one
     rf"\b(?:your|my|his|her|their) {RELATIONS}(?:'s)? (?:guess|idea|suggestion|thinks|assumes|believes)\b",
     r"\b(?:thinks|guessed|assumes|believes) you\b",
     r"\b(?:your|my) own idea\b", r"\bnot (?:yours|mine|the one)\b", r"\bsomething else\b",
-    r"\bonly takes? over\b", r"\bwas my (?:first )?suggestion\b",
+    r"\b(?:my|the) (?:first|earlier|original|initial) suggestion\b",
 )
-"""J13.6: a segment that marks its value as not the answer — turned down, only asked about, the old
-one, years ago, someone's guess, not yours, something else. Its values are context, not a second
-commitment."""
+"""J13.6: a segment (with what annotates it: a bracket, a value-less clause after it) that marks its
+value as not the answer — the user's act not completed (turned down, bowed out, steered clear,
+only asked, didn't go with, ❌), another time (the old one, used to, until X took over, X doesn't
+take over until later), someone's guess, not yours, something else. Its values are context, not a
+second commitment."""
+OWN_CONTRAST_PATTERNS: tuple[str, ...] = (
+    r"^\W*(?:until|till|up until|up to when)\b",
+)
+"""J13.6: marks only the values of its own segment ("Bartek Pellow, until Idris took over": Idris
+is the later holder); never passed back to the value before it ("X, until next week")."""
+USER_OWN_PATTERNS: tuple[str, ...] = (
+    r"\byourself\b", r"\b(?:on|of) your own\b",
+    r"\byour own (?:idea|choice|find|pick|research|suggestion|shortlist|search)\b",
+    r"\byou(?:'?d| had| have|'?ve)?(?: \w+)? (?:been )?(?:looking at|considering|thinking (?:of|about)|"
+    r"eyeing|had your eye on|found|came across)\b",
+)
+"""J13.6: on a question about what the assistant recommended or said, a value the answer binds to
+the user's own finding or choice is another actor's, not the asked recommendation."""
+ASKS_ASSISTANT = r"\b(?:did|have) you (?:\w+ )?(?:recommend|suggest|propose|advise|mention|say|tell)"
+"""Questions about the assistant's own act ("Which plumber did you recommend …?")."""
 QUESTION_ITEM = (
     r"^(?:which|what|whose) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+) (?:do|did|have|has|is|was|will|am)\b"
     r"|\b(?:after|about) the (?P<item2>(?:[a-z]+ ){0,2}?[a-z]+?)(?= at the| for the| in| due|\?|$)"
 )
-SEGMENT_BREAK = r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b"
+PLACE_PHRASE = r"\b(?:for|at) (?:the|your|my) (?P<place>[a-z]+(?:'s)?(?: [a-z]+)?)"
+"""J13.5: where a value is said to be ("for the shed", "at the guesthouse"). In an answer, a place
+none of whose words is the question's binds the value to another instance, when the question
+names a place of its own."""
+SEGMENT_BREAK = (r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b|"
+                 r", (?=(?:until|till)\b)")
 QUESTION_STOPWORDS: tuple[str, ...] = (
     "which", "what", "who", "whom", "whose", "when", "where", "how", "have", "has", "had", "i",
     "you", "me", "my", "do", "does", "did", "is", "was", "the", "a", "an", "and", "or", "for", "at",
@@ -376,10 +514,17 @@ def reading_rules() -> dict[str, object]:
         "name_form_excluded": list(NAME_FORM_EXCLUDED),
         "name_form_min_chars": NAME_FORM_MIN_CHARS,
         "other_holder": list(OTHER_HOLDER_PATTERNS),
+        "owner_alone": list(OWNER_ALONE_PATTERNS),
         "other_item": list(OTHER_ITEM_PATTERNS),
         "segment_break": SEGMENT_BREAK,
         "contrast": list(CONTRAST_PATTERNS),
+        "item_fillers": list(ITEM_FILLERS),
+        "bracket_kind": BRACKET_KIND,
+        "own_contrast": list(OWN_CONTRAST_PATTERNS),
+        "user_own": list(USER_OWN_PATTERNS),
+        "asks_assistant": ASKS_ASSISTANT,
         "question_item": QUESTION_ITEM,
+        "place_phrase": PLACE_PHRASE,
         "question_stopwords": list(QUESTION_STOPWORDS),
     }
 
@@ -387,7 +532,12 @@ def reading_rules() -> dict[str, object]:
 __all__ = [
     "CLAUSE_BREAK",
     "COMPLEMENT_OPENERS",
+    "ASKS_ASSISTANT",
     "CONTRAST_PATTERNS",
+    "BRACKET_KIND",
+    "ITEM_FILLERS",
+    "OWN_CONTRAST_PATTERNS",
+    "USER_OWN_PATTERNS",
     "CORRECTION_MARKERS",
     "DECLINE_PATTERNS",
     "DENIAL_PATTERNS",
@@ -407,7 +557,9 @@ __all__ = [
     "NOT_YET_PATTERNS",
     "NO_LONGER_EVENT_CUES",
     "OTHER_HOLDER_PATTERNS",
+    "OWNER_ALONE_PATTERNS",
     "OTHER_ITEM_PATTERNS",
+    "PLACE_PHRASE",
     "QUESTION_ITEM",
     "QUESTION_STOPWORDS",
     "RELATIONS",
