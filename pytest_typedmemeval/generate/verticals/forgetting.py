@@ -337,48 +337,48 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
         "off."),
     ("declined", "service"): (
-        "{Who} nearly went with {value} as {a} {noun} for {poss} {target}, but the plan collapsed.",
+        "{Who} nearly went with {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
         "{Who} almost signed up with {value} as {a} {noun} for {poss} {target}, but {my} {rel} "
         "talked {me} out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing "
-        "materialised.",
-        "{Who} very nearly booked {value} as {a} {noun} for {poss} {target}, but the timing never "
-        "worked.",
+        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
+        "of it.",
+        "{Who} very nearly booked {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
+        "right.",
         "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
         "through.",
         "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
         "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
         "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} asked {value} for a quote as {a} {noun} for {poss} {target}. It was expensive, so {who} "
+        "{Who} got a quote for {a} {noun} for {poss} {target}. {Value} was expensive, so {who} "
         "passed.",
         "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end."),
     ("declined", "item"): (
-        "{Who} nearly bought {value} as {a} {noun} for {poss} {target}, but the plan collapsed.",
+        "{Who} nearly bought {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
         "{Who} almost ordered {value} as {a} {noun} for {poss} {target}, but {my} {rel} talked {me} "
         "out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing "
-        "materialised.",
-        "{Who} very nearly ordered {value} as {a} {noun} for {poss} {target}, but the timing never "
-        "worked.",
+        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
+        "of it.",
+        "{Who} very nearly ordered {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
+        "right.",
         "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
         "through.",
         "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
         "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
         "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} tried {value} in the shop as {a} {noun} for {poss} {target}. It felt flimsy, so {who} "
+        "{Who} tried out {a} {noun} for {poss} {target} in the shop. {Value} felt flimsy, so {who} "
         "passed.",
         "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
     "{Who} thought hard about {value} as the {noun} for {poss} {target}, and {who} {act}.",
-    "There is news about {value}, the {noun} for {poss} {target} {mentioned}. {Who} {act}.",
+    "{Who} had to decide on the {noun} for {poss} {target}. As to {value}, {who} {act}.",
     "After some busy weeks with {value} as the {noun} for {poss} {target}, {who} {act}.",
-    "The {noun} for {poss} {target} came up again. As for {value}, {who} {act}.",
-    "{Who} gave {value} a trial as the {noun} for {poss} {target}, and then {who} {act}.",
-    "{Value} had a few months as the {noun} for {poss} {target}, and then {who} {act}.",
+    "The {noun} for {poss} {target} came up again this month. As for {value}, {who} {act}.",
+    "{Who} gave {value} a trial as the {noun} for {poss} {target}, and eventually {who} {act}.",
+    "{Value} had several months as the {noun} for {poss} {target}, and then {who} {act}.",
     "{My} {rel} asked about {value} as the {noun} for {poss} {target}, and heard {who} {act}.",
     "{Value} has been the {noun} for {poss} {target} for some weeks, and now {who} {act}.",
-    "{Who} {act} in the end, after a spell with {value} as the {noun} for {poss} {target}.",
+    "{Who} {act} eventually, after a spell with {value} as the {noun} for {poss} {target}.",
     "On {my} {rel}'s advice about {value} as the {noun} for {poss} {target}, {who} {act}.")
 """The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
 a relation's ``holder-follow``), drawn by one ``rng.choice`` over the whole bank whoever holds the
