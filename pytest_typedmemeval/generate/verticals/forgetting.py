@@ -56,20 +56,23 @@ shoulder"; a holder's is "the shoulder" after an intro naming the holder, revisi
 team found gold among the first five sessions holding the phrase in every question when holders
 said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
 gold after an intro that names the holder ("I caught up with my sister over lunch yesterday. She
-settled on Anya Marchetti as a physio for the shoulder after a couple of trial visits."); ``holder-follow`` — a
+settled on Anya Marchetti as a physio for the shoulder, after a couple of trial visits."); ``holder-follow`` — a
 relation's provider with its end or continuation, by the same follow-up frames as gold's
 invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
 subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
-quote from Anya Marchetti as a physio for the shoulder. The figure was far too steep, so I
-passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
-("I finally found a physio for the knee, ..."). The cue vocabulary is wide on purpose (the first
+quote for a physio for the shoulder. Anya Marchetti was expensive, so I passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
+("I finally found a physio for the knee in ..."). The cue vocabulary is wide on purpose (the first
 red team read holder and modality off a dozen regular expressions): intros in fourteen shapes, not
 all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
-put in a good word, and she was right"); competitors that open on the value or on "Since". The
+put in a good word"); competitors that open on the value or on "Since". The
 class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
-relation and subject (nobody has two physios for one shoulder). The sentence holding the subject
-has the same spread of token lengths in every kind (see the frames), so sentence-level BM25 cannot
-prefer a kind by length; ``holder-follow`` exists because the dense arm ranked gold's follow-ups
+relation and subject (nobody has two physios for one shoulder). **Every bank has one form**
+(:data:`FOLLOW_FRAMES`: ten frames, one comma in each, two of two sentences that put the subject
+and the value in different sentences, two naming a second relation, one with an apostrophe,
+lengths matched), and the follow-up bank is one for every role, so neither a statement's role nor
+its kind shows in its words, characters, commas or sentences (red team 21 beat ``eaa1e882`` at
+gold@1 0.60 against 0.28 on exactly those, pronouns masked, because the user's own follow-ups could
+draw frames a relation's could not); ``holder-follow`` exists because the dense arm ranked gold's follow-ups
 (the only statements about whether something still holds) first.
 
 **The dial** (``RECORDED_COMPETITION``, meaning renamed from v2): ``d`` in [0, 1], each session
@@ -118,11 +121,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.625, "still-valid": 0.25,
-                                          "never-known": 0.34375}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.0, "still-valid": 0.39453125,
+                                          "never-known": 0.2958984375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
-``typedmemeval generate --vertical forgetting --search``; never-known is the mean over the
-answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
+``typedmemeval generate --vertical forgetting --search`` (re-run after the frame banks were rebuilt
+for red team 21: still-valid first, then invalidated, whose BM25 coverage falls from 0.65 at d = 0
+and never reaches the 0.70 target, so the nearest point is d = 0); never-known is the mean over
+the answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
@@ -230,11 +235,13 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 # text shows it ("Harriet Colby", "the Zentra"), {act} the follow-up's event (an invalidation) or
 # its re-affirmation.
 #
-# Why lengths are matched: sentence-level BM25 ranks a session by its best sentence, and among
-# sentences holding both subject words the shortest wins. Each kind's frames give the sentence
-# that holds the subject the same spread of reference-token lengths (services 4, 8, 8, 9, 9 with a
-# two-word person; items 4, 7, 7, 8, 8 with a one-word brand), and a holder is named in an intro
-# sentence with a stopword pronoun after it, so no kind's subject sentence is shorter by design.
+# Why lengths are matched: every bank (statement, declined, follow) has one form, ten frames with
+# one comma each, eight of one sentence and two of two (the subject and the value in different
+# sentences), about 17 words filled, with the one-sentence and the two-sentence frames each matched
+# across banks. So a reader of form, over episodes or over clauses (words, characters, commas,
+# sentences), and sentence-level BM25 (among sentences holding both subject words the shortest
+# wins) see the same spread in every kind; a holder is named in an intro sentence with a stopword
+# pronoun after it, so no kind's subject sentence is shorter by design.
 
 EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
           "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
