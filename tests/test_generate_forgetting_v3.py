@@ -282,16 +282,17 @@ def test_follow_up_frames_are_one_bank_drawn_alike_for_every_role() -> None:
     holder-follow) now draws every frame of one bank."""
     persona = conversation.draw_persona(fg.derive_rng(1, "test", "persona"))
     entry = next(e for e in fg.ENTRIES if e.category == "service")
+    bank = fg.FRAMES["follow", "service"]
     used: dict[str, Counter[str]] = {}
     for kind, holder in (("invalidation", None), ("reaffirmation", None), ("holder-follow", 0)):
         rng = fg.derive_rng(2, "test", kind)
         said = fg.Said(entry, kind, 0, holder=holder, value="Harriet Colby")
         texts = [fg._text(rng, said, persona) for _ in range(600)]
-        used[kind] = Counter(next(f for f in fg.FOLLOW_FRAMES
+        used[kind] = Counter(next(f for f in bank
                                   if re.fullmatch(_frame_pattern(f), t.split(". ", 1)[1]))
                              for t in texts)
     for kind, counts in used.items():
-        assert set(counts) == set(fg.FOLLOW_FRAMES), (kind, set(fg.FOLLOW_FRAMES) - set(counts))
+        assert set(counts) == set(bank), (kind, set(bank) - set(counts))
 
 
 def _frame_pattern(frame: str) -> str:
