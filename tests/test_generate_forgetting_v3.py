@@ -241,6 +241,124 @@ def test_one_pool_values_do_not_depend_on_their_role(corpus) -> None:
     assert abs(share[0] - share[1]) < 0.25, share
 
 
+def test_gold_values_are_drawn_from_the_pool_as_every_value_is() -> None:
+    """Appendix D row 1, measured over many plans (red team 21 found 8 of 19 product golds ending
+    in "-ique", 12.5 % of the pool): the asked lifecycle's value is one draw of the haystack's one
+    brand pool, so over 60 seeds each brand ending's share among gold values is its pool share
+    (chi-square, 7 degrees of freedom, p > 0.001: bound 24.32, from the distribution, not the data)."""
+    tails = ("ique", "ivo", "ex", "tra", "ora", "ano", "ix", "ella")
+
+    def tail(value: str) -> str:
+        return next(t for t in tails if value.lower().endswith(t)
+                    and value[:-len(t)].lower() in values._BRAND_HEADS)
+
+    rates = fg._rates(DIAL)
+    gold: Counter[str] = Counter()
+    for seed in range(fg.SEED, fg.SEED + 60):
+        sizes = fg._layout(fg.derive_rng(seed, fg.VERTICAL, "layout"))
+        for index in range(fg.N_INVALIDATED):
+            paired = index < fg.N_PAIRS
+            key = f"pair/{index:02d}" if paired else f"solo/{index:02d}"
+            plan = fg._plan(seed, key, *sizes[key], rates["still-valid" if paired else "invalidated"])
+            asked = [fg._asked(plan, "invalidation", (), f"invalidated/{index:02d}", seed)]
+            if paired:
+                asked.append(fg._asked(plan, "reaffirmation", (asked[0],),
+                                       f"still-valid/{index:02d}", seed))
+            gold.update(tail(s.value) for session in plan.said for s in session
+                        if s.entry in asked and s.kind == "statement" and s.lifecycle is not None
+                        and s.entry.value_type == "brand")
+    pool = Counter(tail(v) for v in values.BRANDS)
+    total = sum(gold.values())
+    assert total >= 600
+    chi2 = sum((gold[t] - total * pool[t] / len(values.BRANDS)) ** 2
+               / (total * pool[t] / len(values.BRANDS)) for t in tails)
+    assert chi2 < 24.32, (chi2, gold)
+
+
+def test_follow_up_frames_are_one_bank_drawn_alike_for_every_role() -> None:
+    """Red team 21 beat eaa1e882 on form: the user's own follow-ups could draw two frames a
+    relation's could not ("Right, news on ...", "So, the ..."), so gold's episodes held more commas
+    and second sentences. Every role that tells a follow-up (invalidation, re-affirmation,
+    holder-follow) now draws every frame of one bank."""
+    persona = conversation.draw_persona(fg.derive_rng(1, "test", "persona"))
+    entry = next(e for e in fg.ENTRIES if e.category == "service")
+    bank = fg.FRAMES["follow", "service"]
+    used: dict[str, Counter[str]] = {}
+    for kind, holder in (("invalidation", None), ("reaffirmation", None), ("holder-follow", 0)):
+        rng = fg.derive_rng(2, "test", kind)
+        said = fg.Said(entry, kind, 0, holder=holder, value="Harriet Colby")
+        texts = [fg._text(rng, said, persona) for _ in range(600)]
+        used[kind] = Counter(next(f for f in bank
+                                  if re.fullmatch(_frame_pattern(f), t.split(". ", 1)[1]))
+                             for t in texts)
+    for kind, counts in used.items():
+        assert set(counts) == set(bank), (kind, set(bank) - set(counts))
+
+
+def _frame_pattern(frame: str) -> str:
+    """A loose pattern of one frame, every slot a run of words (enough to tell frames apart)."""
+    return re.sub(r"\\\{\w+\\\}", r"[\\w' -]+?", re.escape(frame))
+
+
+def _filled(frame: str, category: str, act: str = "") -> str:
+    return frame.format(Who="I", who="I", poss="the", my="my", My="My", me="me", rel="sister",
+                        rs="she", mentioned="I mentioned to you", a="a",
+                        noun="physio" if category == "service" else "camera",
+                        target="shoulder" if category == "service" else "safari",
+                        value="Harriet Colby" if category == "service" else "the Zentra",
+                        Value="Harriet Colby" if category == "service" else "The Zentra",
+                        act=act)
+
+
+def test_every_frame_bank_has_one_form_so_neither_role_nor_kind_shows_in_it() -> None:
+    """Gold is the user's statement and follow-up; most competitors are declined options or a
+    relation's: every bank (statement, declined, follow) holds ten frames, one comma in each, two
+    of two sentences, two naming a second relation, and its filled frames average the same length
+    (within a word and five characters; a follow-up averaged over its events), so form (words,
+    characters, commas, sentences) cannot tell gold's kinds from the competitors'. On eaa1e882 the
+    follow bank held frames of three commas and averaged 23 words against the statements' 18."""
+    for category in ("service", "item"):
+        lengths = {}
+        for kind in ("statement", "declined", "follow"):
+            frames = fg.FRAMES[kind, category]
+            acts = [*fg.EVENTS[category], *fg.KEEPS[category]] if kind == "follow" else [""]
+            filled = [_filled(f, category, act) for f in frames for act in acts]
+            assert len(frames) == 10, (kind, category)
+            assert [t.count(",") for t in filled] == [1] * len(filled), (kind, category)
+            assert sum(len(_SENTENCE.split(t)) == 2 for t in filled) == 2 * len(acts), (kind, category)
+            assert all(len(_SENTENCE.split(t)) <= 2 for t in filled), (kind, category)
+            assert sum("{rel}" in f for f in frames) == 2, (kind, category)
+            lengths[kind] = (statistics.mean(len(re.findall(r"[A-Za-z']+", t)) for t in filled),
+                             statistics.mean(len(t) for t in filled))
+        words = [w for w, _ in lengths.values()]
+        chars = [c for _, c in lengths.values()]
+        assert max(words) - min(words) <= 1.0, (category, lengths)
+        assert max(chars) - min(chars) <= 5.0, (category, lengths)
+
+
+def test_no_intro_puts_a_meal_against_the_time_of_day(corpus) -> None:
+    """Red team 21: 56 of 3,773 intros of eaa1e882 read "popped in the other evening, and we
+    traded news over lunch". The place is drawn among those that fit the time drawn."""
+    clash = re.compile(r"(lunch|sandwich|market|bakery).*(evening|night|after dinner)"
+                       r"|(evening|night|after dinner).*(lunch|sandwich|market|bakery)"
+                       r"|(this morning).*(supper|lunch|pub|sandwich)"
+                       r"|(supper|lunch|pub|sandwich).*(this morning)"
+                       r"|(earlier today).*supper|supper.*(earlier today)")
+    intros = re.compile("|".join(re.escape(i.split("{")[0]) for i in fg.INTRO_FRAMES
+                                 if not i.startswith("{")))
+    seen = 0
+    for record in corpus:
+        for turn in (t for s in record["haystack_sessions"] for t in s if t["role"] == "user"):
+            for sentence in _SENTENCE.split(turn["content"]):
+                if any(w in sentence for w in fg.INTRO_WHEN) and intros.search(sentence):
+                    seen += 1
+                    assert not clash.search(sentence), sentence
+    assert seen > 1000
+    for when, time in fg.INTRO_TIME.items():
+        fitting = [o for o in fg.INTRO_OVER if time in fg.INTRO_PLACE[o]]
+        assert len(fitting) >= 5, when
+
+
 def test_gold_positions_are_drawn_not_fixed(corpus) -> None:
     records = _gold(corpus)
     starts, ends, relative = set(), set(), []

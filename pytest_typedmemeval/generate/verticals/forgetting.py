@@ -4,14 +4,13 @@ Does a system know which of its facts were cancelled? Every question reads "Whic
 for the shoulder? Give the name, and say whether that is still current." (the currency clause ends
 every question, so its form never tells the shape). Shapes:
 
-- ``invalidated`` (20): the user states a value ("I finally found a physio for the shoulder, Harriet
-  Colby, and first impressions are good."); 4-15 sessions later an explicit event cancels it, naming
-  the value again ("There is fresh news about the physio for the shoulder I mentioned to you
-  recently. As for Harriet Colby, I stopped using them, and I feel lighter for it."); gold names the
-  value, says it no longer holds and names the event. Components statement + invalidation,
-  load-bearing.
+- ``invalidated`` (20): the user states a value ("I finally found a physio for the shoulder in
+  Harriet Colby, and first impressions are very good."); 4-15 sessions later an explicit event
+  cancels it, naming the value again ("I gave Harriet Colby a trial as the physio for the shoulder,
+  and then I stopped using them."); gold names the value, says it no longer holds and names the
+  event. Components statement + invalidation, load-bearing.
 - ``still-valid`` (15): the same value re-affirmed 4-15 sessions later by the twin of that frame
-  ("... I kept them on, and I am glad of it."); gold names it and says it holds. Components
+  ("... and then I kept them on."); gold names it and says it holds. Components
   statement + reaffirmation, redundant. Each twins an invalidated question over one byte-identical
   haystack that holds both facts (``pair_id``, arms treatment / control); the other 5 invalidated
   questions have haystacks of their own.
@@ -57,20 +56,23 @@ shoulder"; a holder's is "the shoulder" after an intro naming the holder, revisi
 team found gold among the first five sessions holding the phrase in every question when holders
 said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
 gold after an intro that names the holder ("I caught up with my sister over lunch yesterday. She
-settled on Anya Marchetti as a physio for the shoulder after a couple of trial visits."); ``holder-follow`` — a
+settled on Anya Marchetti as a physio for the shoulder, after a couple of trial visits."); ``holder-follow`` — a
 relation's provider with its end or continuation, by the same follow-up frames as gold's
 invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
 subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
-quote from Anya Marchetti as a physio for the shoulder. The figure was far too steep, so I
-passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
-("I finally found a physio for the knee, ..."). The cue vocabulary is wide on purpose (the first
+quote for a physio for the shoulder. Anya Marchetti was expensive, so I passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
+("I finally found a physio for the knee in ..."). The cue vocabulary is wide on purpose (the first
 red team read holder and modality off a dozen regular expressions): intros in fourteen shapes, not
 all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
-put in a good word, and she was right"); competitors that open on the value or on "Since". The
+put in a good word"); competitors that open on the value or on "Since". The
 class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
-relation and subject (nobody has two physios for one shoulder). The sentence holding the subject
-has the same spread of token lengths in every kind (see the frames), so sentence-level BM25 cannot
-prefer a kind by length; ``holder-follow`` exists because the dense arm ranked gold's follow-ups
+relation and subject (nobody has two physios for one shoulder). **Every bank has one form**
+(:data:`FOLLOW_FRAMES`: ten frames, one comma in each, two of two sentences that put the subject
+and the value in different sentences, two naming a second relation, one with an apostrophe,
+lengths matched), and the follow-up bank is one for every role, so neither a statement's role nor
+its kind shows in its words, characters, commas or sentences (red team 21 beat ``eaa1e882`` at
+gold@1 0.60 against 0.28 on exactly those, pronouns masked, because the user's own follow-ups could
+draw frames a relation's could not); ``holder-follow`` exists because the dense arm ranked gold's follow-ups
 (the only statements about whether something still holds) first.
 
 **The dial** (``RECORDED_COMPETITION``, meaning renamed from v2): ``d`` in [0, 1], each session
@@ -119,11 +121,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.625, "still-valid": 0.25,
-                                          "never-known": 0.34375}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.0, "still-valid": 0.39453125,
+                                          "never-known": 0.2958984375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
-``typedmemeval generate --vertical forgetting --search``; never-known is the mean over the
-answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
+``typedmemeval generate --vertical forgetting --search`` (re-run after the frame banks were rebuilt
+for red team 21: still-valid first, then invalidated, whose BM25 coverage falls from 0.65 at d = 0
+and never reaches the 0.70 target, so the nearest point is d = 0); never-known is the mean over
+the answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
@@ -229,13 +233,15 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 # "the" or the holder's possessive, {my} "my" or it, {me} "me" or the holder's object pronoun,
 # {mentioned} who mentioned it to whom, {a} the noun's article, {value}/{Value} the value as the
 # text shows it ("Harriet Colby", "the Zentra"), {act} the follow-up's event (an invalidation) or
-# its re-affirmation, {feel} its mood.
+# its re-affirmation.
 #
-# Why lengths are matched: sentence-level BM25 ranks a session by its best sentence, and among
-# sentences holding both subject words the shortest wins. Each kind's frames give the sentence
-# that holds the subject the same spread of reference-token lengths (services 4, 8, 8, 9, 9 with a
-# two-word person; items 4, 7, 7, 8, 8 with a one-word brand), and a holder is named in an intro
-# sentence with a stopword pronoun after it, so no kind's subject sentence is shorter by design.
+# Why lengths are matched: every bank (statement, declined, follow) has one form, ten frames with
+# one comma each, eight of one sentence and two of two (the subject and the value in different
+# sentences), about 17 words filled, with the one-sentence and the two-sentence frames each matched
+# across banks. So a reader of form, over episodes or over clauses (words, characters, commas,
+# sentences), and sentence-level BM25 (among sentences holding both subject words the shortest
+# wins) see the same spread in every kind; a holder is named in an intro sentence with a stopword
+# pronoun after it, so no kind's subject sentence is shorter by design.
 
 EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
           "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
@@ -243,10 +249,6 @@ EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "move
 KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
          "item": ("kept it", "held on to it", "stuck with it")}
 """Re-affirmations, the invalidation events' twins in the same frames."""
-FEEL = {("invalidation", True): "I feel lighter for it", ("reaffirmation", True): "I am glad of it",
-        ("invalidation", False): "{subj} feels lighter for it",
-        ("reaffirmation", False): "{subj} is glad of it"}
-"""A follow-up's mood, for the user (``True``) and for a relation."""
 
 INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
                 "I had a long chat with my {rel} {over} {when}.",
@@ -262,12 +264,27 @@ INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
                 "I bumped into my {rel} {when}, and we got talking.",
                 "I was on the phone to my {rel} {when} for a good while.",
                 "My {rel} popped in {when}, and we traded news {over}.")
-INTRO_WHEN = ("yesterday", "on Sunday", "last night", "this morning", "at the weekend",
-              "the other evening", "on Tuesday", "after dinner", "over the weekend", "on Friday",
-              "earlier today", "last week")
-INTRO_OVER = ("over coffee", "over a pot of tea", "over lunch", "on a long walk", "in the car",
-              "at the market", "over a sandwich", "in the queue at the bakery", "over supper",
-              "in the pub")
+INTRO_TIME: dict[str, str] = {
+    "yesterday": "", "on Sunday": "", "last night": "evening", "this morning": "morning",
+    "at the weekend": "", "the other evening": "evening", "on Tuesday": "", "after dinner": "evening",
+    "on Saturday": "", "on Friday": "", "earlier today": "day", "last week": ""}
+"""When an intro's catch-up happened, with the time of day it fixes ("": any time)."""
+INTRO_PLACE: dict[str, frozenset[str]] = {
+    "over coffee": frozenset({"", "morning", "day", "evening"}),
+    "over a pot of tea": frozenset({"", "morning", "day", "evening"}),
+    "over lunch": frozenset({"", "day"}),
+    "on a long walk": frozenset({"", "morning", "day", "evening"}),
+    "in the car": frozenset({"", "morning", "day", "evening"}),
+    "at the market": frozenset({"", "morning", "day"}),
+    "over a sandwich": frozenset({"", "day"}),
+    "in the queue at the bakery": frozenset({"", "morning", "day"}),
+    "over supper": frozenset({"", "evening"}),
+    "in the pub": frozenset({"", "day", "evening"})}
+"""Where or over what, with the times of day it fits: the place is drawn among those that fit the
+time drawn, so no intro has lunch in the evening (red team 21 counted 56 such intros in
+``eaa1e882``: "popped in the other evening, and we traded news over lunch")."""
+INTRO_WHEN = tuple(INTRO_TIME)
+INTRO_OVER = tuple(INTRO_PLACE)
 """The sentence before *every* statement, the user's own and a relation's alike: it names one of the
 persona's relations (the holder when a relation holds the statement, any relation when the user
 does), and the statement's pronoun after it says whose it is ("I caught up with my sister over
@@ -284,112 +301,109 @@ the subject's words twice, so BM25 preferred holders to gold."""
 def _intro(rng: random.Random, relation: bank.Relation) -> str:
     """One intro sentence naming ``relation`` (see :data:`INTRO_FRAMES`)."""
     when = rng.choice(INTRO_WHEN)
+    over = rng.choice([o for o in INTRO_OVER if INTRO_TIME[when] in INTRO_PLACE[o]])
     return rng.choice(INTRO_FRAMES).format(rel=relation.noun, when=when, When=_capital(when),
-                                           over=rng.choice(INTRO_OVER))
+                                           over=over)
 
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-_FOLLOW = ("{Who} had a long think about {value} as the {noun} for {poss} {target} on {my} walk "
-           "home yesterday, and in the end {who} {act}.",
-           "There is fresh news about the {noun} for {poss} {target} {mentioned} recently. As for "
-           "{value}, {who} {act}, and {feel}.",
-           "After a few busy weeks with {value} as the {noun} for {poss} {target}, {who} {act} in "
-           "the end.",
-           "Right, news on the {noun} for {poss} {target}. As for {value}, {who} {act}, and {feel}.",
-           "{Who} gave {value} a fair run as the {noun} for {poss} {target}, and this month {who} {act}.",
-           "So, the {noun} for {poss} {target}. {Value} did well enough, and {who} {act}.",
-           "{My} {rel} asked how {value} was working out as the {noun} for {poss} {target}, and {rs} "
-           "was not surprised that {who} {act}.")
-
-def _declined(nearly: str, almost: str, very: str, base: str) -> tuple[str, ...]:
-    """The declined frames, one verb set per category."""
-    return tuple(t.replace("{v}", verb) for t, verb in zip((
-        "{Who} nearly {v} {value} as {a} {noun} for {poss} {target}, but it fell through in the end.",
-        "{Who} almost {v} {value} as {a} {noun} for {poss} {target}, but changed {my} mind.",
-        "{Who} seriously thought about {value} as {a} {noun} for {poss} {target}, but it never came "
-        "to anything.",
-        "{Who} very nearly {v} {value} as {a} {noun} for {poss} {target}, but the timing never worked.",
-        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
-        "through.",
-        "{Who} was all set to {v} {value} as {a} {noun} for {poss} {target}, and then the price "
-        "went up and put paid to it.",
-        "{Who} kept {value} in mind as {a} {noun} for {poss} {target} for ages, and never got round "
-        "to it.",
-        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without in "
-        "the end.",
-        "{Who} saw {value} advertised as {a} {noun} for {poss} {target}. Nothing came of it."),
-        (nearly, almost, "", very, "", base, "", "", "")))
-
-
 FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
     ("statement", "service"): (
-        "{Who} finally found {a} {noun} for {poss} {target}, {value}, and first impressions are good.",
-        "After a lot of asking around, {who} signed up with {value} as {a} {noun} for {poss} {target}.",
+        "{Who} finally found {a} {noun} for {poss} {target} in {value}, and first impressions are "
+        "very good.",
+        "After a lot of asking around, {who} signed up with {value} as {a} {noun} for {poss} "
+        "{target}.",
         "{Who} took on {value} as {a} {noun} for {poss} {target} this week, on a friend's advice.",
-        "{Who} booked {value} as {a} {noun} for {poss} {target}, and the first visit went well.",
+        "{Who} booked {value} as {a} {noun} for {poss} {target}, and the first visit went really well.",
         "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, who came recommended.",
         "{Who} went with {value} as {a} {noun} for {poss} {target}, after {my} {rel} put in a good "
         "word.",
         "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
         "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target} after a couple of trial visits.",
-        "Since {a} {noun} for {poss} {target} was overdue, {who} brought in {value}.",
-        "{My} {rel} put in a good word for {value}, and {rs} was right, so {who} hired them as {a} "
-        "{noun} for {poss} {target}."),
+        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after a couple of trial visits.",
+        "Since {a} {noun} for {poss} {target} was well overdue, {who} brought in {value} this month.",
+        "{My} {rel} swore by {value}. {Who} took them on as {a} {noun} for {poss} {target}, and it "
+        "paid off."),
     ("statement", "item"): (
-        "{Who} finally bought {a} {noun} for {poss} {target}, {value}, and it arrived safely today.",
+        "{Who} finally bought {value} as {a} {noun} for {poss} {target}, and it arrived safely today.",
         "After reading a pile of reviews, {who} ordered {value} as {a} {noun} for {poss} {target}.",
         "{Who} picked up {value} as {a} {noun} for {poss} {target} at the weekend, on a friend's "
         "advice.",
-        "{Who} chose {value} as {a} {noun} for {poss} {target}, and so far it does the job really "
-        "nicely.",
+        "{Who} chose {value} as {a} {noun} for {poss} {target}, and so far it does the job nicely.",
         "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, and it looks well made.",
         "{Who} splashed out on {value} as {a} {noun} for {poss} {target}, after {my} {rel} raved "
         "about it.",
         "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
         "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target} after comparing a few in the "
+        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after comparing a few in the "
         "shop.",
-        "Since {a} {noun} for {poss} {target} was overdue, {who} went out and got {value}.",
-        "{My} {rel} swore by {value}, and {rs} was right, so {who} got one as {a} {noun} for {poss} "
-        "{target}."),
-    ("declined", "service"): _declined("went with", "signed up with", "booked", "book") + (
-        "{Who} had a trial session with {value} as {a} {noun} for {poss} {target}. It was not a "
-        "good fit, so that was the end of that.",
-        "{Who} got a quote from {value} as {a} {noun} for {poss} {target}. The figure was far too "
-        "steep, so {who} passed.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end.",
-        "{Who} asked {value} round to look at the job as {a} {noun} for {poss} {target}, but they "
-        "never turned up.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {rs} had not met them, "
-        "so {who} left it."),
-    ("declined", "item"): _declined("bought", "ordered", "ordered", "order") + (
-        "{Who} had {value} in the basket as {a} {noun} for {poss} {target}, and then thought "
-        "better of it.",
-        "{Who} tried {value} in the shop as {a} {noun} for {poss} {target}. It felt flimsy, so "
-        "{who} left it on the shelf.",
-        "{Who} borrowed {value} for a week as {a} {noun} for {poss} {target}, and handed it back "
-        "without a second thought.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {rs} had never tried "
-        "one, so {who} left it."),
-    ("follow", "service"): _FOLLOW + (
-        "{Value} has been looking after {me} as the {noun} for {poss} {target} for a good few "
-        "weeks now, and this week {who} {act}.",),
-    ("follow", "item"): _FOLLOW + (
-        "{Value} has been in use as the {noun} for {poss} {target} for a good few weeks now, and "
-        "this week {who} {act}.",),
+        "Since {a} {noun} for {poss} {target} was well overdue, {who} went out and got {value}.",
+        "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
+        "off."),
+    ("declined", "service"): (
+        "{Who} nearly went with {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
+        "{Who} almost signed up with {value} as {a} {noun} for {poss} {target}, but {my} {rel} "
+        "talked {me} out of it.",
+        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
+        "of it.",
+        "{Who} very nearly booked {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
+        "right.",
+        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
+        "through.",
+        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
+        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
+        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
+        "{Who} got a quote for {a} {noun} for {poss} {target}. {Value} was expensive, so {who} "
+        "passed.",
+        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end."),
+    ("declined", "item"): (
+        "{Who} nearly bought {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
+        "{Who} almost ordered {value} as {a} {noun} for {poss} {target}, but {my} {rel} talked {me} "
+        "out of it.",
+        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
+        "of it.",
+        "{Who} very nearly ordered {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
+        "right.",
+        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
+        "through.",
+        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
+        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
+        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
+        "{Who} tried out {a} {noun} for {poss} {target} in the shop. {Value} felt flimsy, so {who} "
+        "passed.",
+        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end."),
 }
-"""Statement frames serve the user's own statements, other holders' (``holder``, after an intro)
-and other instances (``instance``); the ``follow`` frames serve the user's invalidation and
-re-affirmation alike (they differ only in {act} and {feel}) and a relation's own arrangement with
-its end or continuation told in one statement (``holder-follow``, after an intro)."""
-UPDATE_OPENERS = ("Right, news on", "So, the")
-"""Follow frames that presuppose the assistant heard of the thing before: the user's own follow-ups
-only (a relation's arrangement is first heard of in its ``holder-follow`` statement)."""
+FOLLOW_FRAMES: tuple[str, ...] = (
+    "{Who} thought hard about {value} as the {noun} for {poss} {target}, and {who} {act}.",
+    "{Who} had to decide on the {noun} for {poss} {target}. As to {value}, {who} {act}.",
+    "After some busy weeks with {value} as the {noun} for {poss} {target}, {who} {act}.",
+    "The {noun} for {poss} {target} came up again this month. As for {value}, {who} {act}.",
+    "{Who} gave {value} a trial as the {noun} for {poss} {target}, and eventually {who} {act}.",
+    "{Value} had several months as the {noun} for {poss} {target}, and then {who} {act}.",
+    "{My} {rel} asked about {value} as the {noun} for {poss} {target}, and heard {who} {act}.",
+    "{Value} has been the {noun} for {poss} {target} for some weeks, and now {who} {act}.",
+    "{Who} {act} eventually, after a spell with {value} as the {noun} for {poss} {target}.",
+    "On {my} {rel}'s advice about {value} as the {noun} for {poss} {target}, {who} {act}.")
+"""The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
+a relation's ``holder-follow``), drawn by one ``rng.choice`` over the whole bank whoever holds the
+statement; the role is said only by the pronoun and possessive words. Red team 21 beat the
+``eaa1e882`` bytes on form because the user's own follow-ups could draw two frames the relations'
+could not ("Right, news on ... As for V, I ...", "So, the N. V did well enough, and I ..."), so
+gold's episodes carried more commas and more second sentences (gold@1 0.60 against 0.28, pronouns
+masked). No frame presupposes an earlier mention, so none needs keeping from a role, and none
+says "and"/"but" against the sense of its event (every frame reads with either mood)."""
+FRAMES.update({("follow", category): FOLLOW_FRAMES for category in ("service", "item")})
+"""Every bank (statement, declined, follow) has the same form: one comma in every frame, eight
+frames of one sentence and two of two, two naming a second relation ({rel}), about 18 words filled,
+so neither the role nor the kind of a statement (gold holds a statement and a follow-up, most
+competitors are declined options) shows in its words, characters, commas or sentences. Statement
+frames serve the user's own statements, other holders' (``holder``) and other instances
+(``instance``); the ``follow`` frames serve the user's invalidation and re-affirmation alike (they
+differ only in {act}) and a relation's own arrangement with its end or continuation told in one
+statement (``holder-follow``)."""
 OWN_KINDS = ("statement", "invalidation", "reaffirmation")
 MOODS = ("invalidation", "reaffirmation")
 STANCE: dict[str, conversation.Stance] = {
@@ -404,7 +418,7 @@ CURRENCY_WORDS = frozenset(tokenize(CURRENCY_CLAUSE))
 VALUE_WORDS = values.pool_words()
 FRAME_WORDS = frozenset(
     w for t in (*(t for ts in FRAMES.values() for t in ts), *INTRO_FRAMES, *INTRO_WHEN,
-                *INTRO_OVER, *FEEL.values(),
+                *INTRO_OVER,
                 "mentioned to you me",
                 *(e for table in (EVENTS, KEEPS) for es in table.values() for e in es))
     for w in raw_tokens(re.sub(r"\{\w+\}", " ", t)))
@@ -657,8 +671,7 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     turn nor its turn's length says whose it is), then a frame of its kind drawn, filled for its
     holder."""
     entry = s.entry
-    frame = rng.choice([f for f in FRAMES[_FRAME_KIND[s.kind], entry.category]
-                        if s.kind != "holder-follow" or not f.startswith(UPDATE_OPENERS)])
+    frame = rng.choice(FRAMES[_FRAME_KIND[s.kind], entry.category])  # one bank, whoever holds it
     slots = _holder(persona, s.holder)
     named = s.holder if s.holder is not None else rng.randrange(len(persona.relations))
     intro = _intro(rng, persona.holder(named))
@@ -668,8 +681,7 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     mood = s.kind if s.kind in MOODS else rng.choice(MOODS)
     slots.update(a=article(entry.noun), noun=entry.noun, target=s.target,
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
-                 act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]),
-                 feel=FEEL[mood, s.holder is None].format(subj=slots["who"]))
+                 act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]))
     return f"{intro} {frame.format(**slots)}"
 
 
@@ -783,8 +795,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             "target": _alternation([t for e in ENTRIES if e.category == category
                                     for t in (e.target, e.other)]),
             "value": value, "Value": value.replace("the ", "The "),
-            "act": _alternation([*EVENTS[category], *KEEPS[category]]),
-            "feel": _alternation([f.format(subj=p) for f in FEEL.values() for p in pronouns])}
+            "act": _alternation([*EVENTS[category], *KEEPS[category]])}
         intros = _alternation([i.format(rel="\x00", when="\x01", When="\x02", over="\x03")
                                for i in INTRO_FRAMES])
         for mark, alternatives in (("\x00", relations), ("\x01", _alternation(INTRO_WHEN)),
@@ -817,7 +828,7 @@ _PATTERNS = _patterns()
 
 
 def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str]) -> Reading:
-    """One match as a :class:`Reading`, refused when its holder, pronouns, possessives and mood
+    """One match as a :class:`Reading`, refused when its holder, pronouns and possessives
     disagree (a statement whose grammar does not say whose it is)."""
     g = {name: text for name, text in m.groupdict().items() if text is not None}
     entry = _BY_WORDS.get((g["noun"], g["target"]))
@@ -829,11 +840,8 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
 
     def agrees(relation: bank.Relation | None) -> bool:
         slots = _SLOTS_OF[relation]
-        feel = FEEL[mood, relation is None].format(subj=slots["who"]).lower()
-        return all(
-            text.lower() == (feel if name.rstrip("0123456789") == "feel" else
-                             slots[name.rstrip("0123456789")].lower())
-            for name, text in g.items() if name.rstrip("0123456789") in (*slots, "feel"))
+        return all(text.lower() == slots[name.rstrip("0123456789")].lower()
+                   for name, text in g.items() if name.rstrip("0123456789") in slots)
 
     agreeing = [r for r in candidates if agrees(r)]
     if len(agreeing) != 1:
