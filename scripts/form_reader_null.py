@@ -5,7 +5,9 @@ then rarely finds gold among a question's candidates and measures almost nothing
 the corpus's text and, per question, moves gold to as many sessions drawn uniformly among the
 *candidate sessions* (:func:`pytest_typedmemeval.gates.form_reader.candidates`), so every question
 the reader measured stays measured with labels no form can predict. A ``form_gold_at_1`` or
-``form_auc`` refusal (per shape or pooled, with the gate's alpha) is then a false refusal.
+``form_auc`` refusal, or the episode view's ``episode_gold_at_1`` / ``episode_auc`` (per shape or
+pooled, each view at the gate's alpha / 2), is then a false refusal. Each view is measured on its
+own relabelling, among its own candidate sessions.
 
     python scripts/form_reader_null.py [--relabellings 40] [corpus.json ...]
 """
@@ -36,34 +38,39 @@ def main() -> None:
         haystacks = adversaries._haystacks(corpus.records)
         ranked = [qi for qi, h in enumerate(haystacks) if h.ranked]
         halves = adversaries.split_halves(haystacks, ranked)
-        found = {qi: c for qi in ranked if (c := candidates(haystacks[qi])) is not None}
+        found = {view: {qi: c for qi in ranked
+                        if (c := candidates(haystacks[qi], "clause" if view == "form" else view))
+                        is not None} for view in ("form", "episode")}
         shapes = sorted({haystacks[qi].shape for qi in ranked})
         alpha = adversaries.LEARNED_ALPHA / max(1, len(shapes) + (1 if len(shapes) > 1 else 0))
         refused: Counter[str] = Counter()
         for seed in range(args.relabellings):
             rng = random.Random(f"form-null\x1f{corpus.sha256}\x1f{seed}")
-            moved = list(haystacks)
-            for qi, c in found.items():
-                picked = rng.sample(list(c.session_list), len(c.gold))
-                moved[qi] = replace(haystacks[qi], gold=frozenset(picked))
-            form, _ = form_scores(moved, halves)
             findings = []
-            for shape in shapes:
-                row = adversaries._form_row([q for q in ranked if moved[q].shape == shape], form,
-                                            shape, alpha)
-                if row["status"] == "measured":
-                    findings += adversaries._form_findings(row, shape, "the shape's")
-            if len({moved[q].shape for q in form}) > 1:
-                findings += adversaries._form_findings(
-                    adversaries._form_row(ranked, form, adversaries.POOLED, alpha),
-                    adversaries.POOLED, "all measured")
+            for view in ("form", "episode"):
+                moved = list(haystacks)
+                for qi, c in found[view].items():
+                    picked = rng.sample(list(c.session_list), len(c.gold))
+                    moved[qi] = replace(haystacks[qi], gold=frozenset(picked))
+                scored, _ = form_scores(moved, halves, "clause" if view == "form" else view)
+                view_alpha = alpha / adversaries.FORM_VIEWS
+                for shape in shapes:
+                    row = adversaries._form_row([q for q in ranked if moved[q].shape == shape],
+                                                scored, shape, view_alpha, view)
+                    if row["status"] == "measured":
+                        findings += adversaries._form_findings(row, shape, "the shape's", view)
+                if len({moved[q].shape for q in scored}) > 1:
+                    findings += adversaries._form_findings(
+                        adversaries._form_row(ranked, scored, adversaries.POOLED, view_alpha, view),
+                        adversaries.POOLED, "all measured", view)
             rules = sorted({f"{f.rule}@{f.shape}" for f in findings})
             if rules:
                 refused.update(rules)
                 refused["(any)"] += 1
         runs = args.relabellings
         by_rule = dict(sorted((k, v) for k, v in refused.items() if k != "(any)"))
-        print(f"{corpus.corpus_id} ({corpus.sha256[:12]}): {len(found)} questions measured; "
+        print(f"{corpus.corpus_id} ({corpus.sha256[:12]}): {len(found['form'])} + "
+              f"{len(found['episode'])} questions measured (clause + episode view); "
               f"{refused['(any)']} of {runs} relabellings refused by the form reader "
               f"({refused['(any)'] / runs:.1%}); by rule and shape {by_rule}")
 

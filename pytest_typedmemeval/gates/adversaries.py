@@ -154,10 +154,10 @@ if TYPE_CHECKING:
 GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
                           "subject_value_reader", "fact_only_bm25", "phrase_reader",
-                          "form_gold_at_1", "form_auc")
+                          "form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
                                 "subject_value_reader", "fact_only_bm25", "phrase_reader",
-                                "form_reader")
+                                "form_reader", "episode_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -169,6 +169,9 @@ LEARNED_AUC_REFUSE = 0.65
 LEARNED_ALPHA = 0.01
 """Learned adversary: a figure above its bound refuses only when no-signal chance gives one so high
 less often than this (module docstring, "Small shapes")."""
+FORM_VIEWS = 2
+"""The form reader's two views (clause and episode) share its rows' alpha: each is judged against
+chance at alpha / 2, so adding the episode view did not raise the gate's false refusals."""
 POOLED = "(all shapes)"
 """The shape name of the learned adversary's pooled row: every measured question of the corpus."""
 POSITION_MARGIN = 0.25
@@ -938,8 +941,10 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     learned, learned_info = learned_scores(haystacks) if haystacks else ({}, {})
     position = position_coverage(haystacks) if haystacks else {}
     singled, shares = haystack_diff(haystacks)
-    form, form_excluded = form_scores(haystacks, split_halves(
-        haystacks, [qi for qi, h in enumerate(haystacks) if h.ranked])) if haystacks else ({}, {})
+    halves = split_halves(haystacks, [qi for qi, h in enumerate(haystacks) if h.ranked]
+                          ) if haystacks else {}
+    form, form_excluded = form_scores(haystacks, halves) if haystacks else ({}, {})
+    episode, episode_excluded = form_scores(haystacks, halves, "episode") if haystacks else ({}, {})
     shapes = sorted({h.shape for h in haystacks})
     ranked_shapes = {h.shape for h in haystacks if h.ranked}
     # Bonferroni over the rows judged against chance: every shape, and the pooled row
@@ -1053,15 +1058,17 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             for name in ("subject_value_reader", "fact_only_bm25", "phrase_reader"):
                 row[name] = {"status": "not_applicable",
                              "reason": "no question of the shape has both gold and filler"}
-        row["form_reader"] = _form_row(ranked, form, shape, alpha)
-        if row["form_reader"]["status"] == "measured":
-            findings.extend(_form_findings(row["form_reader"], shape, "the shape's"))
-            for q in ranked:
-                if q in form:
-                    candidates, scores = form[q]
-                    order = _ranking(scores)
-                    per_question[haystacks[q].question_id]["form_gold_rank"] = 1 + min(
-                        order.index(i) for i in candidates.gold)
+        for view, scored in (("form", form), ("episode", episode)):
+            name = f"{view}_reader"
+            row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view)
+            if row[name]["status"] == "measured":
+                findings.extend(_form_findings(row[name], shape, "the shape's", view))
+                for q in ranked:
+                    if q in scored:
+                        candidates, scores = scored[q]
+                        order = _ranking(scores)
+                        per_question[haystacks[q].question_id][f"{view}_gold_rank"] = 1 + min(
+                            order.index(i) for i in candidates.gold)
         by_shape[shape] = row
     pooled_questions = [q for q, h in enumerate(haystacks)
                         if h.ranked and q in learned and h.shape not in exclude_from_pool]
@@ -1073,16 +1080,19 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     else:
         pooled["learned"] = {"status": "not_applicable",
                              "reason": "fewer than two measured shapes: the per-shape row is it"}
-    form_pooled = [q for q, h in enumerate(haystacks)
-                   if q in form and h.shape not in exclude_from_pool]
-    if len({haystacks[q].shape for q in form_pooled}) > 1:
-        pooled["form_reader"] = _form_row(form_pooled, form, POOLED, alpha)
-        findings.extend(_form_findings(pooled["form_reader"], POOLED, "all measured"))
-    else:
-        pooled["form_reader"] = {"status": "not_applicable",
-                                 "reason": "fewer than two measured shapes: the per-shape row is it"}
+    for view, scored in (("form", form), ("episode", episode)):
+        name = f"{view}_reader"
+        view_pooled = [q for q, h in enumerate(haystacks)
+                       if q in scored and h.shape not in exclude_from_pool]
+        if len({haystacks[q].shape for q in view_pooled}) > 1:
+            pooled[name] = _form_row(view_pooled, scored, POOLED, alpha / FORM_VIEWS, view)
+            findings.extend(_form_findings(pooled[name], POOLED, "all measured", view))
+        else:
+            pooled[name] = {"status": "not_applicable",
+                            "reason": "fewer than two measured shapes: the per-shape row is it"}
     measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
                                 "form_reader_excluded": form_excluded,
+                                "episode_reader_excluded": episode_excluded,
                                 "learned_split": learned_info, "per_question": per_question}
     return measured, findings
 
@@ -1198,9 +1208,10 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
 
 
 def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, list[float]]],
-              key: str, alpha: float) -> dict[str, Any]:
-    """The form reader's figures over the questions it could test (:mod:`.form_reader`): gold@1
-    and mean AUC among candidate sessions, their random expectation, bounds and chance."""
+              key: str, alpha: float, view: str = "form") -> dict[str, Any]:
+    """The form reader's figures in one view over the questions it could test
+    (:mod:`.form_reader`): gold@1 and mean AUC among candidate sessions, their random expectation,
+    bounds and chance. ``view`` is ``form`` (clauses) or ``episode``; it seeds the null draws."""
     tested = [q for q in questions if q in form]
     if not tested:
         return {"status": "not_applicable",
@@ -1211,7 +1222,7 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
     rnd = _mean([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
     draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
-                        for q in tested], key=f"form\x1f{key}")
+                        for q in tested], key=f"{view}\x1f{key}")
     return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
             "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),
             "gold_at_1_p_value": p_value(draws["gold_at_1"], g1),
@@ -1220,27 +1231,40 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
             "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
 
 
-def _form_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Finding]:
-    """The form reader's refusals of one row (:func:`_beyond_chance`)."""
+_FORM_VIEW_WORDS = {
+    "form": ("form", "among the clauses holding the question's words and a value, a classifier of "
+             "their form alone (word lengths, punctuation, place in the turn)",
+             "gold's statement is written differently from its competitors'; draw every frame for "
+             "every role"),
+    "episode": ("episode", "among the sentences holding the question's words, each read with the "
+                "sentences around it in its turn, a classifier of their form alone (lengths, "
+                "commas, sentences, neighbours)",
+                "gold's episode (its intro, statement and follow-up) is shaped differently from its "
+                "competitors'; draw every intro and follow-up for every role"),
+}
+"""Per view: the rule prefix, what the reader does, and the usual cause (the findings' words)."""
+
+
+def _form_findings(row: Mapping[str, Any], shape: str, scope: str, view: str = "form"
+                   ) -> list[Finding]:
+    """One view's form-reader refusals of one row (:func:`_beyond_chance`)."""
+    prefix, reads, cause = _FORM_VIEW_WORDS[view]
     out = []
     alpha = row["alpha"]
     g1_refuses, auc_refuses = _beyond_chance(row)
     g1, rnd, bound, p = (row["gold_at_1"], row["random_gold_at_1"], row["gold_at_1_bound"],
                          row["gold_at_1_p_value"])
     if g1_refuses:
-        out.append(Finding("form_gold_at_1", shape, g1, bound, (
-            f"among the clauses holding the question's words and a value, a classifier of their "
-            f"form alone (word lengths, punctuation, place in the turn), trained on the other half, "
-            f"puts a gold session first in {g1:.3f} of {scope} {row['questions']} questions "
-            f"(random among those sessions {rnd:.3f}, bound random + {FORM_MARGIN}; p = {p:.2g} "
-            f"< {alpha:.2g} with no signal): gold's statement is written differently from its "
-            "competitors'; draw every frame for every role")))
+        out.append(Finding(f"{prefix}_gold_at_1", shape, g1, bound, (
+            f"{reads}, trained on the other half, puts a gold session first in {g1:.3f} of "
+            f"{scope} {row['questions']} questions (random among those sessions {rnd:.3f}, bound "
+            f"random + {FORM_MARGIN}; p = {p:.2g} < {alpha:.2g} with no signal): {cause}")))
     auc, p = row["auc"], row["auc_p_value"]
     if auc_refuses:
-        out.append(Finding("form_auc", shape, auc, FORM_AUC_REFUSE, (
-            f"mean within-question AUC of the form reader among candidate sessions is {auc:.3f} "
-            f"over {scope} {row['questions']} questions (random 0.5, bound {FORM_AUC_REFUSE}; "
-            f"p = {p:.2g} < {alpha:.2g} with no signal)")))
+        out.append(Finding(f"{prefix}_auc", shape, auc, FORM_AUC_REFUSE, (
+            f"mean within-question AUC of the {view} reader among candidate sessions is "
+            f"{auc:.3f} over {scope} {row['questions']} questions (random 0.5, bound "
+            f"{FORM_AUC_REFUSE}; p = {p:.2g} < {alpha:.2g} with no signal)")))
     return out
 
 
@@ -1288,7 +1312,9 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("subject_value_reader", "subject_value_reader", "gold_at_1"),
             ("fact_only_bm25", "fact_only_bm25", "coverage_at_5"),
             ("phrase_reader", "phrase_reader", "coverage_at_5"),
-            ("form_gold_at_1", "form_reader", "gold_at_1"), ("form_auc", "form_reader", "auc")):
+            ("form_gold_at_1", "form_reader", "gold_at_1"), ("form_auc", "form_reader", "auc"),
+            ("episode_gold_at_1", "episode_reader", "gold_at_1"),
+            ("episode_auc", "episode_reader", "auc")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -1462,6 +1488,14 @@ def self_test() -> list[SelfTestCase]:
                              form_tell, "form_gold_at_1"))
     cases.append(defect_case("competitors' statements worded longer than gold's: the form "
                              "reader's within-question AUC", form_tell, "form_auc"))
+    episode_tell = check(build_simulated_corpus(19, SimulationSpec(episode_tell=True)),
+                         declared=none)
+    cases.append(defect_case("competitors' statements introduced by a longer lead-in naming the "
+                             "subject than gold's (every statement has one; the statement clauses "
+                             "alike): the episode reader's gold@1", episode_tell,
+                             "episode_gold_at_1"))
+    cases.append(defect_case("competitors' lead-ins longer than gold's: the episode reader's "
+                             "within-question AUC", episode_tell, "episode_auc"))
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",

@@ -34,6 +34,23 @@ mean within-question AUC exceeds :data:`FORM_AUC_REFUSE`, and in either case no-
 (:func:`..adversaries.null_draws` over the candidate sessions) gives so high a figure less often
 than the gate's alpha: a chance rule, like the learned adversary's.
 
+**Two views.** The *clause* view above reads each candidate clause alone. Red team 21 beat the
+rebuilt Forgetting (sha256 eaa1e882…, which passed the clause view at 0.35 against 0.26) one level
+up: reading whole *episodes* — the sentence naming the asked noun with the sentences around it —
+the follow-ups of gold's role ran to more sentences and commas than its competitors', because the
+follow-up templates were not shared evenly by role ("Right, news on the cellar. As for the
+Triique, I …"). Such a follow-up names the subject in one sentence and the value in the next, so
+no clause holds both and the clause view never saw it. The *episode* view (rules
+``episode_gold_at_1`` and ``episode_auc``) takes as candidates the sentences holding the most
+question words among those whose *episode* — the sentence with the one before and after it in its
+turn — holds a value (a subject named with no value near it is the subject-and-value reader's
+business, content a memory may read), and reads each episode's form: words, characters,
+characters per word, commas, other punctuation, value-like tokens, sentences, the neighbours'
+lengths, the turn's sentence count, the turn's place in its session and the candidates in the
+session (the first seven also centred and ranked). Everything else — the training, the halves,
+the bounds, chance — is the clause view's; the two views share the gate's alpha
+(``adversaries.FORM_VIEWS``).
+
 Pure: a function of the haystacks' text and a half assignment; no clock, no global random state.
 """
 
@@ -71,10 +88,19 @@ BASE_FEATURES: tuple[str, ...] = (
 it is not the answer, which a memory may read), no speaker (who said it is Episodic's construct),
 no place of the session in the haystack (the latest statement wins in Forgetting and Arithmetic:
 recency is content there; the question-blind position prior gates positions)."""
-RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:7]
-"""Features also given centred on, and ranked within, the question's candidates."""
+EPISODE_FEATURES: tuple[str, ...] = (
+    "words", "chars_per_word", "chars", "commas", "other_punctuation", "values", "sentences",
+    "before_words", "after_words", "turn_sentences", "turn_position", "candidates_in_session")
+"""The episode view's features: a candidate sentence read with its neighbours in the turn. Form
+only, for the clause view's reasons."""
+RELATIVE = 7
+"""The first seven features of either view are also given centred on, and ranked within, the
+question's candidates (the red teams' rules were relative: "the shortest-worded of them")."""
+RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:RELATIVE]
 FEATURES: tuple[str, ...] = (*BASE_FEATURES, *(f"{name}_centred" for name in RELATIVE_FEATURES),
                              *(f"{name}_rank" for name in RELATIVE_FEATURES))
+"""The clause view's full feature row."""
+VIEWS: tuple[str, ...] = ("clause", "episode")
 
 
 class FormHaystack(Protocol):
@@ -119,12 +145,21 @@ def _clause_row(clause: str, words: set[str], *, index: int, count: int,
             float(index == count - 1), turn_position]
 
 
-def candidates(haystack: FormHaystack) -> Candidates | None:
-    """The question's candidate clauses with their features, or ``None`` when nothing is left to
-    break (candidates in fewer than two sessions, or none in gold)."""
-    words = set(tokenize(haystack.question))
-    if not words:
-        return None
+def _episode_row(said: Sequence[str], i: int, turn_position: float) -> list[float]:
+    """Form of sentence ``i`` of a turn read with the sentence before and after it."""
+    span = said[max(0, i - 1):i + 2]
+    text = " ".join(span)
+    n = max(1, len(text.split()))
+    return [float(n), len(_LETTERS.findall(text)) / n, float(len(text)),
+            float(text.count(",")), float(len(_OTHER_PUNCTUATION.findall(text))),
+            float(len(value_like_tokens(text))), float(len(span)),
+            float(len(said[i - 1].split())) if i > 0 else 0.0,
+            float(len(said[i + 1].split())) if i + 1 < len(said) else 0.0,
+            float(min(len(said), 6)), turn_position]
+
+
+def _clause_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, int, list[float]]]:
+    """The clause view: every clause holding a value and a question word, with its row."""
     found: list[tuple[int, int, list[float]]] = []  # (session, overlap, row)
     for s, turns in enumerate(haystack.texts):
         for t, text in enumerate(turns):
@@ -137,6 +172,40 @@ def candidates(haystack: FormHaystack) -> Candidates | None:
                     found.append((s, overlap, _clause_row(
                         clause, words, index=index, count=len(parts),
                         turn_position=t / max(1, len(turns) - 1))))
+    return found
+
+
+def _episode_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, int, list[float]]]:
+    """The episode view: every sentence holding a question word whose episode (it with the
+    sentence before and after it in the turn) holds a value, with its row. The value may sit in a
+    neighbour: "Right, news on the cellar. As for the Triique, I sold it." names the subject in one
+    sentence and the value in the next."""
+    found: list[tuple[int, int, list[float]]] = []
+    for s, turns in enumerate(haystack.texts):
+        for t, text in enumerate(turns):
+            said = sentences(text)
+            for i, sentence in enumerate(said):
+                if not value_like_tokens(" ".join(said[max(0, i - 1):i + 2])):
+                    continue
+                overlap = len(words.intersection(tokenize(sentence)))
+                if overlap:
+                    found.append((s, overlap, _episode_row(
+                        said, i, t / max(1, len(turns) - 1))))
+    return found
+
+
+def candidates(haystack: FormHaystack, view: str = "clause") -> Candidates | None:
+    """The question's candidates in one view (:data:`VIEWS`) with their features, or ``None``
+    when nothing is left to break (candidates in fewer than two sessions, or none in gold)."""
+    words = set(tokenize(haystack.question))
+    if not words:
+        return None
+    if view == "clause":
+        found = _clause_found(haystack, words)
+    elif view == "episode":
+        found = _episode_found(haystack, words)
+    else:
+        raise ValueError(f"form reader view {view!r} is not one of {VIEWS}")
     if not found:
         return None
     top = max(overlap for _, overlap, _ in found)
@@ -147,26 +216,24 @@ def candidates(haystack: FormHaystack) -> Candidates | None:
         return None
     per_session = {s: sum(1 for t, _ in tier if t == s) for s in session_list}
     rows = [[*row, float(per_session[s])] for s, row in tier]
+    return Candidates(tuple(s for s, _ in tier), _with_relative(rows), gold, session_list)
+
+
+def _with_relative(rows: Sequence[list[float]]) -> tuple[tuple[float, ...], ...]:
+    """Each row with its first :data:`RELATIVE` features centred on, then ranked within, the
+    question's candidates (ties share the mean rank; ranks scaled to 0..1)."""
     columns = list(zip(*rows))
-    relative: list[list[float]] = [[] for _ in rows]
-    for name in RELATIVE_FEATURES:
-        column = columns[BASE_FEATURES.index(name)]
+    centred: list[list[float]] = [[] for _ in rows]
+    ranked: list[list[float]] = [[] for _ in rows]
+    span = max(1, len(rows) - 1)
+    for column in columns[:RELATIVE]:
         mean = sum(column) / len(column)
-        order = sorted(column)
-        span = max(1, len(column) - 1)
         for r, value in enumerate(column):
-            relative[r].append(value - mean)
-        for r, value in enumerate(column):
-            below = sum(1 for v in order if v < value)
-            ties = sum(1 for v in order if v == value)
-            relative[r].append((below + (ties - 1) / 2) / span)
-    # relative holds centred and rank interleaved per feature: reorder to centred..., rank...
-    full = []
-    for r, row in enumerate(rows):
-        centred = relative[r][0::2]
-        ranked = relative[r][1::2]
-        full.append(tuple(row + centred + ranked))
-    return Candidates(tuple(s for s, _ in tier), tuple(full), gold, session_list)
+            below = sum(1 for v in column if v < value)
+            ties = sum(1 for v in column if v == value)
+            centred[r].append(value - mean)
+            ranked[r].append((below + (ties - 1) / 2) / span)
+    return tuple(tuple(row + centred[r] + ranked[r]) for r, row in enumerate(rows))
 
 
 def _fit(x: object, y: object, w: object) -> object:
@@ -190,7 +257,7 @@ def _fit(x: object, y: object, w: object) -> object:
     return beta
 
 
-def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int]
+def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int], view: str = "clause"
                 ) -> tuple[dict[int, tuple[Candidates, list[float]]], dict[str, int]]:
     """Per tested question: its candidates and one score per candidate *session* (its best
     clause), from the model trained on the other half. Also counts of excluded questions."""
@@ -199,7 +266,7 @@ def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int]
     found: dict[int, Candidates] = {}
     excluded = {"single_candidate_session_or_gold_outside": 0}
     for qi in sorted(halves):
-        got = candidates(haystacks[qi])
+        got = candidates(haystacks[qi], view)
         if got is None:
             excluded["single_candidate_session_or_gold_outside"] += 1
         else:
@@ -238,5 +305,5 @@ def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int]
     return out, excluded
 
 
-__all__ = ["BASE_FEATURES", "Candidates", "FEATURES", "FORM_AUC_REFUSE", "FORM_MARGIN",
-           "FormHaystack", "candidates", "clauses", "form_scores"]
+__all__ = ["BASE_FEATURES", "Candidates", "EPISODE_FEATURES", "FEATURES", "FORM_AUC_REFUSE",
+           "FORM_MARGIN", "FormHaystack", "VIEWS", "candidates", "clauses", "form_scores"]

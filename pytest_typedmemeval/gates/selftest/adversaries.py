@@ -158,9 +158,19 @@ class SimulationSpec:
     (", as it happens"): same frames and values, only gold's statement is worded shorter, which a
     question-blind reader cannot see (other subjects' statements have no tag either) and a reader of
     the candidates' form can (red team 19 on WorkingMemory v3)."""
+    episode_tell: bool = False
+    """Every statement follows a lead-in sentence naming its subject, in the same turn; the asked
+    subject's competitors get a long one ("I have been meaning to tell you some news about the
+    kiln, if you have a minute."), gold and every other statement a short one ("News on the
+    kiln."). The statement clauses are alike, so only a reader of the *episode* — a sentence with
+    the sentences around it — can see it (red team 21 on Forgetting v3)."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
+
+
+EPISODE_SHORT_LEAD = "News on the {item}."
+EPISODE_LONG_LEAD = "I have been meaning to tell you some news about the {item}, if you have a minute."
 
 
 def _chat(rng: random.Random, pools: Mapping[str, Sequence[str]]) -> str:
@@ -269,6 +279,12 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
             for turn in draft.turns:
                 if turn[2]:
                     turn[1] = turn[1].rstrip(".") + ", as it happens."
+        if spec.episode_tell:
+            lead = (EPISODE_LONG_LEAD if competitor else EPISODE_SHORT_LEAD).format(
+                item=draft.subject[0])
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = f"{lead} {turn[1]}"
 
 
 def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:
