@@ -6,6 +6,7 @@ Usage (from anywhere, with the package installed):
     python scripts/verticals_table.py report.json
     python scripts/verticals_table.py --samples     # three sessions per vertical, as shipped
     python scripts/verticals_table.py --adversaries # the adversary gate's figures per shape
+    python scripts/verticals_table.py --form        # the form reader's two views per shape
 
 The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
 shipped bytes by the same functions the gates use; the outcome vectors are read from the report of
@@ -125,6 +126,44 @@ def adversary_table() -> list[str]:
     return lines
 
 
+def _form_cells(row: dict, view: str) -> str:
+    """One view's cells: questions, candidate sessions, gold@1 / random (bound), AUC."""
+    figures = row.get(f"{view}_reader", {})
+    if figures.get("status") != "measured":
+        return "0 | — | — | —"
+    return (f"{figures['questions']} | {figures['mean_candidate_sessions']:.1f} | "
+            f"{figures['gold_at_1']:.2f} / {figures['random_gold_at_1']:.2f} "
+            f"({figures['gold_at_1_bound']:.2f}) | {figures['auc']:.2f}")
+
+
+def form_table() -> list[str]:
+    """The form reader's clause and episode views per shape and pooled (adversary gate rules
+    ``form_*`` and ``episode_*``), recomputed from the shipped bytes."""
+    lines = ["| corpus | shape | verdict (both views) | clause: questions | candidate sessions | "
+             "gold@1 / random (bound) | AUC | episode: questions | candidate sessions | "
+             "gold@1 / random (bound) | AUC |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    form_rules = {"form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc"}
+    for corpus in shipped_corpora():
+        result = adversaries.check(corpus)
+        measured = result.measured
+        name = corpus.corpus_id.removeprefix("typedmemeval-")
+        fired = {(r.rule, r.shape) for r in result.refusals}
+        rows = sorted(measured["by_shape"].items())
+        pooled = measured.get("pooled", {})
+        if pooled.get("form_reader", {}).get("status") == "measured" or pooled.get(
+                "episode_reader", {}).get("status") == "measured":
+            rows.append((adversaries.POOLED, pooled))
+        for shape, row in rows:
+            measured_any = any(row.get(f"{v}_reader", {}).get("status") == "measured"
+                               for v in ("form", "episode"))
+            verdict = ("refused" if any(rule in form_rules and where == shape
+                                        for rule, where in fired)
+                       else "passed" if measured_any else "—")
+            lines.append(f"| {name} | {shape} | {verdict} | {_form_cells(row, 'form')} | "
+                         f"{_form_cells(row, 'episode')} |")
+    return lines
+
+
 def outcome_table(report: dict) -> list[str]:
     lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | unjudged "
              "| error |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -145,6 +184,9 @@ def main() -> None:
         return
     if sys.argv[1:] == ["--adversaries"]:
         print("\n".join(adversary_table()))
+        return
+    if sys.argv[1:] == ["--form"]:
+        print("\n".join(form_table()))
         return
     print("\n".join(corpus_table()))
     if len(sys.argv) > 1:
