@@ -57,7 +57,11 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     from . import dataset_items, scenario_items
     from .configure import configure_session
+    from .shard_selection import refusal
 
+    shard_refusal = refusal(config)
+    if shard_refusal is not None:  # before the dataset and scenario options are read
+        raise pytest.UsageError(f"TypedMemEval: {shard_refusal}")
     scenario_items.register_if_wanted(config)
     dataset_items.register_if_wanted(config)
     configure_session(config)
