@@ -253,3 +253,29 @@ def test_a_sharded_baseline_check_reads_only_its_own_questions(tmp_path: Path) -
     assert _without_timing(tmp_path / "merged.json") == _without_timing(tmp_path / "full.json")
     refused = _merge(tmp_path, "--merge", "b1.json", "b2.json", "-o", "x.json", "--fail-under", "0.5")
     assert refused.returncode == 2 and "exclusive" in refused.stdout
+
+
+def test_a_controller_without_a_shared_spool_takes_the_plan_from_a_worker_s_payload() -> None:
+    """Remote xdist workers share no file system with the controller: the selection before
+    sharding also travels in the worker's end-of-run payload."""
+    from types import SimpleNamespace
+
+    from pytest_typedmemeval.plugin.session import TypedMemEvalSession
+    from pytest_typedmemeval.plugin.shard_selection import known_shard_plan
+    from pytest_typedmemeval.plugin.xdist_roles import (
+        WORKER_PAYLOAD_KEY,
+        WORKER_PAYLOAD_VERSION,
+        XdistControllerHooks,
+        worker_payload,
+    )
+
+    plan = {"selected_before_sharding": 260, "selection_sha256": "a" * 64}
+    worker = TypedMemEvalSession(config=None)  # type: ignore[arg-type]
+    worker.shard_plan = plan
+    payload = worker_payload(worker)
+    assert payload["version"] == WORKER_PAYLOAD_VERSION and payload["shard_plan"] == plan
+    controller = TypedMemEvalSession(config=None)  # type: ignore[arg-type]
+    assert known_shard_plan(controller) is None  # no spool directory, nothing collected here
+    XdistControllerHooks(controller).pytest_testnodedown(SimpleNamespace(workeroutput={WORKER_PAYLOAD_KEY: payload}),
+                                                         None)
+    assert known_shard_plan(controller) == plan
