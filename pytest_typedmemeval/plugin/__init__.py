@@ -38,6 +38,7 @@ pytest_plugins = (
     "pytest_typedmemeval.plugin.adapter_fixture",
     "pytest_typedmemeval.plugin.gate_items",
     "pytest_typedmemeval.plugin.question_items",
+    "pytest_typedmemeval.plugin.shard_selection",
 )
 """Registered right after this module, in this order. pytest calls hook implementations of equal
 priority last-registered first, so the question items' collection runs before the gate items'
@@ -56,7 +57,11 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     from . import dataset_items, scenario_items
     from .configure import configure_session
+    from .shard_selection import refusal
 
+    shard_refusal = refusal(config)
+    if shard_refusal is not None:  # before the dataset and scenario options are read
+        raise pytest.UsageError(f"TypedMemEval: {shard_refusal}")
     scenario_items.register_if_wanted(config)
     dataset_items.register_if_wanted(config)
     configure_session(config)
@@ -104,7 +109,7 @@ def pytest_sessionfinish_status(session: pytest.Session) -> Generator[None, None
 
 
 RUN_OPTIONS = ("tme_agent", "tme_fail_under", "tme_baseline", "tme_report", "tme_html", "tme_timeout",
-               "tme_gates", "tme_judge", "tme_require_probes")
+               "tme_gates", "tme_judge", "tme_require_probes", "tme_shard")
 """Options that only mean something once TypedMemEval questions are collected."""
 
 

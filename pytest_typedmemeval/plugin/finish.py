@@ -19,9 +19,10 @@ from pydantic import ValidationError
 
 from ..corpus.index import CorpusIndex
 from ..judge.outcomes import Outcome
-from ..report.aggregate import aggregate, outcome_vector
+from ..report.aggregate import aggregate
 from ..report.document import build_report, dumps_report, write_report
 from ..report.terminal import render_lines
+from ..report.thresholds import threshold_failures, threshold_line, threshold_verdicts
 from ..results import QuestionResult
 from .session import TypedMemEvalSession, marker_name
 
@@ -35,38 +36,13 @@ def _citations(tme: TypedMemEvalSession, shipped: frozenset[str]) -> dict[str, s
 
 
 def _threshold_verdicts(tme: TypedMemEvalSession, *, evaluated: bool) -> list[dict[str, Any]]:
-    """Per vertical (over every corpus that ran it), and per shape named in a bound: correct rate vs
-    the bound in force. A bound whose vertical or shape ran no question fails (it measured nothing);
-    on a partial run no row passes or fails (``passed`` is ``None``)."""
-    rows: list[dict[str, Any]] = []
-    results = list(tme.results.values())
-    verticals = sorted({marker_name(r.vertical) for r in results} | {
-        name for name in tme.fail_under if name != "*" and name in _corpus_verticals(tme)})
-    for vertical in verticals:
-        bound = tme.fail_under.get(vertical, tme.fail_under.get("*"))
-        if bound is None:
-            continue
-        rows.append(_threshold_row({"vertical": vertical}, bound, evaluated,
-                                   [r for r in results if marker_name(r.vertical) == vertical]))
-    for shape in sorted(name for name in tme.fail_under if name != "*" and name not in _corpus_verticals(tme)):
-        rows.append(_threshold_row({"shape": shape}, tme.fail_under[shape], evaluated,
-                                   [r for r in results if marker_name(r.shape) == shape]))
-    return rows
+    """The report's threshold rows (:func:`..report.thresholds.threshold_verdicts`, which the
+    merge of a sharded run evaluates too)."""
+    return threshold_verdicts(tme.results.values(), tme.fail_under, _corpus_verticals(tme), evaluated=evaluated)
 
 
 def _corpus_verticals(tme: TypedMemEvalSession) -> set[str]:
     return {marker_name(h.vertical) for c in tme.corpora for h in c.heads}
-
-
-def _threshold_row(scope: dict[str, str], bound: float, evaluated: bool,
-                   results: list[QuestionResult]) -> dict[str, Any]:
-    vector = outcome_vector(results)
-    rate = vector["outcomes"]["correct"]["rate"]
-    passed: bool | None = None
-    if evaluated:
-        passed = rate is not None and rate >= bound
-    return {**scope, "n": vector["n"], "correct_rate": rate or 0.0, "bound": bound,
-            "ci95": vector["outcomes"]["correct"]["ci95"], "passed": passed}
 
 
 def _baseline_summary(tme: TypedMemEvalSession) -> dict[str, list[str]]:
@@ -126,6 +102,28 @@ def _not_run(tme: TypedMemEvalSession) -> list[dict[str, str]]:
     return rows
 
 
+def _shard_block(tme: TypedMemEvalSession) -> dict[str, Any]:
+    """What ``typedmemeval report --merge`` checks a shard's report against the others with: the
+    split (K of N, the assignment's version), the selection before sharding (``null`` when the run
+    stopped before it was known), every loaded corpus (id, sha256) and its verticals and shapes
+    (bound names, as ``--tme-fail-under`` reads them). Written only by a ``--tme-shard`` run: an
+    unsharded report is unchanged, and the merge writes none."""
+    from ..corpus.shards import SHARD_ALGORITHM
+    from .shard_selection import known_shard_plan
+
+    assert tme.shard is not None
+    plan = known_shard_plan(tme) or {}
+    verticals = {marker_name(h.vertical) for c in tme.corpora for h in c.heads}
+    return {
+        "index": tme.shard.index, "count": tme.shard.count, "algorithm": SHARD_ALGORITHM,
+        "selected_before_sharding": plan.get("selected_before_sharding"),
+        "selection_sha256": plan.get("selection_sha256"),
+        "corpora": [{"corpus_id": c.corpus_id, "sha256": c.sha256} for c in sorted(tme.corpora, key=lambda c: c.corpus_id)],
+        "verticals": sorted(verticals),
+        "shapes": sorted({marker_name(h.shape) for c in tme.corpora for h in c.heads}),
+    }
+
+
 def _agreement_check(tme: TypedMemEvalSession) -> dict[str, Any] | None:
     """The model judge's agreement bound over this run's results (J13.14): the report's block, the
     summary line and whether the session fails. ``None`` under the mechanical judge or a hook's."""
@@ -162,12 +160,7 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
     evaluated = complete and not tme.errored
     thresholds = _threshold_verdicts(tme, evaluated=evaluated) if tme.threshold_mode else []
     tme.thresholds_evaluated = evaluated
-    tme.threshold_failures = [
-        f"{row.get('vertical') or row.get('shape')}: "
-        + (f"correct {row['correct_rate']:.2f} < {row['bound']:.2f} (n={row['n']})" if row["n"]
-           else "no question ran, so the bound measured nothing")
-        for row in thresholds if row["passed"] is False
-    ]
+    tme.threshold_failures = threshold_failures(thresholds)
     tme.not_run = not_run
     agreement_check = _agreement_check(tme)
     tme.model_report = tme.model_description()
@@ -191,6 +184,8 @@ def finish_session(tme: TypedMemEvalSession, exitstatus: int) -> int | None:
         "options": tme.options_description(),
         "judge_agreement_check": agreement_check,
     }
+    if tme.shard is not None:
+        extra["shard"] = _shard_block(tme)
     corpora: list[CorpusIndex] = tme.corpora
     report = build_report(tme.results.values(), corpora, citations=_citations(tme, shipped),
                           judge=tme.judge_description(), extra=extra)
@@ -263,15 +258,8 @@ def summary_lines(tme: TypedMemEvalSession, shipped: frozenset[str]) -> list[str
     elif tme.stop_reason is not None:
         lines.append(f"interrupted ({tme.stop_reason}) after every selected question had run")
     if tme.threshold_mode:
-        if not tme.thresholds_evaluated and tme.errored and not tme.not_run:
-            lines.append(f"thresholds: NOT EVALUATED: {tme.errored} question(s) ended in error (harness "
-                         "faults, not memory results), so no bound can pass")
-        elif not tme.thresholds_evaluated:
-            lines.append("thresholds: NOT EVALUATED: the run is partial, so no bound can pass")
-        elif tme.threshold_failures:
-            lines.append("FAILED thresholds: " + "; ".join(tme.threshold_failures))
-        else:
-            lines.append("thresholds: every vertical at or above its bound")
+        lines.append(threshold_line(evaluated=tme.thresholds_evaluated, errored=tme.errored,
+                                    partial=bool(tme.not_run), failures=tme.threshold_failures))
     if tme.agreement_line is not None:
         lines.append(tme.agreement_line)
     for lost in tme.workers_lost:

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
+from ..corpus.shards import ShardSpec, ShardSpecError
 from ..judge.choice import (DEFAULT_JUDGE_MAX_TOKENS, DEFAULT_MIN_AGREEMENT, JUDGE_MODES,
                             MIN_AGREEMENT_COMPARED)
-from .session import marker_name
+from ..report.thresholds import parse_fail_under
 
 DEFAULT_MAX_USD = 1.0
 """Help-text copy of :data:`..calls.settings.DEFAULT_MAX_USD` (a test keeps the copies equal)."""
@@ -31,18 +32,6 @@ REFERENCE_MEMORY_ALIAS = "reference-memory"
 """``--tme-scenario-memory`` (and ``--tme-agent``) alias of the built-in reference memory."""
 SHIPPED_SCENARIOS = "\0shipped"
 """``--tme-scenarios`` given without a path."""
-
-
-def parse_fail_under(text: str) -> tuple[str, float]:
-    vertical, sep, bound = text.rpartition("=")
-    key = marker_name(vertical) if sep else "*"
-    try:
-        value = float(bound)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected RATE or VERTICAL=RATE with RATE in [0, 1]") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the rate must lie in [0, 1]")
-    return key, value
 
 
 def _number(text: str, convert: type[float] | type[int], expected: str, accept: Callable[[float], bool],
@@ -85,6 +74,14 @@ def parse_whole_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
 
 
+def parse_shard(text: str) -> ShardSpec:
+    """``--tme-shard K/N``, checked when pytest parses the command line."""
+    try:
+        return ShardSpec.parse(text)
+    except ShardSpecError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_options(parser: pytest.Parser) -> None:
     """Declare every flag and ini key (``pytest_addoption``): the corpus run, the model options of
     the ``llm-*`` agents, then the scenario and the dataset options, in the groups ``--help`` shows."""
@@ -113,6 +110,9 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="[VERTICAL=]RATE",
                     help="threshold mode: items do not fail one by one; the session fails when a "
                     "vertical's correct rate is below RATE (repeatable, per vertical)")
+    group.addoption("--tme-shard", type=parse_shard, default=None, metavar="K/N",
+                    help="run shard K of N of the selected questions (deterministic, balanced per "
+                    "vertical and shape); merge the N reports with typedmemeval report --merge")
     group.addoption("--tme-gates", action="store_true", default=False,
                     help="collect the certification gate items (also implied by -m naming a tme_gate_ marker)")
     group.addoption("--tme-require-probes", action="store_true", default=False,

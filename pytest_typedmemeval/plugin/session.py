@@ -18,12 +18,14 @@ from typing import IO, TYPE_CHECKING, Any
 import pytest
 
 from ..judge.choice import JudgeChoice
+from ..report.thresholds import marker_name as marker_name  # re-exported: the items mark with it
 
 if TYPE_CHECKING:
     from ..adapter.bounded_calls import AdapterCalls
     from ..adapter.llm_agents import LLMMemoryAgent
     from ..calls import ModelCaller, ModelSettings
     from ..corpus.index import CorpusIndex, QuestionHead
+    from ..corpus.shards import ShardSpec
     from ..judge.protocol import Judge
     from ..results import QuestionResult
 
@@ -41,9 +43,6 @@ QUESTION_FUNCTION = "question"
 """The plugin-owned test function every corpus question is parametrized over."""
 
 
-def marker_name(label: str) -> str:
-    """A vertical or shape as a bare marker: ``due-later`` -> ``due_later`` (usable in ``-m``)."""
-    return label.strip().lower().replace("-", "_").replace(" ", "_")
 
 
 @dataclass
@@ -71,6 +70,11 @@ class TypedMemEvalSession:
     """Vertical -> minimum correct rate; key ``"*"`` applies to every vertical."""
     require_probes: bool = False
     collect_gates: bool = False
+    shard: ShardSpec | None = None
+    """``--tme-shard K/N``: this run measures shard K of the selection (:mod:`.shard_selection`)."""
+    shard_plan: dict[str, Any] | None = None
+    """The selection before sharding (count and fingerprint), set where the items are collected;
+    an xdist controller reads it from a worker's spool line."""
     results: dict[tuple[str, str], QuestionResult] = field(default_factory=dict)
     baseline_changes: list[dict[str, Any]] = field(default_factory=list)
     produced_keys: set[tuple[str, str]] = field(default_factory=set)
@@ -184,7 +188,7 @@ class TypedMemEvalSession:
         sha256 ``fingerprint`` — what ``typedmemeval report`` compares before banding runs. The
         selection (-m/-k) is compared separately, as the selected question set; worker count and
         output paths never change an outcome and are left out."""
-        import hashlib
+        from ..report.run_options import options_fingerprint
 
         described: dict[str, Any] = {
             "agent": self.agent_spec or "typedmemeval_agent fixture",
@@ -195,11 +199,10 @@ class TypedMemEvalSession:
         source = self.agent_source or {}
         if source.get("agent"):
             described["agent"] = source["agent"]
-        canonical = json.dumps(described, sort_keys=True, separators=(",", ":"))
         # Where the adapter came from is reported beside it, outside the fingerprint: the same
         # adapter given by a flag or by a fixture measures the same thing.
         return {**described, "agent_source": source.get("source"), "agent_overrides": source.get("overrides"),
-                "fingerprint": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+                "fingerprint": options_fingerprint(described)}
 
     def judge_description(self) -> dict[str, str | None]:
         """The report's ``judge`` block: mode, name, model and fingerprint."""

@@ -36,11 +36,15 @@ def is_xdist_controller(config: pytest.Config) -> bool:
 
 def worker_payload(session: TypedMemEvalSession) -> dict[str, Any]:
     """What a worker sends back at its end: the results it produced, so the controller can name
-    any whose report never arrived, and the model names its server reported."""
+    any whose report never arrived, the model names its server reported, and under
+    ``--tme-shard`` the selection before sharding."""
     return {
         "version": WORKER_PAYLOAD_VERSION,
         "result_keys": sorted(f"{c}::{q}" for c, q in session.produced_keys),
         "served_models": sorted(session.all_served_models()),
+        # --tme-shard: the selection before sharding, for the report's shard block (also spooled
+        # at collection; this copy reaches a controller that shares no file system with its workers).
+        "shard_plan": session.shard_plan,
     }
 
 
@@ -77,6 +81,8 @@ class XdistControllerHooks:
                 self.session.workers_lost.append({"worker": worker, "question": None})
             return
         self.session.served_models.update(str(name) for name in payload.get("served_models", []))
+        if self.session.shard_plan is None and isinstance(payload.get("shard_plan"), dict):
+            self.session.shard_plan = payload["shard_plan"]
         for key in payload["result_keys"]:
             corpus_id, _, question_id = key.partition("::")
             self.session.expected_from_workers.add((corpus_id, question_id))
