@@ -374,7 +374,7 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
     r"\bas (?P<item8>\w+(?: \w+)?) for (?:the|your|my)\b",
     # J18.6 (revision 6): a kind as the subject of a value ("Your physio was X", "my plumber is
     # X"): the value, and the state cues bound to it, are about that kind
-    r"(?:^|\|)\W*(?:your|my) (?P<item9>[a-z]+(?: [a-z]+)?) (?:is|was|were|are|has been|had been)"
+    r"(?:^|\||\b(?:that|says|said|shows|showed|notes|noted|recalls|mentions))\W*(?:your|my) (?P<item9>[a-z]+(?: [a-z]+)?) (?:is|was|were|are|has been|had been)"
     r" (?=[\w\"'])",
 )
 """J13.5: an item a segment names (a role, a kind or a purpose: "as a podiatrist for the heel", "a
@@ -543,7 +543,7 @@ PENDING_PATTERNS: tuple[str, ...] = (
     # "you're yet to pick one", "it's yet to be decided"
     r"\b(?:you|they|it|that)(?:'?re|'?s| are| is| have|'?ve)? (?:still )?yet to\b",
     # "no luthier yet", "no luthier chosen so far"
-    r"\bno (?!one\b|body\b)(?:\w+ ){1,4}?(?:yet|so far|as yet|to date)\b",
+    r"\bno (?!one\b|body\b)(?:\w+ ){1,6}?(?:yet|so far|as yet|to date)\b",
 )
 """J18.2 (revision 6): a not-yet on a never-known probe — the fact is pending or expected, not
 absent. A clause about telling or the conversation ("you haven't told me yet", "not mentioned so
