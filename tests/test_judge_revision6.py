@@ -98,6 +98,9 @@ GUARDS = [
     ("Sorry, it's the Zephra.", KETTLE_Q, KETTLE, C),
     ("Tillex \u2014 sorry, Zephra.", KETTLE_Q, KETTLE, C),
     ("27 days \u2014 sorry, 26 days.", HOURS_Q, HOURS, C),
+    # an apology about what lies beyond the answer, or opening a new sentence, retracts nothing
+    ("Pellham Roofing. Sorry I can't say more than that.", ROOFER_Q, ROOFER, C),
+    ("Pellham Roofing \u2014 sorry, I can't say anything else about them.", ROOFER_Q, ROOFER, C),
     # context only beside an answer: a rejected value alone is still the answer
     ("Astbury Roofing, though you knocked it back.", ROOFER_Q, ROOFER, W),
     # a value followed by its own until-clause stays the answer ("X, until Y took over")

@@ -115,6 +115,8 @@ MAX_FOLLOWERS = 2
 _QUESTION_ITEM = re.compile(QUESTION_ITEM)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019]*")
 _RETRACTION = re.compile(r"(?:^|[\s,;.!?:(\u2014\u2013-])(?:" + "|".join(RETRACTION_MARKERS) + r")\b")
+_SOFT_RETRACTION = re.compile(r"(?:sorry|no|apologies|my apologies|oops|whoops|i mean|or rather)\b")
+_BEYOND = re.compile(r"\b(?:more|else|further|beyond|besides|exact|exactly|precise|precisely)\b")
 _PENDING = _compile_all(PENDING_PATTERNS)
 _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
@@ -622,9 +624,14 @@ class Reading:
         points = []
         for match in _RETRACTION.finditer(self.norm):
             start = match.start() + (1 if self.norm[match.start()] in " ,;.!?:(\u2014\u2013-" else 0)
+            if _SOFT_RETRACTION.match(self.norm, start) and \
+                    self.norm[:start].rstrip().endswith((".", "!", "?")):
+                continue  # "X. Sorry, I can't say more": an apology opening a sentence retracts nothing
             for d_start, d_end in self.decline_spans:
                 if d_end <= start:
                     continue
+                if _BEYOND.search(self.norm, d_start, self.clause_end(d_end)):
+                    continue  # "sorry, I can't say more / anything else": about what lies beyond
                 gap = self.norm[match.end():d_start] if d_start >= match.end() else ""
                 if d_start <= start < d_end or len(_WORD.findall(gap)) <= RETRACTION_GAP_WORDS \
                         and "\n" not in gap:
