@@ -26,7 +26,7 @@ from .numbers import ExtractedNumber, currency_of, extract_numbers, numeric_matc
 from .outcomes import Outcome, Verdict
 from .reading import Reading
 from .reading_patterns import NO_LONGER_EVENT_CUES, reading_rules
-from .text import NORMALISATION_RULES, normalize, phrase_spans
+from .text import NORMALISATION_RULES, normalize, phrase_spans, structured_statements
 
 __all__ = [
     "JUDGE_FINGERPRINT", "JUDGE_RULESET_VERSION", "MechanicalJudge", "NO_LONGER_EVENT_CUES",
@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "4"
+JUDGE_RULESET_VERSION = "6"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -201,6 +201,10 @@ def _judge_abstain(answer: Reading, key: AnswerKey) -> Verdict:
         return _verdict(Outcome.WRONG, "hedged commitment on a never-known probe (J3.2)")
     if answer.says_still_to_come:
         return _verdict(Outcome.WRONG, "says it is still to come where the gold says it is not known")
+    if answer.says_pending:
+        # J18.2: "you haven't picked one yet" claims the fact is pending, not absent
+        return _verdict(Outcome.WRONG, "says it is pending (not yet) where the gold says it is "
+                                       "not known (J18.2)")
     if answer.declines or answer.denies:
         if key.must_name and not answer.mentioned(key.must_name):
             if answer.declines:
@@ -333,6 +337,7 @@ def surfaced_order_consistent(answer: str, key: AnswerKey, surfaced_items: froze
     items named)."""
     if key.list_order is None or surfaced_items is None:
         return None
+    answer = structured_statements(answer)  # J18.4: `"lapsed": false` reads "not lapsed"
     reading = Reading.of(answer, _key_values(key), question)
     found = {item: pos for item in key.list_order
              if item in surfaced_items and (pos := reading.first_position(item)) is not None}
@@ -457,6 +462,10 @@ def _judge_numeric(answer: Reading, key: AnswerKey, question: str | None = None)
         return _verdict(Outcome.WRONG, "states the difference the other way round (J13.12)")
     numbers = [n for n in extract_numbers(answer.norm)
                if not any(s <= n.position < e for s, e in answer.decline_scopes)]
+    if answer.retraction_points:
+        # J18.1: "37 days — no, sorry, I don't actually know": figures before a retraction into a
+        # decline are withdrawn
+        numbers = [n for n in numbers if n.position >= answer.retraction_points[-1]]
     if answer.correction_points:
         # "20 days — sorry, 21 days": figures before a self-correction are retracted (J3.3).
         after = [n for n in numbers if n.position >= answer.correction_points[-1]]
@@ -553,6 +562,7 @@ def judge_answer(
         return _verdict(Outcome.UNJUDGED, "the answer only echoes conversation turns (J13.7)")
     if len(spoken) < len(lines):
         answer = "\n".join(spoken)
+    answer = structured_statements(answer)  # J18.4: `"lapsed": false` reads "not lapsed"
     reading = Reading.of(answer, _key_values(key), question)
     if not reading.norm:
         return _verdict(Outcome.ABSTAINED, "empty answer")

@@ -49,6 +49,11 @@ from .reading_patterns import (
     OWNER_ALONE_PATTERNS,
     PLACE_PHRASE,
     OWN_CONTRAST_PATTERNS,
+    PENDING_EXCLUDED,
+    PENDING_PATTERNS,
+    RETRACTION_GAP_WORDS,
+    RETRACTION_MARKERS,
+    SUBJECT_KIND_FILLERS,
     OTHER_ITEM_PATTERNS,
     QUESTION_ITEM,
     QUESTION_STOPWORDS,
@@ -109,6 +114,18 @@ MAX_FOLLOWERS = 2
 "X, but you steered clear of it", "X — your tutor for the exam")."""
 _QUESTION_ITEM = re.compile(QUESTION_ITEM)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019]*")
+_RETRACTION = re.compile(r"(?:^|[\s,;.!?:(\u2014\u2013-])(?:" + "|".join(RETRACTION_MARKERS) + r")\b")
+_SOFT_RETRACTION = re.compile(r"(?:sorry|no|apologies|my apologies|oops|whoops|i mean|or rather)\b")
+_BEYOND = re.compile(r"\b(?:more|else|further|beyond|besides|exact|exactly|precise|precisely)\b")
+_PENDING = _compile_all(PENDING_PATTERNS)
+_PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
+_SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
+_HELD_UNTIL = re.compile(r"\b(?:until|till|up until)\b")
+_SUCCESSION = re.compile(
+    r"\b(?:takes?|took|taking|will take) over\b|\b(?:steps?|stepped|stepping) in\b|"
+    r"\b(?:starts?|started|begins?|began|returns?|returned|arrives?|arrived|joins?|joined|"
+    r"moves? in|moved in|kicks? in|kicked in)\b|\b(?:comes?|came|gets?|got|is) back\b|"
+    r"\b(?:is|are) (?:free|available|ready)\b")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
 
 
@@ -345,9 +362,27 @@ class Reading:
                 else:
                     marks = self._contrast_between(begin, seg_end) or any(
                         self._contrast_between(*self._segments[f]) for f in self._followers[index])
+                if not marks:
+                    marks = self._held_until(self._value_end(group[-1]),
+                                             groups[number + 1][0] if number + 1 < len(groups)
+                                             else seg_end)
                 if marks or own_mark or host_mark:
                     marked.update(s for s in self._all_value_spans if s[0] in group)
         return frozenset(marked)
+
+    def _held_until(self, start: int, end: int) -> bool:
+        """J18.3: the value holds only until another takes over — "until" after the value in its
+        own segment (not negated: "doesn't take over until" is the later holder's mark), opening a
+        clause that names a key value or a succession ("X is only covering until Ines takes
+        over", "X, who is minding it till Y is back")."""
+        for match in _HELD_UNTIL.finditer(self.norm, start, end):
+            if self.negated(match.start()):
+                continue
+            tail_end = self.clause_end(match.end())
+            if _SUCCESSION.search(self.norm, match.end(), tail_end) or any(
+                    match.end() <= s[0] < tail_end for s in self._all_value_spans):
+                return True
+        return False
 
     @cached_property
     def _anchored(self) -> bool:
@@ -375,7 +410,8 @@ class Reading:
                 continue
             words = {_stem(w) for w in _WORD.findall(_item_of(m))
                      if not (kind and w in _FILLERS) and w not in self.capitalised
-                     and w not in self._key_words}
+                     and w not in self._key_words
+                     and not (group == "item9" and w in _SUBJECT_FILLERS)}
             if words and not words <= self.question_words:
                 return True
         return False
@@ -573,8 +609,35 @@ class Reading:
                     return True
         if any(point > span[1] and self._value_after(point) for point in self.correction_points):
             return True
+        if any(point >= span[1] for point in self.retraction_points):
+            return True
         return any(m.start() >= span[1] and any(d[0] >= m.start() for d in self.decline_spans)
                    for m in _RETRACT_INTO_DECLINE.finditer(self.norm))
+
+    @cached_property
+    def retraction_points(self) -> list[int]:
+        """J18.1: where the answer withdraws what came before into a decline — a retraction marker
+        (sorry, no wait, scratch that, actually, on second thought, let me correct that …) with a
+        decline starting within RETRACTION_GAP_WORDS words of it, or the marker inside the
+        decline's own words ("sorry, I actually don't know"). Values and figures before the
+        marker are retracted (J3.3); a key value named again after it is committed as usual."""
+        points = []
+        for match in _RETRACTION.finditer(self.norm):
+            start = match.start() + (1 if self.norm[match.start()] in " ,;.!?:(\u2014\u2013-" else 0)
+            if _SOFT_RETRACTION.match(self.norm, start) and \
+                    self.norm[:start].rstrip().endswith((".", "!", "?")):
+                continue  # "X. Sorry, I can't say more": an apology opening a sentence retracts nothing
+            for d_start, d_end in self.decline_spans:
+                if d_end <= start:
+                    continue
+                if _BEYOND.search(self.norm, d_start, self.clause_end(d_end)):
+                    continue  # "sorry, I can't say more / anything else": about what lies beyond
+                gap = self.norm[match.end():d_start] if d_start >= match.end() else ""
+                if d_start <= start < d_end or len(_WORD.findall(gap)) <= RETRACTION_GAP_WORDS \
+                        and "\n" not in gap:
+                    points.append(start)
+                    break
+        return points
 
     def _value_after(self, point: int) -> bool:
         return any(s[0] >= point for value in self.key_values for s in self.value_spans(value))
@@ -710,6 +773,20 @@ class Reading:
     def says_still_to_come(self) -> bool:
         """J5 never-known: a governing "not yet" / "still to come"."""
         return self._governs_before_firing(_STILL_TO_COME)
+
+    @cached_property
+    def says_pending(self) -> bool:
+        """J18.2: a not-yet stated as pending ("you haven't picked a luthier yet", "you still
+        haven't chosen one", "no luthier so far", "you haven't got round to it") — outside a
+        decline, and not about telling or the conversation ("you haven't told me yet" denies)."""
+        for match in _PENDING.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes) or \
+                    _overlaps_any(match.span(), self.decline_spans):
+                continue
+            if _PENDING_EXCLUDED.search(match.group()):
+                continue
+            return True
+        return False
 
     @cached_property
     def says_not_due(self) -> bool:

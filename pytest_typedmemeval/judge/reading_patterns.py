@@ -333,7 +333,8 @@ OWNER_ALONE_PATTERNS: tuple[str, ...] = (
     r"\b(?:hers|theirs|someone else'?s|somebody else'?s)\b",
     rf"\b(?:your|my|his|her|their|the) {RELATIONS}(?: (?:from|at|in|of|on) \w+(?: \w+)?)'?s\b(?! own\b)",
     r"\bhis\b(?=\s*(?:[,.;!?)|]|$|,? not\b|and\b))",
-    r"\bnot (?:yours|your own)\b",
+    # J18.4: "not yours any more / now" is the user's loss, an invalidation, not another owner
+    r"\bnot (?:yours|your own)\b(?! ?(?:any ?more|any longer|now|these days|nowadays))",
     r"\b(?:belongs|belonged) to\b",
 )
 """J13.5: an owner named on its own — "(your partner's)", "that one is hers", "his, not yours" —
@@ -371,6 +372,10 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
     r"(?=\s*(?:[,.;!?)|]|$|\bfor\b|\bat\b|\bon\b))",
     # "as chimney sweep for the cottage"
     r"\bas (?P<item8>\w+(?: \w+)?) for (?:the|your|my)\b",
+    # J18.6 (revision 6): a kind as the subject of a value ("Your physio was X", "my plumber is
+    # X"): the value, and the state cues bound to it, are about that kind
+    r"(?:^|\||\b(?:that|says|said|shows|showed|notes|noted|recalls|mentions))\W*(?:your|my) (?P<item9>[a-z]+(?: [a-z]+)?) (?:is|was|were|are|has been|had been)"
+    r" (?=[\w\"'])",
 )
 """J13.5: an item a segment names (a role, a kind or a purpose: "as a podiatrist for the heel", "a
 plumber for the boiler", "only a physio", "that's a camera"). The segment is about another item
@@ -436,6 +441,29 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"\b(?:thinks|guessed|assumes|believes) you\b",
     r"\b(?:your|my) own idea\b", r"\bnot (?:yours|mine|the one)\b", r"\bsomething else\b",
     r"\b(?:my|the) (?:first|earlier|original|initial) suggestion\b",
+    # J18.3 (revision 6): a rejection predicate with a pronoun object standing for the value
+    # ("you ruled that one out", "you said no to it", "you weren't having it", "knocked it back")
+    *(r"\b(?:ruled|rules|rule|ruling|turned|turns|turn|turning|knocked|knocks|knock|knocking|shot|"
+      r"shoots|shoot|talked|crossed|struck|scratched) "
+      r"(?:it|that|this|them|those|these|him|her)(?: one| ones| idea| option| firm| name)? "
+      r"(?:out|down|back|off)\b",
+      r"\b(?:vetoed|nixed|rejected|refused|scotched|said no to|says no to|"
+      r"knocked back|shot down|crossed off|struck off|turned your nose up at|"
+      r"balked at|baulked at|drew the line at|passed over)\b",
+      r"\b(?:went|gone|going) off (?:it|that|them|him|her|the idea)\b",
+      r"\b(?:wasn'?t|weren'?t|was not|were not) (?:having|keen on|going for|sold on) "
+      r"(?:it|that|them|any of it|any of that|the idea)\b",
+      r"\bwould(?:n'?t| not) (?:hear of|have|entertain|consider) (?:it|that|them|him|her)\b"),
+    # J18.3: another time — a value introduced as an earlier idea in the pluperfect ("Earlier I
+    # had floated X", "I'd originally suggested X"), or held only for a while ("X is only covering
+    # until Y takes over", "X is just standing in")
+    r"\b(?:earlier|at first|initially|originally|first|before that|previously),? (?:on,? )?"
+    r"(?:i|you|we)(?: had|'?d) (?:\w+ )?(?:floated|suggested|proposed|pitched|put forward|"
+    r"considered|recommended|raised|mentioned|named|offered)\b",
+    r"\b(?:i|you|we)(?: had|'?d) (?:earlier |first |originally |initially |once )(?:floated|"
+    r"suggested|proposed|pitched|put forward|considered|recommended|raised|mentioned|named|offered)\b",
+    r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
+    r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
 )
 """J13.6: a segment (with what annotates it: a bracket, a value-less clause after it) that marks its
 value as not the answer — the user's act not completed (turned down, bowed out, steered clear,
@@ -476,6 +504,65 @@ QUESTION_STOPWORDS: tuple[str, ...] = (
     "said", "order", "anyone", "any", "not", "turn", "down", "due", "reminder", "cover", "call",
 )
 """Words of a question that do not name its item."""
+
+SUBJECT_KIND_FILLERS: tuple[str, ...] = (
+    "holder", "person", "provider", "company", "firm", "name", "value", "one", "pick", "choice",
+    "answer", "current", "latest", "new", "last", "first", "plan", "booking", "reminder", "cover",
+    "policy", "guess", "bet", "best", "thing", "item", "result", "total", "figure", "date", "day",
+    "deadline", "order", "list", "option", "recommendation", "suggestion", "idea", "winner",
+    "call", "task", "job", "appointment", "number", "contact", "go-to", "man", "woman", "guy",
+    "pro", "expert", "specialist", "service", "supplier", "vendor", "brand", "model", "make",
+)
+"""J18.6: words that name no kind when they stand as the subject ("the holder is X", "the answer
+is X", "my best guess is X"): read with :data:`ITEM_FILLERS`."""
+
+RETRACTION_MARKERS: tuple[str, ...] = (
+    r"sorry", r"no", r"no wait", r"wait", r"hang on", r"hold on", r"actually", r"scratch that",
+    r"strike that", r"forget that", r"ignore that", r"on second thoughts?", r"on reflection",
+    r"let me correct (?:that|myself)", r"correction", r"i take (?:that|it) back", r"my mistake",
+    r"i misspoke", r"or rather", r"i mean", r"apologies", r"my apologies", r"oops", r"whoops",
+)
+"""J18.1 (revision 6): a value before one of these, when a decline follows it within
+RETRACTION_GAP_WORDS words, is retracted into that decline ("37 days — no, sorry, I don't
+actually know", "Lumella — sorry, I actually don't know", "X. On second thought, I can't say")."""
+RETRACTION_GAP_WORDS = 4
+
+PENDING_PATTERNS: tuple[str, ...] = (
+    # "you haven't picked a luthier for the cello yet", "it hasn't been sorted so far"
+    r"\b(?:you|they|it|that|this|he|she)(?:'?ve|'?s| have| has)? (?:still )?(?:haven'?t|have not|"
+    r"hasn'?t|has not|not|are not|aren'?t|is not|isn'?t|'?re not)(?: \w+){1,9}? (?:yet|so far|as yet|"
+    r"to date|till now|until now|up to now|for now)\b",
+    # "you still haven't picked one", "you still need to choose"
+    r"\b(?:you|they|it)(?:'?ve|'?s|'?re| have| has| are| is)? still (?:haven'?t|have not|hasn'?t|"
+    r"has not|not|need to|have to|got to|to|deciding|looking|searching|choosing|weighing|shopping|"
+    r"thinking|waiting|undecided|pending|open|to be)\b",
+    # "you haven't got round to it", "never got round to choosing one" is a denial-like decline
+    # of the act; without "never" the act is pending
+    r"\b(?:haven'?t|have not|hasn'?t|has not|not) (?:yet |really |quite )?(?:got|gotten|come) "
+    r"(?:round|around) to\b",
+    # "you're yet to pick one", "it's yet to be decided"
+    r"\b(?:you|they|it|that)(?:'?re|'?s| are| is| have|'?ve)? (?:still )?yet to\b",
+    # "no luthier yet", "no luthier chosen so far"
+    r"\bno (?!one\b|body\b)(?:\w+ ){1,6}?(?:yet|so far|as yet|to date)\b",
+)
+"""J18.2 (revision 6): a not-yet on a never-known probe — the fact is pending or expected, not
+absent. A clause about telling or the conversation ("you haven't told me yet", "not mentioned so
+far") is a denial or a decline, not a not-yet: see PENDING_EXCLUDED."""
+PENDING_EXCLUDED = (
+    r"\b(?:told|tell|telling|mentioned|mention|said|say|shared|share|brought|bring|discussed|discuss|"
+    r"talked|talk|named|name|specified|specify|given|give|let me know|informed|inform|filled|updated|"
+    r"update|answered|answer|asked|ask|replied|reply|responded|respond|clarified|clarify|confirmed|"
+    r"confirm|explained|explain|said|come up|came up|raised|noted|recorded|record|idea|information|"
+    r"info|details?|knowledge|clue|record|records|mentions?|sure|certain)\b"
+)
+
+STRUCTURED_BOOLEAN = (
+    r'"(?P<key>[A-Za-z][A-Za-z0-9_ -]{0,40})"\s*:\s*(?P<value>true|false|True|False)\b'
+)
+"""J18.4 (revision 6): a boolean field of a structured answer states its key: `"lapsed": false`
+reads "it has not lapsed", `"valid": true` "it is valid", `"still_current": false` "it is no longer
+current" (the key word alone is never a cue)."""
+
 
 JUDGE_CUE_PATTERNS: tuple[str, ...] = (
     *DENIAL_PATTERNS, *NOT_YET_PATTERNS, *FIRED_PATTERNS,
@@ -526,10 +613,22 @@ def reading_rules() -> dict[str, object]:
         "question_item": QUESTION_ITEM,
         "place_phrase": PLACE_PHRASE,
         "question_stopwords": list(QUESTION_STOPWORDS),
+        "subject_kind_fillers": list(SUBJECT_KIND_FILLERS),
+        "retraction_markers": list(RETRACTION_MARKERS),
+        "retraction_gap_words": RETRACTION_GAP_WORDS,
+        "pending": list(PENDING_PATTERNS),
+        "pending_excluded": PENDING_EXCLUDED,
+        "structured_boolean": STRUCTURED_BOOLEAN,
     }
 
 
 __all__ = [
+    "PENDING_EXCLUDED",
+    "PENDING_PATTERNS",
+    "RETRACTION_GAP_WORDS",
+    "RETRACTION_MARKERS",
+    "STRUCTURED_BOOLEAN",
+    "SUBJECT_KIND_FILLERS",
     "CLAUSE_BREAK",
     "COMPLEMENT_OPENERS",
     "ASKS_ASSISTANT",

@@ -31,6 +31,7 @@ NORMALISATION_RULES: dict[str, object] = {
     "edges": "strip Unicode punctuation (P*) from both ends; keep a leading '-' before a digit",
     "character_map": [list(pair) for pair in CHARACTER_MAP],
     "phrase_boundary": "no word character either side; a digit phrase may not go on as a decimal",
+    "structured_boolean": "J18.4: a \"key\": true|false pair reads as the statement it makes",
 }
 """A plain-data description of this module's rules, folded into the judge fingerprint."""
 
@@ -133,3 +134,36 @@ def find_phrase(haystack_norm: str, phrase: str) -> int | None:
     """Start offset of the first token-bounded occurrence of ``phrase``, or ``None``."""
     spans = phrase_spans(haystack_norm, phrase)
     return spans[0][0] if spans else None
+
+
+# J18.4 (revision 6): structured answers. A boolean field states its key; the key word alone is
+# never a cue ("lapsed": false is not a lapse).
+_STRUCTURED_BOOLEAN = re.compile(
+    r'"(?P<key>[A-Za-z][A-Za-z0-9_ -]{0,40})"\s*:\s*(?P<value>true|false|True|False)\b')
+_KEY_PREFIX = re.compile(r"^(?:is|has|was|are|been|currently|now)\s+")
+_PARTICIPLE = re.compile(r"(?:ed|en|lost|sold|gone|run out|left|quit|over)$")
+
+
+def _boolean_statement(key: str, value: bool) -> str:
+    words = re.sub(r"[_\-\s]+", " ", re.sub(r"([a-z])([A-Z])", r"\1 \2", key)).strip().lower()
+    words = _KEY_PREFIX.sub("", words)
+    if words.startswith("still "):
+        rest = words[len("still "):]
+        return f"it is still {rest}" if value else f"it is no longer {rest}"
+    if words.startswith(("no longer ", "not ")):
+        rest = words.split(" ", 2)[-1] if words.startswith("no longer ") else words[4:]
+        return f"it is no longer {rest}" if value else f"it is still {rest}"
+    verb = "has" if _PARTICIPLE.search(words) and " " not in words else "is"
+    return f"it {verb} {words}" if value else f"it {verb} not {words}"
+
+
+def structured_statements(answer: str) -> str:
+    """J18.4: each `"key": true|false` pair of a structured (JSON-like) answer rewritten as the
+    statement it makes — `"lapsed": false` → "it has not lapsed", `"valid": true` → "it is
+    valid", `"still_current": false` → "it is no longer current" — so the key word is read with
+    its truth value. Other fields are left as they are."""
+    if '"' not in answer or ":" not in answer:
+        return answer
+    return _STRUCTURED_BOOLEAN.sub(
+        lambda m: f'"{_boolean_statement(m.group("key"), m.group("value").lower() == "true")}"',
+        answer)
