@@ -192,10 +192,15 @@ def test_competitors_of_the_asked_and_decoy_subjects_follow_the_dial(records) ->
             mentions = {s: sum(1 for pair in read if s in (pair[0].subject, pair[1].subject))
                         for s in near}
             own = {s: sum(1 for pair in read if pair[0].subject == s) for s in near}
-            want = DIAL[shape] * ari.PER_INPUT * sum(own.values())
-            if shape != "durations":
-                want = min(want, len(read) - 1)
-            assert abs(sum(near.values()) - want) <= 1.5, (spec.key, near, want)
+            if shape == "durations":
+                want = DIAL[shape] * ari.PER_INPUT * sum(own.values())
+                assert abs(sum(near.values()) - want) <= 1.5, (spec.key, near, want)
+            else:  # the user's sentences naming a tracked shop on the dial's span, 0-1 quotes
+                low, high = ari.mention_span(shape, DIAL[shape])
+                for s in near:
+                    quotes = sum(1 for pair in read
+                                 if pair[1].subject == s and pair[1].kind == "quote")
+                    assert low <= mentions[s] - quotes <= high and quotes <= 1, (spec.key, s)
             assert sum(near[a] for a in plan.asked) >= 1 and sum(near[d] for d in plan.decoys) >= 1
             level += max(mentions[d] for d in plan.decoys) >= max(mentions[a] for a in plan.asked)
             # None of them is the user's own purchase or lifecycle: they never enter the gold.
@@ -668,3 +673,52 @@ def test_every_role_draws_its_shape_alike() -> None:
         for index, rate in ((0, ari.FOLLOW_SHARE), (1, ari.ASK_SHARE)):
             share = sum(d[index] for d in draws) / n
             assert abs(share - rate) <= 3 * (rate * (1 - rate) / n) ** 0.5, (kind, index, share)
+
+
+MENTION_SEEDS = (SEED, SEED + 1)
+MAX_MENTION_CORRELATION = 0.30
+"""Fixed before measuring the new construction: about three standard errors of a correlation
+over the 100-140 tracked shops of two seeds per shape (the old construction: 0.91-0.97)."""
+MAX_HALF_RULE = 0.45
+"""Red team 23's ceil(n / 2) on the asked shop, counts and sums of two seeds (56 questions):
+chance is about 0.25-0.29, three standard errors above it is about 0.45 (old construction 0.71)."""
+
+
+def _tracked_mentions(shape: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(own purchases, user sentences naming the shop) per tracked shop, and per asked shop."""
+    every: list[tuple[int, int]] = []
+    asked: list[tuple[int, int]] = []
+    for seed in MENTION_SEEDS:
+        for spec in ari.layout(seed)[shape]:
+            plan = ari.plan(seed, spec, DIAL[shape])
+            for shop in (*plan.asked, *plan.decoys):
+                said = [s for pair in plan.said for s in pair if s.subject == shop]
+                row = (sum(s.kind == "own" for s in said), sum(s.kind != "quote" for s in said))
+                every.append(row)
+                if shop in plan.asked and shape != "deltas":
+                    asked.append(row)
+    return every, asked
+
+
+def _correlation(pairs: list[tuple[int, int]]) -> float:
+    xs, ys = [float(a) for a, _ in pairs], [float(b) for _, b in pairs]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sx = sum((x - mx) ** 2 for x in xs) ** 0.5
+    sy = sum((y - my) ** 2 for y in ys) ** 0.5
+    return sxy / (sx * sy)
+
+
+def test_mentions_of_a_shop_say_nothing_of_its_own_purchases() -> None:
+    """Red team 23: per shop the competitors tracked the own purchases (the dial's share of
+    them), so the user's sentences naming the asked shop, n, gave G = ceil(n / 2) on 10 of 14
+    counts questions. The user's sentences naming a tracked shop are now drawn whatever its own
+    count: across the tracked shops of two seeds they do not correlate with it, and ceil(n / 2)
+    on the asked shop is at chance (bounds fixed in advance, above)."""
+    hits = total = 0
+    for shape in ("counts", "sums", "deltas"):
+        every, asked = _tracked_mentions(shape)
+        assert abs(_correlation(every)) <= MAX_MENTION_CORRELATION, (shape, _correlation(every))
+        hits += sum(-(-n // 2) == g for g, n in asked)
+        total += len(asked)
+    assert hits / total <= MAX_HALF_RULE, (hits, total)

@@ -21,12 +21,13 @@ purchases (decoys got competitors at its rate but not own purchases), and asked-
 past the same-unit cap were moved to other currencies, so the asked currency was the rarest. Now a
 purchase haystack holds :data:`TRACKED_UNITS` askable units (a shop; for deltas a pair of shops of
 one currency), each with an own-purchase count drawn from the shape's ladder, a currency from a
-rotation over the three, and competitors at the dial's rate of its own count; the asked unit is
-drawn uniformly among them after the draw (the question's currency is its unit's). Rival shops
-(1-2 own purchases each) and every other competitor (about a rival or a competitor-only shop) are
-dealt to the least-loaded currency, blind to which unit is asked, so currencies hold nearly equal
-value counts (a draw where any currency passes :data:`SAME_UNIT_CAP` is redrawn whole, whichever
-is asked). Durations track the asked items and as many decoys (every item has a full lifecycle).
+rotation over the three, and mentions drawn on the dial's span whatever its own count; the asked
+unit is drawn uniformly among them after the draw (the question's currency is its unit's). Rival
+shops (1-2 own purchases each) and every other competitor (about a rival or a competitor-only shop)
+are dealt to the least-loaded currency, blind to which unit is asked, so currencies hold nearly
+equal value counts (a draw where any currency passes :data:`SAME_UNIT_CAP` is redrawn whole,
+whichever is asked). Durations track the asked items and as many decoys (every item has a full
+lifecycle).
 
 **Anatomy** (every session alike, gold or not): exactly one *own* statement -- a purchase of the
 user's, or an item of the user's lent out / sent for repair or coming back -- and exactly one
@@ -57,13 +58,17 @@ with the same words, commas, other punctuation and value-like tokens and letters
 sentence, and drew replies whose length differed by stance, so an episode's length said whose it
 was (the coordinator's episode view: sums gold@1 0.93 against 0.57).
 
-**The dial** (:data:`RECORDED_COMPETITION`). Competitors about each askable unit's shop = dial x
-:data:`PER_INPUT` x (its own purchases), scaled into the sessions when more are asked for; for
-durations, competitors about the tracked items = dial x :data:`PER_INPUT` x (their own
-statements). The search (:func:`search_dial`) scores each point by the reference BM25, the maximum
-over the whole lexical panel and the subject-and-value reader, keeps only points whose reader is
-within :data:`READER_MARGIN`, and checks the chosen corpus against every adversary; dense and
-hybrid are measured and stamped at generation.
+**The dial** (:data:`RECORDED_COMPETITION`). Purchases (revision 3, red team 23): the user's
+sentences naming a tracked shop (its own purchases, relations' and declined ones) are drawn
+uniformly on :func:`mention_span` -- from one above the most own purchases a tracked shop can hold,
+upwards by dial x :data:`PER_INPUT` x a third of that top -- whatever the shop's own count, plus
+0-1 assistant quotes; its competitors are what is left. Before, competitors were dial x
+:data:`PER_INPUT` x its own purchases, scaled into the sessions, so the mentions n tracked G and
+"ceil(n / 2)" answered counts 10 of 14. For durations, competitors about the tracked items = dial x
+:data:`PER_INPUT` x (their own statements). The search (:func:`search_dial`) scores each point by
+the reference BM25, the maximum over the whole lexical panel and the subject-and-value reader,
+keeps only points whose reader is within :data:`READER_MARGIN`, and checks the chosen corpus
+against every adversary; dense and hybrid are measured and stamped at generation.
 
 **Durations hold under both day conventions** (Appendix C): sessions sit on distinct calendar days
 and for every own item the end session's clock time is later in the day than the start's, so whole
@@ -117,8 +122,8 @@ SHAPES: tuple[str, ...] = ("counts", "sums", "deltas", "durations")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {"counts": 0.875, "sums": 0.5,
                                           "deltas": 1.0, "durations": 1.0}
-"""Per shape, the dial: competitors about each tracked subject = dial x :data:`PER_INPUT` x (its
-own statements; scaled into the sessions when more are asked for), as recorded by
+"""Per shape, the dial: for purchases the width of :func:`mention_span`, for durations competitors
+about each tracked item = dial x :data:`PER_INPUT` x (its own statements), as recorded by
 ``typedmemeval generate --vertical arithmetic --search`` (:func:`search_dial`); rebuilds read it,
 never search."""
 DIFFICULTY_NOTE = ("declared, not validated: the dial is the number of inputs (gold sessions), "
@@ -139,7 +144,7 @@ H_RANGE = (15, 25)
 RIVAL_GROUP = (1, 2)
 TRACKED_UNITS = {"counts": 5, "sums": 4, "deltas": 3}
 """Askable units per purchase haystack (a shop; for deltas a pair of shops of one currency): each
-gets an own-purchase count drawn from the shape's ladder and competitors at the dial's rate, and
+gets an own-purchase count drawn from the shape's ladder and mentions on the dial's span, and
 the asked unit is drawn among them after the draw, so a question-blind count of own purchases (or
 of mentions) finds the asked unit with chance 1 / units. Deltas hold one pair per currency: the
 no-coincidence rule's reach (:data:`SAME_UNIT_CAP`) leaves room for no more."""
@@ -194,6 +199,8 @@ TRADE_ITEMS: dict[str, tuple[str, ...]] = {trade: tuple(words.split()) for trade
 """Objects bought, by the trade of the shop that sells them (a shop is a stem and a trade word,
 :data:`..values.TRADES`): every statement at a shop, own or competitor, is dealt from one deck of
 its trade, so an object says what a shop sells and nothing about who bought it."""
+PLURAL_ITEMS = frozenset({"skis"})
+"""Lent or repaired objects named in the plural: "were the skis away" (red team 23)."""
 PURCHASE_ITEMS = tuple(sorted({item for items in TRADE_ITEMS.values() for item in items}))
 ITEMS = tuple("""ladder tent projector trailer sander wheelbarrow chainsaw scooter kayak canoe tripod
 amplifier microscope compressor grinder router vacuum dehumidifier blender mixer accordion trombone
@@ -329,24 +336,35 @@ alike, naming one of the persona's relations: the relation who then buys (a hold
 "she duly ordered ...") or one who came along ("I finally ordered ..."). Composed with
 :data:`WHEN_PURCHASE`, so the sentences rarely repeat."""
 QUOTE_INTROS: tuple[str, ...] = (
-    "You said your {rel} was after it too {when}.",
-    "Your {rel} was on the hunt for it too {when}.",
-    "You told me your {rel} wanted a look {when}.",
-    "I hear your {rel} saw it {when}.",
-    "So your {rel} was on the hunt for it {when}.",
-    "I hear that your {rel} was after it as well {when}.",
-    "You said that your {rel} had the very same idea {when}.",
-    "Your {rel} was keen on it too {when}.",
-    "Your {rel} was asking me about it {when}.",
-    "You told me your {rel} looked too {when}.",
-    "Your {rel} and I spoke about it too {when}.",
-    "You said your {rel} went to see it in town {when}.",
-    "Your {rel} was keen to get it {when}.",
-    "You said your {rel} looked for those {when}.",
-    "Your {rel} was browsing for those too {when}.",
-    "You said your {rel} wanted it too {when}.",
+    "You could go and look with your {rel} {when}.",
+    "Your {rel} may be able to go with you {when}.",
+    "Perhaps your {rel} could give you a lift {when}.",
+    "Ask your {rel} to see it {when}.",
+    "Your {rel} might like to go and see it {when}.",
+    "It may be worth a look with your {rel} too {when}.",
+    "You could see if your {rel} wants to come along {when}.",
+    "Ask your {rel} to go and look {when}.",
+    "Your {rel} can help you pick it {when}.",
+    "Maybe your {rel} can come and look {when}.",
+    "You can shop for it with your {rel} {when}.",
+    "It could be fun to look with your {rel} too {when}.",
+    "Your {rel} may like to see it {when}.",
+    "You can compare notes with your {rel} {when}.",
+    "Your {rel} could ask around for you {when}.",
+    "Your {rel} might come and look too {when}.",
 )
-"""The assistant's opener before a quote, row by row as many words as :data:`INTROS_PURCHASE`."""
+QUOTE_WHEN: tuple[str, ...] = (
+    "tomorrow", "this week", "at the weekend", "after work tomorrow", "some time soon",
+    "tomorrow afternoon", "on your day off", "later today", "next weekend", "after lunch",
+    "early tomorrow", "over the weekend", "this evening", "on your lunch break", "before work",
+    "this afternoon", "on the way home", "after the school run", "later this week",
+    "early next week", "on your way back from work", "before the shops close",
+    "during your lunch hour", "on a quiet afternoon")
+"""The quote opener's time, index by index as many words as :data:`WHEN_PURCHASE`, looking
+ahead in the assistant's voice (red team 23: the openers recalled what no user turn had said,
+"You told me your cousin wanted a look yesterday.", and echoed the user's "on my day off")."""
+"""The assistant's opener before a quote, row by row as many words as :data:`INTROS_PURCHASE`:
+a suggestion naming one of the persona's relations, never a recollection."""
 QUOTE_REQUESTS: tuple[str, ...] = (
     "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
     "Any idea where I could get {a}?")
@@ -370,11 +388,11 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "So I denied a neighbour the {item} on loan for today.",
          "So {i} let a neighbour have {the} {item} on loan today.",
          "So {i} had {the} {item} back from its loan today intact."),
-        ("Yes, the {item} went out on loan to a colleague today.",
-         "Yes, the {item} came back from its loan to me today.",
-         "Yes, I denied a colleague the {item} on loan for today.",
-         "Yes, {the} {item} went out on loan to a colleague today.",
-         "Yes, {the} {item} came back from its loan to {me} today."),
+        ("Well, the {item} went out on loan to a colleague today.",
+         "Well, the {item} came back from its loan to me today.",
+         "Well, I denied a colleague the {item} on loan for today.",
+         "Well, {the} {item} went out on loan to a colleague today.",
+         "Well, {the} {item} came back from its loan to {me} today."),
         ("Meanwhile I sent the {item} out on loan for a project today.",
          "Meanwhile I collected the {item} from its loan across the town today.",
          "Meanwhile I refused a friend who wanted the {item} on loan today.",
@@ -402,11 +420,11 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "So I nearly sent the {item} for repair today.",
          "So {i} dropped {the} {item} off for repair today.",
          "So {i} picked {the} {item} up from repair today."),
-        ("Yes, the {item} went to the repair shop today, playing up as usual.",
-         "Yes, the {item} came back from the repair shop today, working like new.",
-         "Yes, the {item} nearly went to the repair shop today, but it recovered.",
-         "Yes, {the} {item} went to the repair shop today, playing up as usual.",
-         "Yes, {the} {item} came back from the repair shop today, working like new."),
+        ("Well, the {item} went to the repair shop today, playing up as usual.",
+         "Well, the {item} came back from the repair shop today, working like new.",
+         "Well, the {item} nearly went to the repair shop today, but it recovered.",
+         "Well, {the} {item} went to the repair shop today, playing up as usual.",
+         "Well, {the} {item} came back from the repair shop today, working like new."),
         ("Meanwhile I finally got the {item} down to the repair shop today.",
          "Meanwhile I finally fetched the {item} back from the repair shop today.",
          "Meanwhile I nearly dragged the {item} down to the repair shop today.",
@@ -455,7 +473,7 @@ versions (sent away, back, declined) match as the rows' do (a relation's take th
 WHEN_DURATION: tuple[str, ...] = (
     "this morning", "over breakfast", "at lunchtime", "after work", "this afternoon",
     "over coffee", "earlier on", "this evening", "over a cup of tea", "on the doorstep",
-    "at the garden gate", "on my way out", "before lunch", "after dinner", "by the front door",
+    "at the garden gate", "on my way out", "before lunch", "after dinner", "at the front door",
     "on the phone")
 INTROS_DURATION: tuple[str, ...] = (
     "I had a long chat with my {rel} {when}.",
@@ -598,7 +616,7 @@ def _intro_pattern(template: str, whens: Sequence[str]) -> re.Pattern[str]:
 
 _INTRO_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "purchase": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in INTROS_PURCHASE),
-    "quote": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in QUOTE_INTROS),
+    "quote": tuple(_intro_pattern(t, QUOTE_WHEN) for t in QUOTE_INTROS),
     "duration": tuple(_intro_pattern(t, WHEN_DURATION) for t in INTROS_DURATION)}
 
 
@@ -656,7 +674,7 @@ def read_statements(text: str) -> list[Said]:
 
 _FRAME_TEXT = [*(f for row in PURCHASE_ROWS for f in row),
                *(f for row in PURCHASE_FOLLOWS for f in row),
-               *INTROS_PURCHASE, *QUOTE_INTROS, *WHEN_PURCHASE, *QUOTE_REQUESTS,
+               *INTROS_PURCHASE, *QUOTE_INTROS, *WHEN_PURCHASE, *QUOTE_WHEN, *QUOTE_REQUESTS,
                *(f for part in QUOTE_PREFIXES for f in part),
                *(f for rows in DURATION_ROWS.values() for row in rows for f in row),
                *(f for row in DURATION_FOLLOWS for f in row), *INTROS_DURATION, *WHEN_DURATION,
@@ -762,7 +780,7 @@ def _assert_banks() -> None:
                                            if kind == "holder" else None)
                     assert _reads_as(text, said), (kind, text)
     for intros, templates, whens in (("purchase", INTROS_PURCHASE, WHEN_PURCHASE),
-                                     ("quote", QUOTE_INTROS, WHEN_PURCHASE),
+                                     ("quote", QUOTE_INTROS, QUOTE_WHEN),
                                      ("duration", INTROS_DURATION, WHEN_DURATION)):
         for template in templates:
             for noun in _NOUNS:
@@ -788,8 +806,9 @@ def _statement_text(said: Said, domain: str | None, relation: bank.Relation | No
         if said.kind == "quote" and said.prefix >= 0:
             acks, lines = QUOTE_PREFIXES
             parts += [acks[said.prefix // len(lines) % len(acks)], lines[said.prefix % len(lines)]]
-        intros = QUOTE_INTROS if said.kind == "quote" else INTROS_PURCHASE
-        parts.append(intros[said.intro].format(rel=said.rel, when=WHEN_PURCHASE[said.when]))
+        intros, whens = (QUOTE_INTROS, QUOTE_WHEN) if said.kind == "quote" else \
+            (INTROS_PURCHASE, WHEN_PURCHASE)
+        parts.append(intros[said.intro].format(rel=said.rel, when=whens[said.when]))
         a = f"{article(said.item)} {said.item}"
         col = PURCHASE_COLUMN[said.kind]
         parts.append(PURCHASE_ROWS[said.frame][col].format(
@@ -885,7 +904,8 @@ def question_text(spec: Spec, asked: Sequence[str]) -> str:
         return QUESTIONS[spec.shape].format(a=asked[0], b=asked[-1])
     named = [f"the {item}" for item in asked]
     items = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-    return QUESTIONS[spec.domain].format(verb="was" if len(named) == 1 else "were", items=items)
+    plural = len(named) > 1 or asked[0] in PLURAL_ITEMS
+    return QUESTIONS[spec.domain].format(verb="were" if plural else "was", items=items)
 
 
 def _calendar(rng: Any, n: int) -> tuple[list[int], list[int]]:
@@ -904,6 +924,50 @@ def _kinds(rng: Any, domain: str, n: int) -> list[str]:
     deck += [max(weights, key=weights.__getitem__)] * (n - len(deck))
     rng.shuffle(deck)
     return deck[:n]
+
+
+SIDE_TOP = 3
+"""Most own purchases one side of a deltas pair holds (the pair's G is cut within it)."""
+
+
+def shop_top(shape: str) -> int:
+    """The most own purchases a tracked shop can hold in this shape: the least number of the
+    user's sentences naming it, so that this number can be drawn whatever its own count is."""
+    return SIDE_TOP if shape == "deltas" else max(INPUT_LADDER[shape])
+
+
+def mention_span(shape: str, rate: float) -> tuple[int, int]:
+    """The range the user's sentences naming a tracked shop (own + relations' + declined) are
+    drawn from, uniformly and whatever the shop's own count (red team 23: competitors tracked the
+    own count, so ceil(n / 2) answered counts 10 of 14). From one above the shop top (so every
+    tracked shop has a competitor whatever its own count) upwards by the dial: ``rate`` x
+    :data:`PER_INPUT` x a third of the top, rounded down (deltas hold at most 22 sessions, one
+    competitor each, for six tracked shops)."""
+    top = shop_top(shape)
+    return top + 1, top + 1 + int(rate * PER_INPUT * top / 3)
+
+
+def _tracked_kinds(rng: Any, n: int, subjects: Sequence[str | None], tracked: Sequence[str],
+                   quotes: Sequence[int]) -> list[str]:
+    """Competitor kind per session: a tracked shop's competitors hold exactly its drawn number of
+    quotes (so the user's sentences naming it stay as drawn), the rest of the shared deck
+    (:data:`KIND_WEIGHTS`) goes to the others in drawn order."""
+    deck = _kinds(rng, "purchase", n)
+    spare = max(0, deck.count("quote") - sum(quotes))
+    plain = [kind for kind in deck if kind != "quote"]
+    out: list[str | None] = [None] * n
+    for shop, q in zip(tracked, quotes):
+        at = [p for p in range(n) if subjects[p] == shop]
+        chosen = set(rng.sample(at, q))
+        for p in at:
+            out[p] = "quote" if p in chosen else (
+                plain.pop() if plain else rng.choice(("holder", "declined")))
+    rest = [p for p in range(n) if out[p] is None]
+    chosen = set(rng.sample(rest, min(spare, len(rest))))
+    for p in rest:
+        out[p] = "quote" if p in chosen else (
+            plain.pop() if plain else rng.choice(("holder", "declined")))
+    return [kind for kind in out if kind is not None]
 
 
 def _share(rate: float, g: int, own: Sequence[str], asked: Sequence[str]) -> float:
@@ -925,9 +989,9 @@ def _coincidence(amounts: Sequence[tuple[int, int]], target: int, g: int, signed
 def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
     """Tracked units first (a shop, or a pair of shops of one currency for deltas), each with its
     own-purchase count drawn from the shape's ladder and its currency from a rotation; the asked
-    unit is drawn among them afterwards. Competitors per tracked shop follow its own count at the
-    dial's rate; rivals and the remaining competitors balance the values per currency, blind to
-    which unit is asked."""
+    unit is drawn among them afterwards. The user's sentences naming a tracked shop are drawn on
+    :func:`mention_span` whatever its own count (its competitors fill the rest); rivals and the
+    remaining competitors balance the values per currency, blind to which unit is asked."""
     rng = derive_rng(seed, VERTICAL, spec.key, "plan")
     persona = conversation.draw_persona(rng)
     holders = {persona.holder(i).noun: i for i in range(len(persona.relations))}
@@ -935,6 +999,8 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
     m = TRACKED_UNITS[spec.shape]
     cap = SAME_UNIT_CAP.get(spec.shape)
     codes = sorted(CURRENCIES)
+    top = shop_top(spec.shape)
+    span = mention_span(spec.shape, rate)
     for _ in range(ATTEMPTS):
         # 1. tracked units: counts iid from the ladder, currencies by rotation; then the asked one
         counts = [rng.choice(INPUT_LADDER[spec.shape]) for _ in range(m)]
@@ -945,20 +1011,27 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         groups: list[tuple[str, int]] = []  # (currency, own purchases) per shop, tracked first
         units: list[list[int]] = []
         for code, g in zip(unit_code, counts):
-            parts = [g] if sides == 1 else [(cut := rng.randint(1, g - 1)), g - cut]
+            if sides == 1:
+                parts = [g]
+            else:  # each side holds at most the shape's top, so its mentions can ignore it
+                cut = rng.randint(max(1, g - top), min(g - 1, top))
+                parts = [cut, g - cut]
             units.append(list(range(len(groups), len(groups) + len(parts))))
             groups += [(code, part) for part in parts]
         tracked_n = len(groups)
+        # 2. mentions per tracked shop, drawn whatever its own count (red team 23): the user's
+        # sentences naming it (own + relations' + declined) uniform on the dial's range, and 0-1
+        # assistant quotes; its competitors are what is left once its own purchases are counted
+        mentions = [rng.randint(*span) for _ in range(tracked_n)]
+        quotes = [rng.randint(0, 1) for _ in range(tracked_n)]
+        k = [mentions[i] - groups[i][1] + quotes[i] for i in range(tracked_n)]
         others_total = sum(counts) - spec.g
         h_hi = min(H_RANGE[1], MAX_SESSIONS.get(spec.shape, 10 ** 6) - spec.g)
-        h = rng.randint(max(H_RANGE[0], others_total), h_hi)
+        h_lo = max(H_RANGE[0], others_total, sum(k) - spec.g)
+        if h_lo > h_hi:
+            continue
+        h = rng.randint(h_lo, h_hi)
         n = spec.g + h
-        # 2. competitors per tracked shop: the dial's share of its own count (scaled into n)
-        want = [rate * PER_INPUT * groups[i][1] for i in range(tracked_n)]
-        room = n - 1
-        if sum(want) > room:
-            want = [w * room / sum(want) for w in want]
-        k = dither(want, rng)
         load = {c: 0 for c in CURRENCIES}
         for (code, own), extra in zip(groups, k):
             load[code] += own + extra
@@ -1007,7 +1080,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
                     break
         if cap is not None and max(load.values()) > cap:
             continue
-        taken = _earlier_asked(seed, spec.shape, spec.index)
+        taken = _earlier_asked(seed, spec.shape, spec.index, rate)
         asked = tuple(shops[i] for i in units[at])
         if taken & set(asked):
             continue
@@ -1017,7 +1090,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
     decoys = tuple(shops[i] for u, members in enumerate(units) if u != at for i in members)
     currency = unit_code[at]
     gold = [p for p in range(n) if own_shop[p] in asked]
-    kinds = _kinds(rng, "purchase", n)
+    kinds = _tracked_kinds(rng, n, subjects, shops[:tracked_n], quotes)
     rows = [str(i) for i in range(len(PURCHASE_ROWS))]
     frames = {kind: engine.deal(rng, rows, n) for kind in ("own", *KIND_WEIGHTS["purchase"])}
     said: list[list[Said]] = []
@@ -1075,7 +1148,7 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
     days, _ = _calendar(rng, n)
     names = rng.sample(ITEMS, (n + 1) // 2)
     k = spec.g // 2
-    taken = _earlier_asked(seed, spec.shape, spec.index)
+    taken = _earlier_asked(seed, spec.shape, spec.index, 0.0)
     for _ in range(ATTEMPTS):
         positions = rng.sample(range(n), n)
         pairs = [tuple(sorted(positions[2 * i:2 * i + 2])) for i in range(n // 2)]
@@ -1146,13 +1219,15 @@ def _plan_durations(seed: int, spec: Spec, rate: float) -> Plan:
 
 
 @lru_cache(maxsize=64)
-def _earlier_asked(seed: int, shape: str, index: int) -> frozenset[str]:
+def _earlier_asked(seed: int, shape: str, index: int, rate: float) -> frozenset[str]:
     """Subjects the shape's earlier questions ask: a haystack whose draw would ask one again is
-    redrawn (two questions would read the same), whatever roles its values take. The asked
-    subjects are drawn before the dial acts, so they are read at dial 0."""
+    redrawn (two questions would read the same), whatever roles its values take. Durations draw
+    the asked items before the dial acts and read them at dial 0; a purchase draw is redrawn
+    when its shops' mentions do not fit the sessions, which the dial moves, so they are read at
+    the same dial."""
     planner = _plan_durations if shape == "durations" else _plan_purchases
     return frozenset(subject for spec in layout(seed)[shape][:index]
-                     for subject in planner(seed, spec, 0.0).asked)
+                     for subject in planner(seed, spec, rate).asked)
 
 
 def plan(seed: int, spec: Spec, rate: float) -> Plan:
@@ -1167,8 +1242,7 @@ def _statement(said: Said, plan_: Plan) -> conversation.Statement:
     relation = plan_.persona.holder(index) if index is not None else None
     durations = plan_.spec.domain is not None
     thing = said.subject if durations else said.item
-    topic = (f"{relation.poss} " if relation else "the ") + \
-        (thing if durations else f"search for {article(thing)} {thing}")
+    topic = (f"{relation.poss} " if relation else "the ") + thing
     if said.kind == "quote":
         request = QUOTE_REQUESTS[said.request].format(a=f"{article(thing)} {thing}")
         return conversation.Statement(_statement_text(said, None, None), topic, STANCES["quote"],
