@@ -530,3 +530,53 @@ def test_common_question_words_are_refused(monkeypatch) -> None:
 def test_dial_outside_the_unit_interval_is_refused() -> None:
     with pytest.raises(GenerationError, match="must lie in"):
         fg.build(fg.SEED, {**DIAL, "invalidated": 1.5}, shapes=("invalidated",))
+
+
+def test_article_before_the_noun_is_drawn_alike_for_every_role_and_kind() -> None:
+    """Red team 24 found gold in 93c7e8ad by article alone: the follow-up bank said "as the
+    <kind>", the statement and declined banks "a <kind>", and gold always holds a follow-up, so
+    picking the sessions that say "the <kind>" put gold first in 0.625 / 0.567 of questions
+    against 0.31 / 0.29. Every frame of every bank now takes its article from one slot, and every
+    role and kind draws "the" at the same rate."""
+    for frames in fg.FRAMES.values():
+        for frame in frames:
+            assert "{a} {noun}" in frame and " the {noun}" not in frame and "The {noun}" not in frame
+    persona = conversation.draw_persona(fg.derive_rng(1, "test", "persona"))
+    shares = {}
+    for entry in (next(e for e in fg.ENTRIES if e.category == c) for c in ("service", "item")):
+        for kind, holder in (("statement", None), ("invalidation", None), ("reaffirmation", None),
+                             ("holder", 0), ("holder-follow", 0), ("declined", None),
+                             ("declined", 0), ("instance", None)):
+            rng = fg.derive_rng(3, "test", kind, entry.noun, str(holder))
+            said = fg.Said(entry, kind, 0, holder=holder,
+                           value="Harriet Colby" if entry.category == "service" else "the Zentra")
+            texts = [fg._text(rng, said, persona) for _ in range(800)]
+            shares[kind, holder, entry.noun] = sum(f"the {entry.noun} for" in t
+                                                   for t in texts) / len(texts)
+    # 800 draws of p = 0.5: four standard deviations is 0.071
+    assert all(abs(share - 0.5) < 0.071 for share in shares.values()), shares
+
+
+def test_follow_up_frames_keep_tense_order_and_fit_every_value() -> None:
+    """Red team 24's text defects in 93c7e8ad's follow-up bank: a present perfect against a past
+    event ("has been the mechanic ... for some weeks, and now he stopped using them"), a product
+    that "had several months as the kayak", a pronoun before its noun ("She held on to it
+    eventually, after a spell with the Vorella ..."), "On my sister's advice about ..." and
+    "As to V, ...". None of those constructions is left, and no frame opens on {act}."""
+    for frame in fg.FOLLOW_FRAMES:
+        assert "has been" not in frame and "now {who}" not in frame
+        assert not frame.startswith("{Value} had") and "As to" not in frame
+        assert "advice about" not in frame and not frame.startswith("{Who} {act}")
+        assert "again" not in frame, "nothing is referred to before it is introduced"
+
+
+def test_no_reply_treats_a_purpose_as_a_job(corpus) -> None:
+    """Red team 24: the shared replies named the purpose as if it were a repair or a postponable
+    job ("Sensible to get the cello seen to" about a music teacher, "So can the twins wait a
+    while?", "Good for your sister, taking on her bunion"): 49, 47 and 26 assistant turns of
+    93c7e8ad. Forgetting draws none of those replies, for any stance."""
+    replies = [t["content"] for r in corpus for s in r["haystack_sessions"] for t in s
+               if t["role"] == "assistant"]
+    assert replies
+    for fragment in ("seen to", "wait a while", "taking on"):
+        assert not any(fragment in reply for reply in replies), fragment

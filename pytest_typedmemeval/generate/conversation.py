@@ -96,6 +96,9 @@ class Statement:
     ask: bool | None = None
     """For a user statement: whether the assistant's reply asks a question (True), does not
     (False) or is drawn among all of its stance's replies (None, the default)."""
+    avoid: tuple[str, ...] = ()
+    """For a user statement: fragments whose replies are not drawn (see
+    :func:`.episodes_bank.statement_reply`; empty, the default, draws among all)."""
 
     def __post_init__(self) -> None:
         if self.role == "assistant" and not self.request:
@@ -182,7 +185,7 @@ def _statement_episode(rng: random.Random, statement: Statement) -> tuple[list[t
             ("assistant", statement.close or rng.choice(ASSISTANT_CLOSES))]
         return turns, 1
     reply = bank.statement_reply(rng, statement.stance, statement.topic, holder=statement.holder,
-                                 ask=statement.ask)
+                                 ask=statement.ask, avoid=statement.avoid)
     return _even(rng, [("user", statement.text), *reply], "neutral"), 0
 
 

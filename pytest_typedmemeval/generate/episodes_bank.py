@@ -2130,7 +2130,8 @@ def render_episode(frame: Episode, slots: Mapping[str, str], rng: random.Random
 
 
 def statement_reply(rng: random.Random, stance: str, topic: str,
-                    holder: str | None = None, ask: bool | None = None) -> list[tuple[Role, str]]:
+                    holder: str | None = None, ask: bool | None = None,
+                    avoid: tuple[str, ...] = ()) -> list[tuple[Role, str]]:
     """The turns that follow a statement of ``stance`` about ``topic``.
 
     Usually ``[("assistant", reply)]`` or ``[("assistant", reply), ("user", answer),
@@ -2141,16 +2142,19 @@ def statement_reply(rng: random.Random, stance: str, topic: str,
     draws only among the stance's replies that do (True) or do not (False) ask the user a
     question, so a vertical can give every stance the same share of asking replies (the stances'
     banks hold different shares, which makes an episode's length say its stance); ``None`` draws
-    among all, as before."""
+    among all, as before. ``avoid``: replies whose text holds any of these fragments are not drawn
+    (a vertical whose topic is not a job can keep "seen to" away from it); empty, the default,
+    draws exactly as before."""
     if stance not in STATEMENT_REPLIES:
         raise ValueError(f"unknown stance {stance!r}; known: {list(STANCES)}")
     if stance == "other" and not holder:
         raise ValueError("stance 'other' needs the holder the reply names (e.g. 'your sister')")
     slots = {"topic": topic, "holder": holder or ""}
+    rows = [r for r in STATEMENT_REPLIES[stance] if not any(f in r.reply for f in avoid)]
     if ask is None:
-        chosen = rng.choice(STATEMENT_REPLIES[stance])
+        chosen = rng.choice(rows)
     else:
-        chosen = rng.choice([r for r in STATEMENT_REPLIES[stance]
+        chosen = rng.choice([r for r in rows
                              if (r.answer is not None and r.close is not None) == ask])
 
     def fill(text: str) -> str:

@@ -6,14 +6,15 @@ every question, so its form never tells the shape). Shapes:
 
 - ``invalidated`` (20): the user states a value ("I finally found a physio for the shoulder in
   Harriet Colby, and first impressions are very good."); 4-15 sessions later an explicit event
-  cancels it, naming the value again ("I gave Harriet Colby a trial as the physio for the shoulder,
-  and then I stopped using them."); gold names the value, says it no longer holds and names the
-  event. Components statement + invalidation, load-bearing.
+  cancels it, naming the value again ("I gave Harriet Colby a fair go as a physio for the shoulder,
+  and eventually I stopped using them."); gold names the value, says it no longer holds and names
+  the event. Components statement + invalidation, load-bearing.
 - ``still-valid`` (15): the same value re-affirmed 4-15 sessions later by the twin of that frame
-  ("... and then I kept them on."); gold names it and says it holds. Components
+  ("... and eventually I kept them on."); gold names it and says it holds. Components
   statement + reaffirmation, redundant. Each twins an invalidated question over one byte-identical
   haystack that holds both facts (``pair_id``, arms treatment / control); the other 5 invalidated
-  questions have haystacks of their own.
+  questions have haystacks of their own (so the unpaired haystacks are all invalidated: §2.5 fixes
+  20 invalidated, 15 still-valid, 15 pairs, and GENERATION's pair rule byte-identical haystacks).
 - ``never-known`` (15): the user never had the asked thing, and the asked noun occurs nowhere in
   the haystack, not even as a substring (§2.5 rule 7, kept at revision 3: a competitor naming the
   asked noun would make a careful answer — "you never said you had one; your sister's is X" — name
@@ -121,13 +122,14 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.0, "still-valid": 0.39453125,
-                                          "never-known": 0.2958984375}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.25, "still-valid": 0.171875,
+                                          "never-known": 0.19140625}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
-``typedmemeval generate --vertical forgetting --search`` (re-run after the frame banks were rebuilt
-for red team 21: still-valid first, then invalidated, whose BM25 coverage falls from 0.65 at d = 0
-and never reaches the 0.70 target, so the nearest point is d = 0); never-known is the mean over
-the answered haystacks, (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
+``typedmemeval generate --vertical forgetting --search`` (re-run after red team 24's fixes, the
+article drawn for every frame and the follow-up bank reworded, moved BM25 coverage at the old dial
+to 0.725 / 0.80 and so left the record describing another generator: still-valid first, then
+invalidated, both at coverage 0.70); never-known is the mean over the answered haystacks,
+(15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
@@ -377,16 +379,16 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
-    "{Who} thought hard about {value} as the {noun} for {poss} {target}, and {who} {act}.",
-    "{Who} had to decide on the {noun} for {poss} {target}. As to {value}, {who} {act}.",
-    "After some busy weeks with {value} as the {noun} for {poss} {target}, {who} {act}.",
-    "The {noun} for {poss} {target} came up again this month. As for {value}, {who} {act}.",
-    "{Who} gave {value} a trial as the {noun} for {poss} {target}, and eventually {who} {act}.",
-    "{Value} had several months as the {noun} for {poss} {target}, and then {who} {act}.",
-    "{My} {rel} asked about {value} as the {noun} for {poss} {target}, and heard {who} {act}.",
-    "{Value} has been the {noun} for {poss} {target} for some weeks, and now {who} {act}.",
-    "{Who} {act} eventually, after a spell with {value} as the {noun} for {poss} {target}.",
-    "On {my} {rel}'s advice about {value} as the {noun} for {poss} {target}, {who} {act}.")
+    "{Who} thought hard about {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
+    "{Who} weighed up {a} {noun} for {poss} {target}. When it came to {value}, {who} {act}.",
+    "After a few weeks' trial of {value} as {a} {noun} for {poss} {target}, {who} {act}.",
+    "News came this month about {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
+    "{Who} gave {value} a fair go as {a} {noun} for {poss} {target}, and eventually {who} {act}.",
+    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and then {who} {act}.",
+    "{My} {rel} asked about {value} as {a} {noun} for {poss} {target}, and heard {who} {act}.",
+    "{Value} was {a} {noun} for {poss} {target} for some weeks, and then {who} {act}.",
+    "{Who} tried {value} as {a} {noun} for {poss} {target}, and in the end {who} {act}.",
+    "After talking to {my} {rel} about {value} as {a} {noun} for {poss} {target}, {who} {act}.")
 """The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
 a relation's ``holder-follow``), drawn by one ``rng.choice`` over the whole bank whoever holds the
 statement; the role is said only by the pronoun and possessive words. Red team 21 beat the
@@ -394,7 +396,13 @@ statement; the role is said only by the pronoun and possessive words. Red team 2
 could not ("Right, news on ... As for V, I ...", "So, the N. V did well enough, and I ..."), so
 gold's episodes carried more commas and more second sentences (gold@1 0.60 against 0.28, pronouns
 masked). No frame presupposes an earlier mention, so none needs keeping from a role, and none
-says "and"/"but" against the sense of its event (every frame reads with either mood)."""
+says "and"/"but" against the sense of its event (every frame reads with either mood). Red team 24
+read text defects off the ``93c7e8ad`` bank, all gone: a present perfect against a past event
+("has been the mechanic ... for some weeks, and now he stopped using them"), a product that "had
+several months as the kayak", a pronoun before its noun ("She held on to it eventually, after a
+spell with ..."), the stilted "On my sister's advice about ..." and the abrupt "As to V, ...";
+"came up again" presupposed an earlier mention. The noun takes the drawn article ({a}, see
+:data:`ARTICLES`) as in every other bank."""
 FRAMES.update({("follow", category): FOLLOW_FRAMES for category in ("service", "item")})
 """Every bank (statement, declined, follow) has the same form: one comma in every frame, eight
 frames of one sentence and two of two, two naming a second relation ({rel}), about 18 words filled,
@@ -404,6 +412,13 @@ frames serve the user's own statements, other holders' (``holder``) and other in
 (``instance``); the ``follow`` frames serve the user's invalidation and re-affirmation alike (they
 differ only in {act}) and a relation's own arrangement with its end or continuation told in one
 statement (``holder-follow``)."""
+ARTICLES: tuple[str, ...] = ("the", "")
+"""The article before the noun in every frame of every bank ({a}): "the" or the indefinite one
+(``""``), drawn by one ``rng.choice`` for every statement whoever holds it and whatever its kind.
+Red team 24 found gold in ``93c7e8ad`` by article alone (pick the sessions whose statement says
+"the <kind>": gold@1 0.625 / 0.567 against 0.31 / 0.29), because the follow-up bank said "as the
+<kind>" and the statement and declined banks "a <kind>", and gold always holds a follow-up while
+most competitors are statements or declined options."""
 OWN_KINDS = ("statement", "invalidation", "reaffirmation")
 MOODS = ("invalidation", "reaffirmation")
 STANCE: dict[str, conversation.Stance] = {
@@ -679,7 +694,7 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     other = persona.holder(rng.choice(others))
     slots.update(rel=other.noun, rs=other.subj)
     mood = s.kind if s.kind in MOODS else rng.choice(MOODS)
-    slots.update(a=article(entry.noun), noun=entry.noun, target=s.target,
+    slots.update(a=rng.choice(ARTICLES) or article(entry.noun), noun=entry.noun, target=s.target,
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
                  act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]))
     return f"{intro} {frame.format(**slots)}"
@@ -701,11 +716,16 @@ def _statements(rng: random.Random, said: Sequence[Said],
             relation = persona.holder(first.holder)
             holder, topic = f"your {relation.noun}", f"{relation.poss} {first.target}"
         text = " ".join(_text(rng, s, persona) for s in group)
-        out.append(conversation.Statement(text, topic, STANCE[first.kind], holder=holder))
+        out.append(conversation.Statement(text, topic, STANCE[first.kind], holder=holder,
+                                          avoid=REPLY_AVOID))
     return out
 
 
 FACTS_PER_TURN = 2
+REPLY_AVOID = ("seen to", "wait a while", "taking on")
+"""Shared replies that misfit a topic which is a purpose, not a job (red team 24: "Sensible to get
+the cello seen to" about a music teacher, "So can the twins wait a while?", "Good for your sister,
+taking on her bunion"): never drawn here, for any stance or role."""
 
 
 RENDER_ATTEMPTS = 400
@@ -790,7 +810,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             "who": "I|" + "|".join(pronouns),
             **{slot: _alternation([h[slot] for h in holders]) for slot in ("poss", "my", "me",
                                                                              "mentioned")},
-            "a": "a|an", "noun": _alternation([e.noun for e in (*ENTRIES, *SIBLINGS.values())
+            "a": "a|an|the", "noun": _alternation([e.noun for e in (*ENTRIES, *SIBLINGS.values())
                                                 if e.category == category]),
             "target": _alternation([t for e in ENTRIES if e.category == category
                                     for t in (e.target, e.other)]),
