@@ -37,6 +37,9 @@ CASES = [
     ("You haven't responded to the instruction.", GYM_Q, GYM, U),
     ("You did not give a response.", DAYS_Q, DAYS, U),
     ("You have not been asked to give a figure for that question.", SPEND_Q, SPEND, U),
+    # … a negated act that is not the asked one (no question word, no telling) denies nothing
+    ("You haven't slept much this week.", GYM_Q, GYM, U),
+    ("You didn't sound too sure when you asked.", PLUMBER_Q, PLUMBER, U),
     # … and a tautology that denies nothing
     ("You did not hire the plumber that you did not hire.", PLUMBER_Q, PLUMBER, U),
     ("You haven't joined the gym which you haven't joined.", GYM_Q, GYM, U),
@@ -61,6 +64,8 @@ GUARDS = [
     ("You haven't booked a plumber.", PLUMBER_Q, PLUMBER, M),
     ("Nothing about a gym came up, and you didn't join one.", GYM_Q, GYM, A),
     ("You haven't joined a gym.", GYM_Q, GYM, M),
+    ("You never joined.", GYM_Q, GYM, M),
+    ("You have not hired anybody yet.", PLUMBER_Q, PLUMBER, M),
     ("You never told me the answer to that.", GYM_Q, GYM, M),
     ("You never mentioned a locksmith.", NEVER_Q, NEVER, C),
     ("You don't have a locksmith for the garage.", NEVER_Q, NEVER, C),

@@ -73,6 +73,8 @@ def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
 _DECLINE = _compile_all(DECLINE_PATTERNS)
 _DENIAL = _compile_all(DENIAL_PATTERNS)
 _META_PREDICATE = re.compile(META_PREDICATE)
+_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p != DENIAL_PATTERNS[1])
+"""Every denial form but the catch-all "you never / haven't <verb>", which must be bound (J2)."""
 _TELLING_TO_ME = re.compile(TELLING_TO_ME)
 _TAUTOLOGY = re.compile(TAUTOLOGY)
 _HEDGED = _compile_all(HEDGED_COMMITMENT_PATTERNS)
@@ -489,10 +491,21 @@ class Reading:
             if _inside((start, end), tautologies):
                 continue
             predicate = self.norm[start:max(self.clause_end(end), end)]
+            if (self.question_words and not _DENIAL_NAMED.match(self.norm, start)
+                    and not _TELLING_TO_ME.search(predicate)
+                    and not self._names_question(predicate)):
+                continue  # "you haven't slept well": a negated act that is not the asked one
             if _META_PREDICATE.search(predicate) and not _TELLING_TO_ME.search(match.group(0)):
                 continue
             spans.append((start, end))
         return spans
+
+    def _names_question(self, text: str) -> bool:
+        """Whether ``text`` has a word of the question, any inflection ("joined", "hiring" for
+        "join", "hire"): what binds a bare negated act to the asked one (J2)."""
+        asked = [q for q in self.question_words if len(q) >= 3]
+        return any(w.startswith(q) or (len(w) >= 4 and q.startswith(w))
+                   for w in (_stem(w) for w in _WORD.findall(text)) for q in asked)
 
     @cached_property
     def declines(self) -> bool:
