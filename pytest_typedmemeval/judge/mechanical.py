@@ -79,7 +79,18 @@ ANSWER_DIFFERENCE_SUBJECT = (r"^(?:(?:at|with) )?(.+?)(?::| came (?:out |to )?| 
                              r"|, )(?:[^.;!?]|\.(?=\d))*?\b(more|less) than (?:at |with |on )?(.+?)(?=[.,;:!?()]|$)")
 
 # --- echoes of the conversation (J13.7) ---------------------------------------------------------
-ROLE_LABEL = r"^\s*[*_\[(>#-]*\s*(?:user|assistant|human|ai|system|bot)\s*[*_\])]*\s*:"
+ROLE_LABEL = (r"^\s*[*_\[(>#-]*\s*(?:the )?(?:user|assistant|human|ai|system|bot|question|current date|"
+              r"date|today'?s date|instruction|instructions|context|options|conversation|conversations)"
+              r"\s*[*_\])]*\s*:")
+"""J13.7 (revision 5 widened): a line opened by a turn's role or a prompt field's label ("Question:",
+"Current date:", "Instruction:") is copied scaffolding, not the answer's claim. "Response:" /
+"Answer:" open the answer's own line and are not in it."""
+DATE_ANSWER = (r"(?:(?:mon|tue|wed|thu|fri|sat|sun)\w*,? )?\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}"
+               r"(?: ?\((?:mon|tue|wed|thu|fri|sat|sun)\w*\))?(?:,? \d{1,2}:\d{2}(?: ?[ap]m)?)?")
+"""J7.1 (revision 5): an answer that is nothing but a calendar date (after "The answer is:")
+on a question asking for a quantity commits to something that is not the quantity: `wrong`."""
+SCAFFOLD_LINE = r"^\s*[(\[][^()\[\]]*[)\]]\s*$"
+"""J13.7: a line wholly in brackets beside echoed prompt lines is prompt scaffolding."""
 
 # --- attribution (J9) --------------------------------------------------------------------------
 ATTRIBUTION_CHOICES = frozenset({"me", "you", "both of us"})
@@ -132,6 +143,8 @@ def judge_rules() -> dict[str, object]:
         "answer_difference": ANSWER_DIFFERENCE,
         "answer_difference_subject": ANSWER_DIFFERENCE_SUBJECT,
         "role_label": ROLE_LABEL,
+        "scaffold_line": SCAFFOLD_LINE,
+        "date_answer": DATE_ANSWER,
         "normalisation": json.loads(json.dumps(NORMALISATION_RULES)),
         "numbers": parsing_rules(),
     }
@@ -420,6 +433,31 @@ _BACKWARDS, _FIRST, _LAST = (re.compile(p) for p in (BACKWARDS_MARKERS, FIRST_MA
 _ANSWER_DIFFERENCE = re.compile(ANSWER_DIFFERENCE)
 _ANSWER_DIFFERENCE_SUBJECT = re.compile(ANSWER_DIFFERENCE_SUBJECT)
 _ROLE_LABEL = re.compile(ROLE_LABEL)
+_SCAFFOLD_LINE = re.compile(SCAFFOLD_LINE)
+_OWN_LINE = re.compile(r"\b(?:answer|response)\s*[*_]*\s*:")
+_INSTRUCTION_LINE = re.compile(r"^\W*(?:instructions?|options|context|system)\b")
+_DATE_ANSWER = re.compile(DATE_ANSWER)
+
+
+def _spoken_lines(answer: str, question: str | None) -> tuple[list[str], list[str]]:
+    """J13.7: the answer's lines, and those it says rather than copies. Copied are role- or
+    field-labelled lines, a verbatim copy of the question, and — beside such an echo — a line
+    wholly in brackets (prompt scaffolding such as a notice that no conversations exist)."""
+    lines = [line for line in answer.splitlines() if line.strip()]
+    asked = normalize(question or "").strip(" ?.")
+    echoed = [bool(_ROLE_LABEL.match(line.casefold())) or
+              (bool(asked) and normalize(line).strip(" ?.") == asked) for line in lines]
+    if any(echoed):
+        echoed = [e or bool(_SCAFFOLD_LINE.match(line)) for e, line in zip(echoed, lines)]
+    spoken = []
+    for line, e in zip(lines, echoed):
+        if not e:
+            spoken.append(line)
+            continue
+        own = _OWN_LINE.search(line.casefold())  # "Question: …? Answer: X" keeps "X"
+        if own and not _INSTRUCTION_LINE.match(line.casefold()) and line[own.end():].strip():
+            spoken.append(line[own.end():])
+    return lines, spoken
 
 
 def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
@@ -475,6 +513,10 @@ def _judge_numeric(answer: Reading, key: AnswerKey, question: str | None = None)
     if committed is None:
         if key.numeric.value == 0 and answer.denies:
             return _verdict(Outcome.CORRECT, "confident negative matches a zero gold")
+        bare = re.sub(BARE_ANSWER_PREFIXES, "", answer.norm).strip(" .!*\"'`")
+        if _DATE_ANSWER.fullmatch(bare):
+            return _verdict(Outcome.WRONG, f"answers a date ({bare!r}) where a quantity is asked, "
+                                           f"gold {gold} (J7.1)")
         return _unreadable(answer, "no figure found")
     if committed.value == 0 and key.numeric.value != 0:
         return _verdict(Outcome.MISSED, f"commits to zero where gold is {gold} (J2)")
@@ -556,10 +598,10 @@ def judge_answer(
     argument is kept for callers and ignored by the verdict. ``question`` lets the judge read the
     direction of a difference (J13.12); without it that rule is skipped.
     """
-    lines = [line for line in answer.splitlines() if line.strip()]
-    spoken = [line for line in lines if not _ROLE_LABEL.match(line.casefold())]
+    lines, spoken = _spoken_lines(answer, question)
     if lines and not spoken:
-        return _verdict(Outcome.UNJUDGED, "the answer only echoes conversation turns (J13.7)")
+        return _verdict(Outcome.UNJUDGED, "the answer only echoes conversation turns or the "
+                                          "prompt (J13.7)")
     if len(spoken) < len(lines):
         answer = "\n".join(spoken)
     answer = structured_statements(answer)  # J18.4: `"lapsed": false` reads "not lapsed"

@@ -38,6 +38,9 @@ from .reading_patterns import (
     LEADING_NO,
     LEADING_YES,
     MAX_JUDGED_CHARS,
+    META_PREDICATE,
+    TAUTOLOGY,
+    TELLING_TO_ME,
     NAME_FORM_EXCLUDED,
     NAME_FORM_MIN_CHARS,
     NEGATION_WINDOW,
@@ -74,6 +77,11 @@ def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
 
 _DECLINE = _compile_all(DECLINE_PATTERNS)
 _DENIAL = _compile_all(DENIAL_PATTERNS)
+_META_PREDICATE = re.compile(META_PREDICATE)
+_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p != DENIAL_PATTERNS[1])
+"""Every denial form but the catch-all "you never / haven't <verb>", which must be bound (J2)."""
+_TELLING_TO_ME = re.compile(TELLING_TO_ME)
+_TAUTOLOGY = re.compile(TAUTOLOGY)
 _HEDGED = _compile_all(HEDGED_COMMITMENT_PATTERNS)
 _COMPLEMENT = re.compile(r"\s*" + COMPLEMENT_OPENERS)
 _CORRECTION = re.compile(r"(?:^|[\s,;.!?:(\u2014\u2013-])(?:" + "|".join(CORRECTION_MARKERS) + r")\b")
@@ -389,7 +397,7 @@ class Reading:
         """J13.6: context is context only beside an answer — another value committed, or a decline
         or denial. An answer whose only value is marked ("The Velora — you turned it down") still
         gives that value as its answer."""
-        if self.decline_spans or any(True for _ in _DENIAL.finditer(self.norm)):
+        if self.decline_spans or self.denial_spans:
             return True
         return any(span not in self._contrast_spans and not self._retracted(span)
                    for span in self._bound(self._all_value_spans))
@@ -506,6 +514,36 @@ class Reading:
         return _ALTERNATIVE.match(gap) is not None
 
     @cached_property
+    def denial_spans(self) -> list[Span]:
+        """J2 / J13.3 (revision 5): denial matches that deny the asked fact. A negation whose
+        predicate is the exchange itself ("You have not answered the question.", "You haven't been
+        asked to provide a response.") is a meta-sentence unless it negates a telling ("you never
+        told me the answer"); a tautology ("you did not turn down the X that
+        you did not turn down") denies nothing."""
+        spans = []
+        tautologies = [m.span() for m in _TAUTOLOGY.finditer(self.norm)]
+        for match in _DENIAL.finditer(self.norm):
+            start, end = match.span()
+            if _inside((start, end), tautologies):
+                continue
+            predicate = self.norm[start:max(self.clause_end(end), end)]
+            if (self.question_words and not _DENIAL_NAMED.match(self.norm, start)
+                    and not _TELLING_TO_ME.search(predicate)
+                    and not self._names_question(predicate)):
+                continue  # "you haven't slept well": a negated act that is not the asked one
+            if _META_PREDICATE.search(predicate) and not _TELLING_TO_ME.search(match.group(0)):
+                continue
+            spans.append((start, end))
+        return spans
+
+    def _names_question(self, text: str) -> bool:
+        """Whether ``text`` has a word of the question, any inflection ("joined", "hiring" for
+        "join", "hire"): what binds a bare negated act to the asked one (J2)."""
+        asked = [q for q in self.question_words if len(q) >= 3]
+        return any(w.startswith(q) or (len(w) >= 4 and q.startswith(w))
+                   for w in (_stem(w) for w in _WORD.findall(text)) for q in asked)
+
+    @cached_property
     def declines(self) -> bool:
         return bool(self.decline_spans)
 
@@ -513,7 +551,7 @@ class Reading:
     def denies(self) -> bool:
         """A denial outside any decline's complement; "nothing is due" is a not-yet, not a denial."""
         not_due = [m.span() for m in _NOT_DUE.finditer(self.norm)]
-        spans = [m.span() for m in _DENIAL.finditer(self.norm)]
+        spans = list(self.denial_spans)
         fired = self._first(_FIRED, negatable=True) if self.polarity == "fired" else None
         if self.polarity == "fired" and fired is None and self.opens_with_yes:
             fired = 0
@@ -523,7 +561,7 @@ class Reading:
     @cached_property
     def hedges_a_commitment(self) -> bool:
         """"I'm not sure, probably the Zephyr": the answer commits, whatever the value (J3.2)."""
-        negatives = [*self.decline_spans, *(m.span() for m in _DENIAL.finditer(self.norm))]
+        negatives = [*self.decline_spans, *self.denial_spans]
         for span in self._outside_scopes(m.span() for m in _HEDGED.finditer(self.norm)):
             clause = (self.clause_start(span[0]), self.clause_end(span[1]))
             if not _overlaps_any(clause, negatives):
@@ -649,7 +687,7 @@ class Reading:
     @cached_property
     def negative_spans(self) -> list[Span]:
         """Every decline and denial match: the words that make the answer a negative."""
-        return [*self.decline_spans, *(m.span() for m in _DENIAL.finditer(self.norm))]
+        return [*self.decline_spans, *self.denial_spans]
 
     def commits_outside_negatives(self, value: str) -> bool:
         """:meth:`commits`, not counting an occurrence inside a decline's or a denial's own words:

@@ -157,6 +157,31 @@ DENIAL_PATTERNS: tuple[str, ...] = (
 )
 """J2: a claim that the thing does not exist or never happened."""
 
+META_PREDICATE = (
+    r"\b(?:answer|answers|answered|answering|question|questions|response|responses|reply|replies|"
+    r"replied|respond|responded|responding|prompt|instruction|instructions|task|(?:been|being|was|"
+    r"were) asked|asked (?:\w+ )?to (?:answer|provide|respond|reply|give|choose|tell|say)|provide(?:d)? "
+    r"(?:\w+ ){0,2}?(?:information|details|data))\b"
+)
+"""J13.3 (revision 5): a negated predicate about the exchange itself — answering, the question,
+being asked, providing a response or information — is a meta-sentence, not a denial of the asked
+fact ("You have not answered the question.", "You haven't been asked to provide a response.")."""
+
+TELLING_TO_ME = (
+    r"\b(?:told|tell|mentioned|mention|said|say|shared|share|brought up|bring up|talked about|"
+    r"named|specified|let me know|filled me in)\b"
+)
+"""J2 (revision 5): the telling of the fact — a denial may negate it rather than the act."""
+
+_YOU_NEG = (rf"you(?:(?:'?ve| have| had|'?d)? {_NEG}| (?:haven'?t|have not|hadn'?t|had not|"
+            rf"weren'?t|were not|aren'?t|are not|'?re not))")
+TAUTOLOGY = (
+    rf"\b{_YOU_NEG} ((?:\w+ ){{0,2}}?\w+)\b[^.!?;\n]{{0,80}}?"
+    rf"\b(?:that|which|who|whom) {_YOU_NEG} \1\b"
+)
+"""J2 (revision 5): "you did not turn down the X that you did not turn down" denies nothing: the
+relative clause repeats the negated predicate, so the sentence is true of anything."""
+
 HEDGED_COMMITMENT_PATTERNS: tuple[str, ...] = (
     r"\b(?:probably|most likely|likely|presumably|perhaps it|my (?:best )?guess(?: is|would be)?|"
     r"i(?:'?d| would) (?:say|guess)|i (?:think|believe|guess|suspect) (?:it|that)(?:'?s| is| was)|"
@@ -578,6 +603,9 @@ def reading_rules() -> dict[str, object]:
         "max_judged_chars": MAX_JUDGED_CHARS,
         "decline": list(DECLINE_PATTERNS),
         "denial": list(DENIAL_PATTERNS),
+        "meta_predicate": META_PREDICATE,
+        "telling_to_me": TELLING_TO_ME,
+        "tautology": TAUTOLOGY,
         "hedged_commitment": list(HEDGED_COMMITMENT_PATTERNS),
         "complement_openers": COMPLEMENT_OPENERS,
         "retracting_prefixes": list(RETRACTING_PREFIXES),
@@ -640,6 +668,9 @@ __all__ = [
     "CORRECTION_MARKERS",
     "DECLINE_PATTERNS",
     "DENIAL_PATTERNS",
+    "META_PREDICATE",
+    "TELLING_TO_ME",
+    "TAUTOLOGY",
     "FIRED_PATTERNS",
     "HEDGED_COMMITMENT_PATTERNS",
     "INVALIDATION_EVENT_PATTERNS",
