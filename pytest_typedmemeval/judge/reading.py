@@ -54,6 +54,8 @@ from .reading_patterns import (
     OWN_CONTRAST_PATTERNS,
     PENDING_EXCLUDED,
     PENDING_PATTERNS,
+    PLANNED_VALUE,
+    DECLINES_CURRENT,
     RETRACTION_GAP_WORDS,
     RETRACTION_MARKERS,
     SUBJECT_KIND_FILLERS,
@@ -127,6 +129,8 @@ _SOFT_RETRACTION = re.compile(r"(?:sorry|no|apologies|my apologies|oops|whoops|i
 _BEYOND = re.compile(r"\b(?:more|else|further|beyond|besides|exact|exactly|precise|precisely)\b")
 _PENDING = _compile_all(PENDING_PATTERNS)
 _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
+_PLANNED_VALUE = re.compile(PLANNED_VALUE)
+_DECLINES_CURRENT = re.compile(DECLINES_CURRENT)
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
 _HELD_UNTIL = re.compile(r"\b(?:until|till|up until)\b")
 _SUCCESSION = re.compile(
@@ -824,6 +828,56 @@ class Reading:
             if _PENDING_EXCLUDED.search(match.group()):
                 continue
             return True
+        return False
+
+    @cached_property
+    def first_pending(self) -> int | None:
+        """Where the first pending not-yet (J18.2) starts, outside a decline; None without one."""
+        for match in _PENDING.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes) or \
+                    _overlaps_any(match.span(), self.decline_spans):
+                continue
+            if _PENDING_EXCLUDED.search(match.group()):
+                continue
+            return match.start()
+        return None
+
+    def pending_governs(self, values: Iterable[str]) -> bool:
+        """J19.2: a pending not-yet opens the answer's claim and every key value named after it
+        is bound to a plan or an open choice ("Nothing's lined up yet; you were going to ring X",
+        "You haven't picked one yet; you were still comparing X and Y"). A value named before the
+        not-yet, or after it without a plan marker in its stretch, is a commitment as usual."""
+        start = self.first_pending
+        if start is None:
+            return False
+        spans = sorted(s for v in values for s in self._bound(self.value_spans(v)))
+        previous: Span | None = None
+        for span in spans:
+            if span[0] < start:
+                return False
+            if previous is not None and re.fullmatch(r"[\s,]*(?:(?:and|or|&)\s*)?",
+                                                     self.norm[previous[1]:span[0]]):
+                previous = span  # values listed together share one reading (J13.6)
+                continue
+            stretch = self.norm[self.clause_start(span[0]):span[0]]
+            if not _PLANNED_VALUE.search(stretch):
+                return False
+            previous = span
+        return True
+
+    def declines_current_after(self, values: Iterable[str]) -> bool:
+        """J19.3: after the named past value, an uncertainty decline whose complement asks the
+        current state ("X used to teach you, but I'm not sure who it is now"): the answer is the
+        decline and the past value its context (J13.6). A hedge *before* the value ("I'm not sure,
+        but probably X, whom you dropped") commits to X (J3.2, J13.4); a statement that the record
+        holds no successor ("I don't have a newer one on record") declines nothing asked."""
+        positions = [p for p in (self.first_position(v) for v in values) if p is not None]
+        if not positions or not self.declines:
+            return False
+        first = min(positions)
+        for match in _DECLINES_CURRENT.finditer(self.norm):
+            if match.start() > first:
+                return True
         return False
 
     @cached_property

@@ -226,7 +226,7 @@ STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b(?! up\b)",
     r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
-    r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
+    r"\b(?:nothing|no one|nobody|none)(?:'?s)?(?: \w+){0,8}? (?:yet|so far|as yet)\b",
     r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
     r"\byou (?:haven'?t|have not) (?:\w+ ){0,3}?yet\b",
 )
@@ -237,6 +237,8 @@ NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not|nothing|no one|"
     r"nobody|none)(?:'?s)?(?: \w+){0,8}? yet\b",
+    # J19.1 (revision 7): subject-less "nothing's been booked so far", "no one's been hired as yet"
+    r"\b(?:nothing|no one|nobody|none)(?:'?s)?(?: \w+){0,8}? (?:so far|as yet)\b",
     r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
     r"scheduled|done|started|got round to|gotten round to)\b",
     r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
@@ -567,6 +569,9 @@ PENDING_PATTERNS: tuple[str, ...] = (
     r"(?:round|around) to\b",
     # "you're yet to pick one", "it's yet to be decided"
     r"\b(?:you|they|it|that)(?:'?re|'?s| are| is| have|'?ve)? (?:still )?yet to\b",
+    # J19.1 (revision 7): subject-less "nothing's been bought yet", "no one has been hired so far"
+    r"\b(?:nothing|no one|nobody|none)(?:'?s| has| have| is| was)?(?: \w+){0,8}? (?:yet|so far|"
+    r"as yet|to date)\b",
     # "no luthier yet", "no luthier chosen so far"
     r"\bno (?!one\b|body\b)(?:\w+ ){1,6}?(?:yet|so far|as yet|to date)\b",
 )
@@ -580,6 +585,24 @@ PENDING_EXCLUDED = (
     r"confirm|explained|explain|said|come up|came up|raised|noted|recorded|record|idea|information|"
     r"info|details?|knowledge|clue|record|records|mentions?|sure|certain)\b"
 )
+
+PLANNED_VALUE = (
+    r"\b(?:(?:were|was|are|is|'re) (?:going to|planning to|planning on|meaning to|about to|due to)|"
+    r"said (?:you'?d|you would|you'?ll|you will)|(?:had |have )?planned (?:to|on)|meant to|"
+    r"intended to|intend to|(?:still )?(?:comparing|considering|weighing up|weighing|deciding "
+    r"between|choosing between|looking at|thinking of|thinking about|shortlisting)|shortlisted)\b"
+)
+"""J19.2 (revision 7): a value bound to a plan or to a choice still open ("you were going to ring
+X", "you said you'd book X", "you were still comparing X and Y") after a governing not-yet is the
+plan, not a commitment that the asked thing is done."""
+
+DECLINES_CURRENT = (
+    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|can'?t say|cannot say|"
+    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b[^.;!?]*?\b(?:who|which|what|"
+    r"whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the moment|today|any ?more|at "
+    r"present|nowadays)\b"
+)
+"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state."""
 
 STRUCTURED_BOOLEAN = (
     r'"(?P<key>[A-Za-z][A-Za-z0-9_ -]{0,40})"\s*:\s*(?P<value>true|false|True|False)\b'
