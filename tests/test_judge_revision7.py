@@ -27,7 +27,14 @@ CATERER_Q = "Is the caterer booked for the christening yet, and who is it?"
 CATERER = AnswerKey(expected_negative="not_yet", must_name=("Fenwick Larder",),
                     premature=("Fenwick Larder",), wrong=("Mossley Kitchen",))
 
+BOARD_Q = "Which paddleboard do I have? Give the name, and say whether that is still current."
+BOARD = AnswerKey(expected_negative="still", accepted=("Quorrin",), wrong=("Velmara", "Drisk"))
+
 CASES = [
+    # J19.4 another time / the user's act gone the other way, in more wordings
+    ("You went with Caldrix; your previous bank was Venmora.", LENDER_Q, LENDER, C),
+    ("You moved over from Ostrel to Caldrix, so Caldrix holds the loan now.", LENDER_Q, LENDER, C),
+    ("You ditched Ostrel early on and signed with Caldrix.", LENDER_Q, LENDER, C),
     # J19.1 a subject-less not-yet ("nothing's been …", "no one has been … so far") on never-known
     ("Nothing's been fitted yet in the conservatory.", GLAZIER_Q, GLAZIER, W),
     ("Nothing has been ordered for the conservatory so far.", GLAZIER_Q, GLAZIER, W),
@@ -47,6 +54,10 @@ CASES = [
 ]
 
 GUARDS = [
+    # J19.4 the dropped value is still claimed gone on a still-valid control (state cues follow
+    # their value); a value alone keeps being the answer
+    ("You ditched Quorrin and moved on to Velmara.", BOARD_Q, BOARD, W),
+    ("Your previous bank was Venmora.", LENDER_Q, LENDER, W),
     # true denials and declines on never-known stay correct
     ("Nothing about a glazier came up.", GLAZIER_Q, GLAZIER, C),
     ("You never told me about a glazier.", GLAZIER_Q, GLAZIER, C),

@@ -293,7 +293,7 @@ def _judge_still(answer: Reading, key: AnswerKey) -> Verdict:
     """Still-valid controls (J5)."""
     gold = answer.committed((*key.accepted, *key.must_name))
     other = answer.committed(v for v in (*key.wrong, *key.stale) if v not in key.accepted)
-    if answer.invalidates:
+    if answer.invalidates or answer.invalidates_value(key.accepted):
         if other:
             return _verdict(Outcome.WRONG, f"asserts {other[0]!r} and calls the fact void",
                             "over_forgetting")

@@ -131,6 +131,7 @@ _PENDING = _compile_all(PENDING_PATTERNS)
 _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
 _PLANNED_VALUE = re.compile(PLANNED_VALUE)
 _DECLINES_CURRENT = re.compile(DECLINES_CURRENT)
+_ROLE_COPULA = re.compile(r"\s+(?:was|were|had been|used to be|would have been)\b")
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
 _HELD_UNTIL = re.compile(r"\b(?:until|till|up until)\b")
 _SUCCESSION = re.compile(
@@ -323,7 +324,10 @@ class Reading:
         for pattern in patterns:
             for match in pattern.finditer(self.norm, start, end):
                 noun = match.groupdict().get("noun")
-                if noun and _stem(noun) in self.question_words:
+                if noun and _stem(noun) in self.question_words and not \
+                        _ROLE_COPULA.match(self.norm, match.end()):
+                    # "the old sofa" names the asked item; "your old insurer was X" (the asked
+                    # kind as the subject of a copula, J18.6) names the earlier holder (J19.4)
                     continue
                 if not self.negated(match.start()):
                     return True
@@ -747,6 +751,21 @@ class Reading:
         if self._cue_spans(INVALIDATION_STATE_CUES):
             return True
         return any(not self.negated(s) for s, _ in self._event_spans)
+
+    def invalidates_value(self, values: Iterable[str]) -> bool:
+        """J19.4: state cues follow their value — an event cue (not negated) in the clause of one
+        of ``values``, even where the cue marks that value as context ("You dropped X and switched
+        to Y": the dropped X is claimed gone)."""
+        spans = self._cue_spans(NO_LONGER_EVENT_CUES)
+        spans += self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        targets = [s for v in values for s in self.value_spans(v)]
+        for span in spans:
+            if self.negated(span[0]):
+                continue
+            start, end = self.clause_start(span[0]), self.clause_end(span[1])
+            if any(start <= t[0] and t[1] <= end for t in targets):
+                return True
+        return False
 
     @cached_property
     def negated_invalidation(self) -> bool:

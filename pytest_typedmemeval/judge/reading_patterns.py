@@ -489,6 +489,11 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"considered|recommended|raised|mentioned|named|offered)\b",
     r"\b(?:i|you|we)(?: had|'?d) (?:earlier |first |originally |initially |once )(?:floated|"
     r"suggested|proposed|pitched|put forward|considered|recommended|raised|mentioned|named|offered)\b",
+    # J19.4 (revision 7): "switched / moved / changed from X (to Y)": X is the earlier holder;
+    # "dropped X", "ditched X" after another choice: the user's act gone the other way
+    r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
+    r"(?:over |across )?(?:away )?from\b",
+    r"\b(?:dropped|ditched|binned off|cut loose)\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
 )
