@@ -30,7 +30,15 @@ CATERER = AnswerKey(expected_negative="not_yet", must_name=("Fenwick Larder",),
 BOARD_Q = "Which paddleboard do I have? Give the name, and say whether that is still current."
 BOARD = AnswerKey(expected_negative="still", accepted=("Quorrin",), wrong=("Velmara", "Drisk"))
 
+LANDLADY_Q = "Which landlady have I been renting from?"
+LANDLADY = AnswerKey(accepted=("Perpetua Hallam",), wrong=("Corisande Hallam", "Winifred Oake"))
+
 CASES = [
+    # J19.5 a not-yet about the exchange is a meta-sentence, not a pending state
+    ("This is a question about a glazier. You haven't replied to it yet.", GLAZIER_Q, GLAZIER, U),
+    # J19.6 the time of a telling is not another time; the asked relation is the asked holder
+    ("Going by what you mentioned weeks ago, your landlady is Perpetua Hallam.", LANDLADY_Q,
+     LANDLADY, C),
     # J19.4 another time / the user's act gone the other way, in more wordings
     ("You went with Caldrix; your previous bank was Venmora.", LENDER_Q, LENDER, C),
     ("You moved over from Ostrel to Caldrix, so Caldrix holds the loan now.", LENDER_Q, LENDER, C),
@@ -54,6 +62,8 @@ CASES = [
 ]
 
 GUARDS = [
+    # a relation that is not the asked one is still another holder
+    ("Your sister's landlady is Winifred Oake.", LANDLADY_Q, LANDLADY, U),
     # J19.4 the dropped value is still claimed gone on a still-valid control (state cues follow
     # their value); a value alone keeps being the answer
     ("You ditched Quorrin and moved on to Velmara.", BOARD_Q, BOARD, W),

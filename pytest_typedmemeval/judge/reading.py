@@ -131,6 +131,8 @@ _PENDING = _compile_all(PENDING_PATTERNS)
 _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
 _PLANNED_VALUE = re.compile(PLANNED_VALUE)
 _DECLINES_CURRENT = re.compile(DECLINES_CURRENT)
+_TIME_AGO = re.compile(r"(?:years|months|weeks|long) (?:ago|back)")
+_TELLING_BEFORE = re.compile(r"\b(?:said|told|mentioned|wrote|shared|noted|brought up|talked|spoke|chatted|messaged|explained)\b")
 _ROLE_COPULA = re.compile(r"\s+(?:was|were|had been|used to be|would have been)\b")
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
 _HELD_UNTIL = re.compile(r"\b(?:until|till|up until)\b")
@@ -329,6 +331,10 @@ class Reading:
                     # "the old sofa" names the asked item; "your old insurer was X" (the asked
                     # kind as the subject of a copula, J18.6) names the earlier holder (J19.4)
                     continue
+                if _TIME_AGO.fullmatch(match.group()) and _TELLING_BEFORE.search(
+                        self.norm, self.clause_start(match.start()), match.start()):
+                    # "from what you said months back, X": the time is the telling's (J19.6)
+                    continue
                 if not self.negated(match.start()):
                     return True
         return False
@@ -450,7 +456,12 @@ class Reading:
         """True: another holder's or another item's; False: bound to the asked item; None: says
         nothing of whose or which. ``annotation``: a value-less clause after a value, read only
         for an owner standing alone ("your partner's", "hers") or a kind ("that's a camera")."""
-        if (_OWNER_ALONE if annotation else _OTHER_HOLDER).search(text):
+        for match in (_OWNER_ALONE if annotation else _OTHER_HOLDER).finditer(text):
+            relation = {_stem(w) for w in _WORD.findall(match.group())} & self.item_words
+            if relation and not re.search(r"'s\b|s'", match.group()):
+                # J19.6: the relation is the asked holder ("Which landlord …?" — "your landlord
+                # is X"): the asked item, not another holder
+                continue
             return True
         if place and self._other_place(text):
             return True
@@ -832,8 +843,21 @@ class Reading:
 
     @cached_property
     def says_still_to_come(self) -> bool:
-        """J5 never-known: a governing "not yet" / "still to come"."""
-        return self._governs_before_firing(_STILL_TO_COME)
+        """J5 never-known: a governing "not yet" / "still to come". A not-yet about telling or
+        the exchange ("You have not answered the question yet", "you haven't told me yet") is a
+        meta-sentence or a denial, not a pending state (J13.3, J18.2, J19.5)."""
+        first = None
+        for match in _STILL_TO_COME.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes):
+                continue
+            if _PENDING_EXCLUDED.search(match.group()):
+                continue
+            first = match.start()
+            break
+        if first is None:
+            return False
+        fired = self._first(_FIRED, negatable=True)
+        return fired is None or first < fired
 
     @cached_property
     def says_pending(self) -> bool:
