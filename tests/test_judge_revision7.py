@@ -34,6 +34,9 @@ LANDLADY_Q = "Which landlady have I been renting from?"
 LANDLADY = AnswerKey(accepted=("Perpetua Hallam",), wrong=("Corisande Hallam", "Winifred Oake"))
 
 CASES = [
+    # J19.7 "her" as an object pronoun is no owner; a person in another role is not the answer
+    ("Ysolde Marrick taught you piano, but you let her go.", TUTOR_Q, TUTOR, C),
+    ("Pennard Couriers; Drumlin Express is who suggested them to you.", MOVER_Q, MOVER, C),
     # J19.5 a not-yet about the exchange is a meta-sentence, not a pending state
     ("This is a question about a glazier. You haven't replied to it yet.", GLAZIER_Q, GLAZIER, U),
     # J19.6 the time of a telling is not another time; the asked relation is the asked holder
@@ -62,6 +65,9 @@ CASES = [
 ]
 
 GUARDS = [
+    # a possessive "her" still names another holder; a recommender alone is still the answer
+    ("Her courier is Pennard Couriers.", MOVER_Q, MOVER, U),
+    ("Drumlin Express is the one who recommended it to you.", MOVER_Q, MOVER, W),
     # a relation that is not the asked one is still another holder
     ("Your sister's landlady is Winifred Oake.", LANDLADY_Q, LANDLADY, U),
     # J19.4 the dropped value is still claimed gone on a still-valid control (state cues follow

@@ -378,7 +378,9 @@ OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
     r"\bby (?:someone|somebody) else\b",
     r"\b(?:she|he|they|someone|somebody|someone else) (?:has|have|had|bought|kept|owns|owned|chose|gave|"
     r"sold|uses|used|installed|picked|got|rents|rented|hired|booked)\b",
-    r"\b(?:her|his|their) (?=\S)",
+    # "her" as an object pronoun ("you let her go", "gave her up", "dropped her off") is no owner
+    # (J19.7)
+    r"\b(?:her|his|their) (?!(?:go|up|away|down|off|out|back|in|a|an|the|that|this)\b)(?=\S)",
     # possessive pronouns standing alone: "that one is hers", "was his, not yours"
     *OWNER_ALONE_PATTERNS,
 )
@@ -489,6 +491,13 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"considered|recommended|raised|mentioned|named|offered)\b",
     r"\b(?:i|you|we)(?: had|'?d) (?:earlier |first |originally |initially |once )(?:floated|"
     r"suggested|proposed|pitched|put forward|considered|recommended|raised|mentioned|named|offered)\b",
+    # J19.7 (revision 7): another role — the person who recommended, suggested or pointed the
+    # user to the thing ("X is the one who recommended it to you", "X put you on to it")
+    r"\b(?:is|was|'s) (?:the one|the person|who) (?:who |that )?(?:first )?(?:recommended|suggested|"
+    r"pointed you|put you on(?:to| to)|told you about|tipped you off|mentioned|sold|lent|gave|"
+    r"introduced)\b",
+    r"\b(?:recommended|suggested|lent|sold) (?:it|that|them|this|one|the \w+) to you\b",
+    r"\bput you on(?:to| to) (?:it|that|them|this)\b",
     # J19.4 (revision 7): "switched / moved / changed from X (to Y)": X is the earlier holder;
     # "dropped X", "ditched X" after another choice: the user's act gone the other way
     r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
