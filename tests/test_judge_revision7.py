@@ -33,7 +33,15 @@ BOARD = AnswerKey(expected_negative="still", accepted=("Quorrin",), wrong=("Velm
 LANDLADY_Q = "Which landlady have I been renting from?"
 LANDLADY = AnswerKey(accepted=("Perpetua Hallam",), wrong=("Corisande Hallam", "Winifred Oake"))
 
+SQUAD_Q = "In what order did I add the players to the quiz team?"
+SQUAD = AnswerKey(list_order=("Odo Venn", "Priya Hale", "Tomas Reed"))
+
 CASES = [
+    # J19.8 the system lacks the asked answer itself: a decline
+    ("I don't hold the running order of the quiz team.", SQUAD_Q, SQUAD, A),
+    # "before her X" in a narration is an order, not an owner
+    ("Tomas Reed was the last one. Before her Priya Hale, and Odo Venn was the first.", SQUAD_Q,
+     SQUAD, C),
     # J19.7 "her" as an object pronoun is no owner; a person in another role is not the answer
     ("Ysolde Marrick taught you piano, but you let her go.", TUTOR_Q, TUTOR, C),
     ("Pennard Couriers; Drumlin Express is who suggested them to you.", MOVER_Q, MOVER, C),
@@ -65,6 +73,8 @@ CASES = [
 ]
 
 GUARDS = [
+    ("Odo Venn, then Priya Hale, then Tomas Reed.", SQUAD_Q, SQUAD, C),
+    ("I don't have a clue about the order.", SQUAD_Q, SQUAD, A),
     # a possessive "her" still names another holder; a recommender alone is still the answer
     ("Her courier is Pennard Couriers.", MOVER_Q, MOVER, U),
     ("Drumlin Express is the one who recommended it to you.", MOVER_Q, MOVER, W),

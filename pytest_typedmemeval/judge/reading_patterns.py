@@ -67,6 +67,11 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\bi (?:do not|don'?t|did not|didn'?t) (?:\w+ ){{0,3}}?(?:have|hold|keep|see|find)"
     rf"(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
     rf"\bi (?:have|'?ve|had) (?:got )?(?:no|not got|not any|zero)(?: \w+){{0,2}}? {_RECORD_NOUNS}\b",
+    # J19.8 (revision 7): the system lacks the asked answer itself ("I don't have the guest list
+    # order", "I don't hold the total", "I haven't got the name")
+    r"\bi (?:do not|don'?t|did not|didn'?t|have not|haven'?t) (?:\w+ ){0,2}?(?:have|hold|got|keep) "
+    r"(?:the|that|this|an?|any|your)(?: \w+){0,3}? (?:order|sequence|ranking|answer|total|sum|"
+    r"figure|count|name|names|list)\b",
     rf"\bi(?:'?ve| have) no (?:way|means) (?:of|to)\b",
     r"\b(?:i'?m|i am|im)(?: \w+){0,2}? (?:not(?: \w+)? (?:sure|certain|aware|positive)|unsure|"
     r"uncertain)\b",
@@ -380,6 +385,8 @@ OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
     r"sold|uses|used|installed|picked|got|rents|rented|hired|booked)\b",
     # "her" as an object pronoun ("you let her go", "gave her up", "dropped her off") is no owner
     # (J19.7)
+    # nor after a preposition of order ("before her X", "after him Y", J13.11 narrations)
+    r"(?<!\bbefore )(?<!\bafter )(?<!\bbehind )(?<!\bthan )(?<!\bthen )"
     r"\b(?:her|his|their) (?!(?:go|up|away|down|off|out|back|in|a|an|the|that|this)\b)(?=\S)",
     # possessive pronouns standing alone: "that one is hers", "was his, not yours"
     *OWNER_ALONE_PATTERNS,
