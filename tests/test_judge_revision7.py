@@ -73,6 +73,9 @@ CASES = [
 ]
 
 GUARDS = [
+    # a dropped gold on an invalidated question: the invalidation follows the value (J19.4)
+    ("You took Ysolde Marrick on for lessons; later you ditched Ysolde Marrick, so no one is "
+     "current.", TUTOR_Q, TUTOR, C),
     ("Odo Venn, then Priya Hale, then Tomas Reed.", SQUAD_Q, SQUAD, C),
     ("I don't have a clue about the order.", SQUAD_Q, SQUAD, A),
     # a possessive "her" still names another holder; a recommender alone is still the answer

@@ -242,11 +242,12 @@ def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
     """Invalidated facts and expiring-validity after-arms (J5)."""
     gold = (*key.must_name, *key.accepted, *key.stale)
     other = answer.committed(v for v in (*key.wrong, *key.premature) if v not in gold)
-    if answer.invalidates and not other and answer.declines_current_after(gold):
+    invalidates = answer.invalidates or answer.invalidates_value(gold)  # J19.4: cues follow value
+    if invalidates and not other and answer.declines_current_after(gold):
         # J13.6 / J19.3: a marked past value beside a decline is context; the answer is the
         # decline ("X used to, but I'm not sure who it is now")
         return _verdict(Outcome.ABSTAINED, "declines; the invalidated value is context (J13.6)")
-    if answer.invalidates:
+    if invalidates:
         if other and not answer.named(gold):
             return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
         if other:
