@@ -73,6 +73,9 @@ CASES = [
 ]
 
 GUARDS = [
+    # a decline about a successor leaves the invalidation standing (J19.3)
+    ("Ysolde Marrick, but you quit the lessons; I don't know if you have a new tutor now.",
+     TUTOR_Q, TUTOR, C),
     # a dropped gold on an invalidated question: the invalidation follows the value (J19.4)
     ("You took Ysolde Marrick on for lessons; later you ditched Ysolde Marrick, so no one is "
      "current.", TUTOR_Q, TUTOR, C),

@@ -619,11 +619,15 @@ plan, not a commitment that the asked thing is done."""
 
 DECLINES_CURRENT = (
     r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|can'?t say|cannot say|"
-    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b[^.;!?]*?\b(?:who|which|what|"
-    r"whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the moment|today|any ?more|at "
-    r"present|nowadays)\b"
+    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
+    r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
+    r"replacement|successor|since|instead)\b)"
+    r"[^.;!?]*?\b(?:who|which|what|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the "
+    r"moment|today|any ?more|at present|nowadays)\b"
 )
-"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state."""
+"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
+asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
+invalidation standing, as "I don't have a newer one on record" does)."""
 
 STRUCTURED_BOOLEAN = (
     r'"(?P<key>[A-Za-z][A-Za-z0-9_ -]{0,40})"\s*:\s*(?P<value>true|false|True|False)\b'
