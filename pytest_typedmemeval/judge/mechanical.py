@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "6"
+JUDGE_RULESET_VERSION = "7"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -242,7 +242,12 @@ def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
     """Invalidated facts and expiring-validity after-arms (J5)."""
     gold = (*key.must_name, *key.accepted, *key.stale)
     other = answer.committed(v for v in (*key.wrong, *key.premature) if v not in gold)
-    if answer.invalidates:
+    invalidates = answer.invalidates or answer.invalidates_value(gold)  # J19.4: cues follow value
+    if invalidates and not other and answer.declines_current_after(gold):
+        # J13.6 / J19.3: a marked past value beside a decline is context; the answer is the
+        # decline ("X used to, but I'm not sure who it is now")
+        return _verdict(Outcome.ABSTAINED, "declines; the invalidated value is context (J13.6)")
+    if invalidates:
         if other and not answer.named(gold):
             return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
         if other:
@@ -289,7 +294,7 @@ def _judge_still(answer: Reading, key: AnswerKey) -> Verdict:
     """Still-valid controls (J5)."""
     gold = answer.committed((*key.accepted, *key.must_name))
     other = answer.committed(v for v in (*key.wrong, *key.stale) if v not in key.accepted)
-    if answer.invalidates:
+    if answer.invalidates or answer.invalidates_value(key.accepted):
         if other:
             return _verdict(Outcome.WRONG, f"asserts {other[0]!r} and calls the fact void",
                             "over_forgetting")
@@ -572,6 +577,12 @@ def _judge_accepted(answer: Reading, key: AnswerKey) -> Verdict:
     reminder that is not yet due is a wrong answer (premature is reserved for before-arms)."""
     if answer.says_not_due:
         return _verdict(Outcome.MISSED, "says not yet where gold says it is due now (J4.2)")
+    if answer.pending_governs((*key.accepted, *key.must_name, *key.wrong, *key.stale,
+                               *key.premature)):
+        # J19.2: "Nothing's lined up yet; you were going to ring X": a governing not-yet, the
+        # value only the plan or an open choice
+        return _verdict(Outcome.MISSED, "says the asked thing is not done yet; values only as a "
+                                        "plan or an open choice (J4.2, J19.2)")
     gold = answer.committed((*key.accepted, *key.must_name))
     other = answer.committed(
         v for v in (*key.wrong, *key.stale, *key.premature) if v not in key.accepted

@@ -54,6 +54,8 @@ from .reading_patterns import (
     OWN_CONTRAST_PATTERNS,
     PENDING_EXCLUDED,
     PENDING_PATTERNS,
+    PLANNED_VALUE,
+    DECLINES_CURRENT,
     RETRACTION_GAP_WORDS,
     RETRACTION_MARKERS,
     SUBJECT_KIND_FILLERS,
@@ -127,6 +129,11 @@ _SOFT_RETRACTION = re.compile(r"(?:sorry|no|apologies|my apologies|oops|whoops|i
 _BEYOND = re.compile(r"\b(?:more|else|further|beyond|besides|exact|exactly|precise|precisely)\b")
 _PENDING = _compile_all(PENDING_PATTERNS)
 _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
+_PLANNED_VALUE = re.compile(PLANNED_VALUE)
+_DECLINES_CURRENT = re.compile(DECLINES_CURRENT)
+_TIME_AGO = re.compile(r"(?:years|months|weeks|long) (?:ago|back)")
+_TELLING_BEFORE = re.compile(r"\b(?:said|told|mentioned|wrote|shared|noted|brought up|talked|spoke|chatted|messaged|explained)\b")
+_ROLE_COPULA = re.compile(r"\s+(?:was|were|had been|used to be|would have been)\b")
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
 _HELD_UNTIL = re.compile(r"\b(?:until|till|up until)\b")
 _SUCCESSION = re.compile(
@@ -319,7 +326,14 @@ class Reading:
         for pattern in patterns:
             for match in pattern.finditer(self.norm, start, end):
                 noun = match.groupdict().get("noun")
-                if noun and _stem(noun) in self.question_words:
+                if noun and _stem(noun) in self.question_words and not \
+                        _ROLE_COPULA.match(self.norm, match.end()):
+                    # "the old sofa" names the asked item; "your old insurer was X" (the asked
+                    # kind as the subject of a copula, J18.6) names the earlier holder (J19.4)
+                    continue
+                if _TIME_AGO.fullmatch(match.group()) and _TELLING_BEFORE.search(
+                        self.norm, self.clause_start(match.start()), match.start()):
+                    # "from what you said months back, X": the time is the telling's (J19.6)
                     continue
                 if not self.negated(match.start()):
                     return True
@@ -442,7 +456,12 @@ class Reading:
         """True: another holder's or another item's; False: bound to the asked item; None: says
         nothing of whose or which. ``annotation``: a value-less clause after a value, read only
         for an owner standing alone ("your partner's", "hers") or a kind ("that's a camera")."""
-        if (_OWNER_ALONE if annotation else _OTHER_HOLDER).search(text):
+        for match in (_OWNER_ALONE if annotation else _OTHER_HOLDER).finditer(text):
+            relation = {_stem(w) for w in _WORD.findall(match.group())} & self.item_words
+            if relation and not re.search(r"'s\b|s'", match.group()):
+                # J19.6: the relation is the asked holder ("Which landlord …?" — "your landlord
+                # is X"): the asked item, not another holder
+                continue
             return True
         if place and self._other_place(text):
             return True
@@ -744,6 +763,21 @@ class Reading:
             return True
         return any(not self.negated(s) for s, _ in self._event_spans)
 
+    def invalidates_value(self, values: Iterable[str]) -> bool:
+        """J19.4: state cues follow their value — an event cue (not negated) in the clause of one
+        of ``values``, even where the cue marks that value as context ("You dropped X and switched
+        to Y": the dropped X is claimed gone)."""
+        spans = self._cue_spans(NO_LONGER_EVENT_CUES)
+        spans += self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        targets = [s for v in values for s in self.value_spans(v)]
+        for span in spans:
+            if self.negated(span[0]):
+                continue
+            start, end = self.clause_start(span[0]), self.clause_end(span[1])
+            if any(start <= t[0] and t[1] <= end for t in targets):
+                return True
+        return False
+
     @cached_property
     def negated_invalidation(self) -> bool:
         """"It hasn't lapsed": the fact is asserted still to hold."""
@@ -809,8 +843,21 @@ class Reading:
 
     @cached_property
     def says_still_to_come(self) -> bool:
-        """J5 never-known: a governing "not yet" / "still to come"."""
-        return self._governs_before_firing(_STILL_TO_COME)
+        """J5 never-known: a governing "not yet" / "still to come". A not-yet about telling or
+        the exchange ("You have not answered the question yet", "you haven't told me yet") is a
+        meta-sentence or a denial, not a pending state (J13.3, J18.2, J19.5)."""
+        first = None
+        for match in _STILL_TO_COME.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes):
+                continue
+            if _PENDING_EXCLUDED.search(match.group()):
+                continue
+            first = match.start()
+            break
+        if first is None:
+            return False
+        fired = self._first(_FIRED, negatable=True)
+        return fired is None or first < fired
 
     @cached_property
     def says_pending(self) -> bool:
@@ -824,6 +871,56 @@ class Reading:
             if _PENDING_EXCLUDED.search(match.group()):
                 continue
             return True
+        return False
+
+    @cached_property
+    def first_pending(self) -> int | None:
+        """Where the first pending not-yet (J18.2) starts, outside a decline; None without one."""
+        for match in _PENDING.finditer(self.norm):
+            if _inside(match.span(), self.decline_scopes) or \
+                    _overlaps_any(match.span(), self.decline_spans):
+                continue
+            if _PENDING_EXCLUDED.search(match.group()):
+                continue
+            return match.start()
+        return None
+
+    def pending_governs(self, values: Iterable[str]) -> bool:
+        """J19.2: a pending not-yet opens the answer's claim and every key value named after it
+        is bound to a plan or an open choice ("Nothing's lined up yet; you were going to ring X",
+        "You haven't picked one yet; you were still comparing X and Y"). A value named before the
+        not-yet, or after it without a plan marker in its stretch, is a commitment as usual."""
+        start = self.first_pending
+        if start is None:
+            return False
+        spans = sorted(s for v in values for s in self._bound(self.value_spans(v)))
+        previous: Span | None = None
+        for span in spans:
+            if span[0] < start:
+                return False
+            if previous is not None and re.fullmatch(r"[\s,]*(?:(?:and|or|&)\s*)?",
+                                                     self.norm[previous[1]:span[0]]):
+                previous = span  # values listed together share one reading (J13.6)
+                continue
+            stretch = self.norm[self.clause_start(span[0]):span[0]]
+            if not _PLANNED_VALUE.search(stretch):
+                return False
+            previous = span
+        return True
+
+    def declines_current_after(self, values: Iterable[str]) -> bool:
+        """J19.3: after the named past value, an uncertainty decline whose complement asks the
+        current state ("X used to teach you, but I'm not sure who it is now"): the answer is the
+        decline and the past value its context (J13.6). A hedge *before* the value ("I'm not sure,
+        but probably X, whom you dropped") commits to X (J3.2, J13.4); a statement that the record
+        holds no successor ("I don't have a newer one on record") declines nothing asked."""
+        positions = [p for p in (self.first_position(v) for v in values) if p is not None]
+        if not positions or not self.declines:
+            return False
+        first = min(positions)
+        for match in _DECLINES_CURRENT.finditer(self.norm):
+            if match.start() > first:
+                return True
         return False
 
     @cached_property

@@ -67,6 +67,11 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\bi (?:do not|don'?t|did not|didn'?t) (?:\w+ ){{0,3}}?(?:have|hold|keep|see|find)"
     rf"(?: \w+){{0,3}}? {_RECORD_NOUNS}\b",
     rf"\bi (?:have|'?ve|had) (?:got )?(?:no|not got|not any|zero)(?: \w+){{0,2}}? {_RECORD_NOUNS}\b",
+    # J19.8 (revision 7): the system lacks the asked answer itself ("I don't have the guest list
+    # order", "I don't hold the total", "I haven't got the name")
+    r"\bi (?:do not|don'?t|did not|didn'?t|have not|haven'?t) (?:\w+ ){0,2}?(?:have|hold|got|keep) "
+    r"(?:the|that|this|an?|any|your)(?: \w+){0,3}? (?:order|sequence|ranking|answer|total|sum|"
+    r"figure|count|name|names|list)\b",
     rf"\bi(?:'?ve| have) no (?:way|means) (?:of|to)\b",
     r"\b(?:i'?m|i am|im)(?: \w+){0,2}? (?:not(?: \w+)? (?:sure|certain|aware|positive)|unsure|"
     r"uncertain)\b",
@@ -226,7 +231,7 @@ STILL_TO_COME_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:still to come|still ahead|coming up|upcoming|yet to come|hasn'?t come|has not come)\b(?! up\b)",
     r"\byou (?:haven'?t|have not|didn'?t|did not) (?:\w+ )?(?:booked|hired|arranged|scheduled)\b",
-    r"\b(?:nothing|no one|nobody|none)(?: \w+){0,8}? yet\b",
+    r"\b(?:nothing|no one|nobody|none)(?:'?s)?(?: \w+){0,8}? (?:yet|so far|as yet)\b",
     r"\b(?:there is|there's|there are) no(?: \w+){1,3} yet\b",
     r"\byou (?:haven'?t|have not) (?:\w+ ){0,3}?yet\b",
 )
@@ -237,6 +242,8 @@ NOT_YET_PATTERNS: tuple[str, ...] = (
     *NOT_DUE_PATTERNS,
     r"\b(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|isn'?t|is not|not|nothing|no one|"
     r"nobody|none)(?:'?s)?(?: \w+){0,8}? yet\b",
+    # J19.1 (revision 7): subject-less "nothing's been booked so far", "no one's been hired as yet"
+    r"\b(?:nothing|no one|nobody|none)(?:'?s)?(?: \w+){0,8}? (?:so far|as yet)\b",
     r"\byou (?:haven'?t|have not|didn'?t|did not|never) (?:\w+ )?(?:booked|hired|arranged|"
     r"scheduled|done|started|got round to|gotten round to)\b",
     r"\b(?:hasn'?t|has not|haven'?t|have not|hadn'?t|had not)(?: \w+)? (?:started|begun|happened|"
@@ -376,7 +383,11 @@ OTHER_HOLDER_PATTERNS: tuple[str, ...] = (
     r"\bby (?:someone|somebody) else\b",
     r"\b(?:she|he|they|someone|somebody|someone else) (?:has|have|had|bought|kept|owns|owned|chose|gave|"
     r"sold|uses|used|installed|picked|got|rents|rented|hired|booked)\b",
-    r"\b(?:her|his|their) (?=\S)",
+    # "her" as an object pronoun ("you let her go", "gave her up", "dropped her off") is no owner
+    # (J19.7)
+    # nor after a preposition of order ("before her X", "after him Y", J13.11 narrations)
+    r"(?<!\bbefore )(?<!\bafter )(?<!\bbehind )(?<!\bthan )(?<!\bthen )"
+    r"\b(?:her|his|their) (?!(?:go|up|away|down|off|out|back|in|a|an|the|that|this)\b)(?=\S)",
     # possessive pronouns standing alone: "that one is hers", "was his, not yours"
     *OWNER_ALONE_PATTERNS,
 )
@@ -487,6 +498,18 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"considered|recommended|raised|mentioned|named|offered)\b",
     r"\b(?:i|you|we)(?: had|'?d) (?:earlier |first |originally |initially |once )(?:floated|"
     r"suggested|proposed|pitched|put forward|considered|recommended|raised|mentioned|named|offered)\b",
+    # J19.7 (revision 7): another role — the person who recommended, suggested or pointed the
+    # user to the thing ("X is the one who recommended it to you", "X put you on to it")
+    r"\b(?:is|was|'s) (?:the one|the person|who) (?:who |that )?(?:first )?(?:recommended|suggested|"
+    r"pointed you|put you on(?:to| to)|told you about|tipped you off|mentioned|sold|lent|gave|"
+    r"introduced)\b",
+    r"\b(?:recommended|suggested|lent|sold) (?:it|that|them|this|one|the \w+) to you\b",
+    r"\bput you on(?:to| to) (?:it|that|them|this)\b",
+    # J19.4 (revision 7): "switched / moved / changed from X (to Y)": X is the earlier holder;
+    # "dropped X", "ditched X" after another choice: the user's act gone the other way
+    r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
+    r"(?:over |across )?(?:away )?from\b",
+    r"\b(?:dropped|ditched|binned off|cut loose)\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
 )
@@ -567,6 +590,9 @@ PENDING_PATTERNS: tuple[str, ...] = (
     r"(?:round|around) to\b",
     # "you're yet to pick one", "it's yet to be decided"
     r"\b(?:you|they|it|that)(?:'?re|'?s| are| is| have|'?ve)? (?:still )?yet to\b",
+    # J19.1 (revision 7): subject-less "nothing's been bought yet", "no one has been hired so far"
+    r"\b(?:nothing|no one|nobody|none)(?:'?s| has| have| is| was)?(?: \w+){0,8}? (?:yet|so far|"
+    r"as yet|to date)\b",
     # "no luthier yet", "no luthier chosen so far"
     r"\bno (?!one\b|body\b)(?:\w+ ){1,6}?(?:yet|so far|as yet|to date)\b",
 )
@@ -580,6 +606,28 @@ PENDING_EXCLUDED = (
     r"confirm|explained|explain|said|come up|came up|raised|noted|recorded|record|idea|information|"
     r"info|details?|knowledge|clue|record|records|mentions?|sure|certain)\b"
 )
+
+PLANNED_VALUE = (
+    r"\b(?:(?:were|was|are|is|'re) (?:going to|planning to|planning on|meaning to|about to|due to)|"
+    r"said (?:you'?d|you would|you'?ll|you will)|(?:had |have )?planned (?:to|on)|meant to|"
+    r"intended to|intend to|(?:still )?(?:comparing|considering|weighing up|weighing|deciding "
+    r"between|choosing between|looking at|thinking of|thinking about|shortlisting)|shortlisted)\b"
+)
+"""J19.2 (revision 7): a value bound to a plan or to a choice still open ("you were going to ring
+X", "you said you'd book X", "you were still comparing X and Y") after a governing not-yet is the
+plan, not a commitment that the asked thing is done."""
+
+DECLINES_CURRENT = (
+    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|can'?t say|cannot say|"
+    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
+    r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
+    r"replacement|successor|since|instead)\b)"
+    r"[^.;!?]*?\b(?:who|which|what|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the "
+    r"moment|today|any ?more|at present|nowadays)\b"
+)
+"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
+asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
+invalidation standing, as "I don't have a newer one on record" does)."""
 
 STRUCTURED_BOOLEAN = (
     r'"(?P<key>[A-Za-z][A-Za-z0-9_ -]{0,40})"\s*:\s*(?P<value>true|false|True|False)\b'
