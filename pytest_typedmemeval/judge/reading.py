@@ -835,7 +835,10 @@ class Reading:
 
     def _governs_before_firing(self, pattern: re.Pattern[str]) -> bool:
         """``pattern`` occurs, and before any (non-negated) firing cue."""
-        first = self._first(pattern)
+        return self._before_firing(self._first(pattern))
+
+    def _before_firing(self, first: int | None) -> bool:
+        """A cue at ``first`` governs: it exists and comes before any (non-negated) firing cue."""
         if first is None:
             return False
         fired = self._first(_FIRED, negatable=True)
@@ -854,10 +857,7 @@ class Reading:
                 continue
             first = match.start()
             break
-        if first is None:
-            return False
-        fired = self._first(_FIRED, negatable=True)
-        return fired is None or first < fired
+        return self._before_firing(first)
 
     @cached_property
     def says_pending(self) -> bool:
