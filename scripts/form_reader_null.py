@@ -35,7 +35,7 @@ def main() -> None:
     paths = args.corpora or sorted(CORPORA.glob("typedmemeval-*-v3.json"))
     for path in paths:
         corpus = load_corpus(path)
-        haystacks = adversaries._haystacks(corpus.records)
+        haystacks = adversaries.read_haystacks(corpus.records)
         ranked = [qi for qi, h in enumerate(haystacks) if h.ranked]
         halves = adversaries.split_halves(haystacks, ranked)
         found = {view: {qi: c for qi in ranked

@@ -34,6 +34,7 @@ import numpy as np
 
 from pytest_typedmemeval.corpus import load_corpus
 from pytest_typedmemeval.gates import adversaries as adv
+from pytest_typedmemeval.gates import adversary_learned
 from pytest_typedmemeval.retrieval.tokenizer import raw_tokens
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
@@ -43,9 +44,9 @@ RATE = 0.5
 DRAWS = 2000
 
 
-def _rows(haystack: adv._Haystack) -> list[Counter[str]]:
+def _rows(haystack: adv.Haystack) -> list[Counter[str]]:
     """Sparse features of every session of one haystack (question-blind)."""
-    grams = [adv._SessionGrams.of(texts) for texts in haystack.texts]
+    grams = [adversary_learned.SessionGrams.of(texts) for texts in haystack.texts]
     df: Counter[str] = Counter()
     for session in grams:
         df.update(session.bigrams)
@@ -56,7 +57,7 @@ def _rows(haystack: adv._Haystack) -> list[Counter[str]]:
         row["turns"] = len(texts) / 20.0
         row["chars"] = sum(map(len, texts)) / 2000.0
         for t, text in enumerate(texts):
-            for sentence in adv.sentence_grams(text):
+            for sentence in adversary_learned.sentence_grams(text):
                 if not sentence.holds_value:
                     continue
                 r = max(((df[g] - 1) * scale for g in sentence.bigrams), default=0.0)
@@ -83,7 +84,7 @@ def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def measure(path: Path) -> None:
     corpus = load_corpus(path)
-    haystacks = [h for h in adv._haystacks(corpus.records) if h.ranked]
+    haystacks = [h for h in adv.read_haystacks(corpus.records) if h.ranked]
     rows = [_rows(h) for h in haystacks]
     vocab = sorted({k for hs in rows for r in hs for k in r})
     index = {k: i for i, k in enumerate(vocab)}
@@ -110,9 +111,9 @@ def measure(path: Path) -> None:
     rng = random.Random(f"statement-adversary\x1f{corpus.sha256}")
     print(f"{corpus.corpus_id} ({corpus.sha256[:12]})")
     for shape, qs in sorted(by_shape.items()):
-        hits = sum(adv._gold_at_1(scores[q], haystacks[q].gold) for q in qs)
+        hits = sum(adv.tied_gold_at_1(scores[q], haystacks[q].gold) for q in qs)
         chance = sum(len(haystacks[q].gold) / haystacks[q].n for q in qs) / len(qs)
-        auc = sum(adv._auc(scores[q], haystacks[q].gold) for q in qs) / len(qs)
+        auc = sum(adv.within_auc(scores[q], haystacks[q].gold) for q in qs) / len(qs)
         null = sum(sum(rng.randrange(haystacks[q].n) in haystacks[q].gold for q in qs) >= hits
                    for _ in range(DRAWS))
         print(f"  {shape:24s} n={len(qs):3d} gold@1 {hits / len(qs):.2f} (random {chance:.2f}, "

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from pytest_typedmemeval import shipped_corpora
-from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.gates import adversaries, adversary_learned, adversary_rules
 from pytest_typedmemeval.gates.selftest import adversaries as adversary_fixtures
 from pytest_typedmemeval.gates.adversaries import SimulationSpec, build_simulated_corpus, check
 from pytest_typedmemeval.gates.declarations import Declared, VerticalDeclarations
@@ -112,10 +112,10 @@ def test_the_recurrence_defect_clusters_only_the_asked_subject() -> None:
         assert all(c == 1 for subject, c in counts.items() if subject != asked), counts
 
 
-def _haystack(question_id: str, sessions: list[tuple[str, ...]]) -> adversaries._Haystack:
+def _haystack(question_id: str, sessions: list[tuple[str, ...]]) -> adversaries.Haystack:
     ids = tuple(f"{question_id}-s{i}" for i in range(len(sessions)))
     keys = tuple("\x1e".join(texts) for texts in sessions)
-    return adversaries._Haystack(question_id, "lookup", "?", ids, keys, tuple(sessions),
+    return adversaries.Haystack(question_id, "lookup", "?", ids, keys, tuple(sessions),
                                  frozenset({0}))
 
 
@@ -125,12 +125,12 @@ def test_recurrence_counts_other_sessions_of_the_haystack_without_values() -> No
                 ("My cousin wants a tent for the wild camping.",),
                 ("The rain kept off, and Harriet Cole came round.",),
                 ("Harriet Cole brought biscuits.",)]
-    grams = [adversaries._SessionGrams.of(texts) for texts in sessions]
+    grams = [adversary_learned.SessionGrams.of(texts) for texts in sessions]
     assert "harriet" not in grams[0].unigrams and "cole" not in grams[3].unigrams  # values
     assert "tent wild" in grams[0].bigrams
-    rates = adversaries._CorpusRates.of({str(i): g for i, g in enumerate(grams)})
-    rows = adversaries._recurrence_rows(grams, rates)
-    names = adversaries._RECURRENCE_NAMES
+    rates = adversary_learned.CorpusRates.of({str(i): g for i, g in enumerate(grams)})
+    rows = adversary_learned.recurrence_rows(grams, rates)
+    names = adversary_learned.RECURRENCE_NAMES
     row = dict(zip(names, rows[0]))
     assert row["recurrence_bigram_max"] == pytest.approx(2 / 4)  # "tent wild", "wild camping"
     assert row["recurrence_top_bigram"] == 1.0
@@ -148,8 +148,8 @@ def test_recurrence_is_per_slot_not_per_session_text() -> None:
                                ("We had soup for lunch.",)])
     alone = _haystack("q2", [shared, ("We had soup for lunch.",), ("The bus was late.",),
                              ("I finished the crossword.",)])
-    slots = adversaries._slots([crowded, alone])
-    index = adversaries._RECURRENCE_NAMES.index("recurrence_bigram_max")
+    slots = adversary_learned.slots_of([crowded, alone])
+    index = adversary_learned.RECURRENCE_NAMES.index("recurrence_bigram_max")
     assert slots.keys[0] == slots.keys[4]
     assert slots.recurrence[0][index] == pytest.approx(2 / 3)
     assert slots.recurrence[4][index] == 0.0
@@ -163,7 +163,7 @@ def _null_trial(rng, sizes) -> tuple[list, float]:
         scores = [rng.random() for _ in range(n)]
         gold = frozenset(rng.sample(range(n), g))
         questions.append((keys, gold))
-        aucs.append(adversaries._auc(scores, gold))
+        aucs.append(adversaries.within_auc(scores, gold))
     return questions, sum(aucs) / len(aucs)
 
 
@@ -256,7 +256,7 @@ def test_same_bytes_same_figures() -> None:
 
 def test_questions_sharing_sessions_stay_in_one_half() -> None:
     corpus = build_simulated_corpus(37, SimulationSpec(family=4, family_own_filler=2))
-    haystacks = adversaries._haystacks(corpus.records)
+    haystacks = adversaries.read_haystacks(corpus.records)
     groups = adversaries.question_groups(haystacks)
     assert len(set(groups)) == len(haystacks) // 4
     half = adversaries.split_halves(haystacks, list(range(len(haystacks))))
@@ -323,17 +323,17 @@ def test_a_declared_exemption_covers_its_one_rule_and_names_a_real_rule() -> Non
 
 
 def test_the_phrase_reader_weighs_a_shared_phrase_over_shared_words() -> None:
-    haystack = adversaries._Haystack(
+    haystack = adversaries.Haystack(
         "q", "lookup", "Who fits the blinds for the annexe?", ("a", "b", "c"), ("a", "b", "c"),
         (("The annexe and the blinds were dusty.",), ("My sister fits the blinds for the annexe.",),
          ("Nothing about it here.",)), frozenset({1}))
     scores = adversaries.phrase_scores(haystack)
     assert scores[1] > scores[0] > scores[2]
-    assert ("for", "the") not in adversaries._phrases("for the annexe")
+    assert ("for", "the") not in adversary_rules._phrases("for the annexe")
 
 
 def test_the_reader_counts_question_words_only_in_value_sentences() -> None:
-    haystack = adversaries._Haystack(
+    haystack = adversaries.Haystack(
         "tme-adv-001", "lookup", "Who did I book for the kiln at the pottery?", ("a", "b"),
         ("a", "b"), (("The kiln at the pottery crossed my mind.",),
                      ("My sister booked Harriet Cole for her kiln at the pottery.",)),

@@ -257,7 +257,7 @@ def test_suggestion_reactions_come_with_their_own_close() -> None:
 def test_deleting_value_less_sentences_leaves_competition(corpus: list[dict[str, Any]]) -> None:
     """v2's difficulty came from content-free mentions alone; here fact-only BM25 stays under 0.90."""
     records = [QuestionRecord.model_validate(r) for r in corpus]
-    stays = adversaries._haystacks(records)
+    stays = adversaries.read_haystacks(records)
     for shape in wm.SHAPES:
         mine = [h for h in stays if h.shape == shape]
         assert sum(adversaries.fact_only_coverage(h) for h in mine) / len(mine) <= 0.90

@@ -34,37 +34,12 @@ with its random expectation beside it.
    deleting every sentence without a value-like token. Refused when mean coverage@5 exceeds the
    0.90 ceiling: difficulty must not come from content-free text.
 
-**Recurrence (the learned adversary's dense block, added after the episodic-v3 red team).** The
-other features read each session in isolation, so a corpus could pass while its haystacks were
-built around the asked subject. A red team beat typedmemeval-episodic-v3, which passed this gate,
-with within-haystack recurrence alone: the generator surrounded the asked subject with valued
-competitors (the same "tent for the wild camping" recommended and declined, recommended for a
-cousin...) while other subjects appeared once or twice, so question-blind "the session whose topic
-recurs most in its haystack (and is the user's own, not declined)" was gold in 0.975 of
-assistant-stated questions (random 0.05), and "place frequency x predicate frequency within the
-haystack" in 0.644 of participant-attribution ones (random 0.063). So per (question, session)
-*slot* (one session text can sit in several haystacks with different neighbours),
-:func:`_recurrence_rows` reads the session's content unigrams and bigrams (raw tokens minus the
-reference stopwords and minus value-like tokens, so values never count) and, per gram, how many
-OTHER sessions of the same haystack hold it, over n - 1: the max over its bigrams and over its
-unigrams; whether it holds the haystack's most-recurring bigram (ties all 1); its bigram max as a
-z-score within the haystack; the max and summed recurrence of the grams of its value-holding
-sentences; the largest summed recurrence of one sentence; and the same in *excess* of the
-corpus-wide share of sessions holding the gram (chat and framing recur in every haystack, a subject
-the haystack was built around only in its own). Where two or more shapes are measured, the block
-also enters once per shape (zero outside it), so the classifier can weigh it per shape: each
-template's competitors recur in their own way. With it :data:`L2` went from 1e-4 to 1e-2: at 1e-4
-the thousands of sparse weights memorised the training half and drowned the dense block out of
-sample. On the beaten bytes (sha256 7ff37b84...) learned AUC went 0.586 -> 0.883 on
-assistant-stated and 0.304 -> 0.714 on participant-attribution (gold@1 0.10 -> 0.45 and
-0.00 -> 0.33): refused. The self-test injects the tell (:data:`RECURRENCE_DEFECT`) beside a clean
-control where every subject of the haystack has the same cluster (:data:`RECURRENCE_CONTROL`); the
-clean simulation itself was rebuilt so (it used to cluster two subjects, the asked one among them,
-and give every other subject one session: the same tell, milder).
+The learned adversary's *haystack-relative recurrence* block (added after the episodic-v3 red
+team) is described in :mod:`.adversary_learned`.
 
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
-chance, :func:`_tied_coverage` and :func:`_gold_at_1` (breaking them by session order, as this
+chance, :func:`.adversary_haystacks.tied_coverage` and :func:`.adversary_haystacks.tied_gold_at_1` (breaking them by session order, as this
 gate did first, is a position prior of its own: WorkingMemory v3's far rungs put gold early, and a
 phrase reader scoring the asked kind's sentences alike covered them 1.00 on ties alone). Fact-only
 BM25 keeps the reference retriever's rule (ties by session order, GATES.md §3). Questions without gold (G = 0) are excluded from every
@@ -121,21 +96,22 @@ Readings chosen where GATES.md §7 leaves room:
 
 from __future__ import annotations
 
-import hashlib
-import math
-import random
-import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..corpus.loading import Corpus
 from ..corpus.models import QuestionRecord
-from ..retrieval.bm25 import K_REF, rank_sessions, session_document
-from ..retrieval.tokenizer import STOPWORDS, raw_tokens, tokenize
-from ..retrieval.values import has_value, keep_value_sentences, sentences, value_like_tokens
+from .adversary_chance import null_draws, p_value
+from .adversary_haystacks import (
+    K, Haystack, coverage_at_k, mean_or_none, question_groups, ranking_of, read_haystacks,
+    split_halves, tied_coverage, tied_gold_at_1, within_auc
+)
+from .adversary_learned import learned_scores
+from .adversary_rules import (
+    fact_only_coverage, haystack_diff, phrase_scores, position_coverage, reader_scores
+)
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import Declared, VerticalDeclarations, declarations_for
 from .form_reader import FORM_AUC_REFUSE, FORM_MARGIN, Candidates, form_scores
@@ -146,10 +122,6 @@ from .selftest.adversaries import (
     SELF_TEST_SIMULATION_TRIALS, SMALL_SHAPES, SimulationSpec, _chance_case, _exempt_case,
     _skip_case, build_simulated_corpus
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
 
 GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
@@ -184,23 +156,6 @@ FACT_ONLY_CEILING = SATURATION_CEILING
 """Fact-only BM25: the calibration ceiling (0.90) on mean coverage@5."""
 PHRASE_CEILING = SATURATION_CEILING
 """Phrase reader: the calibration ceiling (0.90) on mean coverage@5 (module docstring)."""
-PHRASE_WEIGHT = 10.0
-"""A shared question phrase outweighs any number of shared single words."""
-K = K_REF
-
-SPLIT_CONSTANT = "typedmemeval-adversaries-split-v1"
-"""Seeds the deterministic order in which question groups are dealt to the two halves."""
-INNER_SPLIT_CONSTANT = "typedmemeval-adversaries-inner-split-v1"
-"""Seeds the split of a training half used to cross-fit its own value-membership features."""
-CHAR_NGRAMS: tuple[int, ...] = (3, 4)
-TRAIN_STEPS = 120
-LEARNING_RATE = 0.1
-L2 = 1e-2
-"""Logistic regression: full-batch Adam, fixed steps, L2 on the (per-question balanced) mean loss.
-Was 1e-4 until the recurrence features: so weak a penalty let the thousands of sparse weights
-memorise the training half and drown the dense block out of sample."""
-POSITION_BINS = 10
-POSITION_SMOOTHING = 5.0
 
 THRESHOLDS: dict[str, float] = {
     "learned_gold_at_1_floor": LEARNED_GOLD_AT_1_FLOOR,
@@ -215,708 +170,6 @@ THRESHOLDS: dict[str, float] = {
     "form_gold_at_1_margin": FORM_MARGIN,
     "form_auc": FORM_AUC_REFUSE,
 }
-
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'\u2019-]*")
-_RECURRENCE_NAMES = ("recurrence_bigram_max", "recurrence_unigram_max", "recurrence_top_bigram",
-                     "recurrence_bigram_z", "recurrence_value_bigram_max",
-                     "recurrence_value_unigram_max", "recurrence_value_bigram_sum",
-                     "recurrence_sentence_bigram_sum", "recurrence_sentence_unigram_sum",
-                     "excess_bigram_max", "excess_value_bigram_sum",
-                     "excess_sentence_unigram_sum", "excess_sentence_bigram_sum")
-"""Haystack-relative recurrence features of a session slot (:func:`_recurrence_rows`)."""
-_DENSE_NAMES = ("log_turns", "log_chars", "relative_position", *_RECURRENCE_NAMES,
-                "value_share_only_gold", "value_share_only_filler", "value_share_both",
-                "value_share_never", "no_values", "any_value_only_gold", "any_value_only_filler")
-
-
-# --- the haystacks, as the adversaries see them --------------------------------------------------
-
-
-def _session_key(session: Sequence[Any]) -> str:
-    """Identity of a session's text: its turns (role and content), verbatim."""
-    return "\x1e".join(f"{turn.role}\x1f{turn.content}" for turn in session)
-
-
-@dataclass(frozen=True)
-class _Haystack:
-    question_id: str
-    shape: str
-    question: str
-    ids: tuple[str, ...]
-    keys: tuple[str, ...]
-    texts: tuple[tuple[str, ...], ...]
-    gold: frozenset[int]
-
-    @property
-    def n(self) -> int:
-        return len(self.keys)
-
-    @property
-    def ranked(self) -> bool:
-        """Whether there is something to rank: some gold and some filler."""
-        return 0 < len(self.gold) < self.n
-
-
-def _haystacks(records: Sequence[QuestionRecord]) -> list[_Haystack]:
-    out = []
-    for record in records:
-        out.append(_Haystack(
-            record.question_id, record.shape, record.question, tuple(record.haystack_session_ids),
-            tuple(_session_key(s) for s in record.haystack_sessions),
-            tuple(tuple(turn.content for turn in s) for s in record.haystack_sessions),
-            frozenset(record.gold_session_indices)))
-    return out
-
-
-def _gold_at_1(scores: Sequence[float], gold: frozenset[int]) -> float:
-    """The chance that the top-ranked session is gold when ties are broken at random: the share of
-    gold among the sessions tied at the top score (1.0 or 0.0 when the top is unique).
-
-    Ties used to go to the earliest session, which is itself a position prior: on a haystack
-    whose gold sits early (WorkingMemory's far rungs) every tie went to gold, and a reader scoring
-    a dozen sessions alike looked as if it found gold."""
-    top = max(scores)
-    tied = [i for i, score in enumerate(scores) if score == top]
-    return sum(1 for i in tied if i in gold) / len(tied)
-
-
-def _ranking(scores: Sequence[float]) -> list[int]:
-    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-
-
-def _coverage(ranking: Sequence[int], gold: frozenset[int], k: int = K) -> float:
-    return len(gold.intersection(ranking[:k])) / len(gold)
-
-
-def _tied_coverage(scores: Sequence[float], gold: frozenset[int], k: int = K) -> float:
-    """Expected coverage@k of a ranking by ``scores`` under random tie-breaking: a gold session
-    with ``above`` sessions strictly above it and ``ties`` sessions (itself included) at its score
-    is in the top k with probability ``clamp((k - above) / ties, 0, 1)``. Breaking ties by session
-    order instead hands every tie at the cut to the earliest session (a position prior, see
-    :func:`_gold_at_1`)."""
-    total = 0.0
-    for g in gold:
-        above = sum(1 for score in scores if score > scores[g])
-        ties = sum(1 for score in scores if score == scores[g])
-        total += min(1.0, max(0.0, (k - above) / ties))
-    return total / len(gold)
-
-
-def _auc(scores: Sequence[float], gold: frozenset[int]) -> float:
-    golds = [scores[i] for i in gold]
-    rest = [scores[i] for i in range(len(scores)) if i not in gold]
-    total = 0.0
-    for g in golds:
-        for d in rest:
-            total += 1.0 if g > d else 0.5 if g == d else 0.0
-    return total / (len(golds) * len(rest))
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-# --- grouping and the split -----------------------------------------------------------------------
-
-
-def question_groups(haystacks: Sequence[_Haystack]) -> list[int]:
-    """A group label per question: questions whose haystacks share a session id or a session's
-    turns verbatim, directly or through others, get one label (union-find)."""
-    parent = list(range(len(haystacks)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    first: dict[tuple[str, str], int] = {}
-    for qi, haystack in enumerate(haystacks):
-        for key in [("id", sid) for sid in haystack.ids] + [("text", k) for k in haystack.keys]:
-            other = first.setdefault(key, qi)
-            if other != qi:
-                a, b = find(qi), find(other)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    return [find(qi) for qi in range(len(haystacks))]
-
-
-def _order_key(constant: str, text: str) -> str:
-    return hashlib.sha256(f"{constant}\x00{text}".encode()).hexdigest()
-
-
-def split_halves(haystacks: Sequence[_Haystack], members: Sequence[int], *,
-                 constant: str = SPLIT_CONSTANT) -> dict[int, int]:
-    """Half (0 or 1) per question index in ``members``, groups kept whole.
-
-    Groups are dealt in the order of sha256(constant, first question id); each goes to the half
-    where it leaves the per-shape question counts most even (then the smaller half, then the
-    hash's parity), so every shape is split about evenly whatever the group sizes."""
-    labels = question_groups(haystacks)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for qi in members:
-        groups[labels[qi]].append(qi)
-    ordered = sorted(groups.values(),
-                     key=lambda g: _order_key(constant, min(haystacks[q].question_id for q in g)))
-    counts: list[Counter[str]] = [Counter(), Counter()]
-    sizes = [0, 0]
-    half: dict[int, int] = {}
-    for group in ordered:
-        shapes = Counter(haystacks[q].shape for q in group)
-
-        def imbalance(side: int) -> int:
-            other = 1 - side
-            return sum(abs(counts[side][s] + c - counts[other][s]) for s, c in shapes.items())
-
-        key = _order_key(constant, min(haystacks[q].question_id for q in group))
-        choice = min((0, 1), key=lambda side: (imbalance(side), sizes[side] + len(group),
-                                               (side + int(key[-1], 16)) % 2))
-        for q in group:
-            half[q] = choice
-        counts[choice].update(shapes)
-        sizes[choice] += len(group)
-    return half
-
-
-# --- adversary 1: learned, question-blind -------------------------------------------------------
-
-
-@dataclass
-class _SessionFeatures:
-    sparse: list[str]
-    values: frozenset[str]
-    turns: int
-    chars: int
-
-
-@lru_cache(maxsize=1 << 16)
-def sentence_values(text: str) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
-    """One turn's sentences (:func:`..retrieval.values.sentences`), each with its value-like tokens
-    (:func:`..retrieval.values.value_like_tokens`) and whether it holds a value
-    (:func:`..retrieval.values.has_value`); cached, as three adversaries read them."""
-    return tuple((sentence, tuple(value_like_tokens(sentence)), has_value(sentence))
-                 for sentence in sentences(text))
-
-
-def _session_features(texts: Sequence[str]) -> _SessionFeatures:
-    joined = "\n".join(texts)
-    words = {f"w:{token}" for token in raw_tokens(joined)}
-    grams: set[str] = set()
-    for match in _CAPITALISED.finditer(joined):
-        word = match.group(0)
-        if word == "I" or word.startswith(("I'", "I\u2019")):
-            continue
-        padded = f"<{word.lower()}>"
-        for n in CHAR_NGRAMS:
-            grams.update(f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1))
-    values = frozenset(token.lower() for text in texts for _, found, _ in sentence_values(text)
-                       for token in found)
-    return _SessionFeatures(sorted(words) + sorted(grams), values, len(texts), len(joined))
-
-
-@dataclass(frozen=True)
-class _SentenceGrams:
-    """One sentence's content unigrams and bigrams (:func:`sentence_grams`)."""
-
-    unigrams: frozenset[str]
-    bigrams: frozenset[str]
-    holds_value: bool
-
-
-@lru_cache(maxsize=1 << 16)
-def sentence_grams(text: str) -> tuple[_SentenceGrams, ...]:
-    """One turn's sentences as content grams: raw tokens minus the reference stopwords
-    (:data:`..retrieval.tokenizer.STOPWORDS`) and minus the sentence's value-like tokens, so a
-    value never counts as recurring content; bigrams join adjacent remaining tokens."""
-    out = []
-    for sentence, found, holds_value in sentence_values(text):
-        drop = {token.lower() for token in found}
-        tokens = [t for t in raw_tokens(sentence) if t not in STOPWORDS and t not in drop]
-        out.append(_SentenceGrams(frozenset(tokens),
-                                  frozenset(f"{a} {b}" for a, b in zip(tokens, tokens[1:])),
-                                  holds_value))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class _SessionGrams:
-    """A session's sentences as content grams, and the union of their unigrams and bigrams."""
-
-    sentences: tuple[_SentenceGrams, ...]
-    unigrams: frozenset[str]
-    bigrams: frozenset[str]
-
-    @classmethod
-    def of(cls, texts: Sequence[str]) -> _SessionGrams:
-        found = tuple(g for text in texts for g in sentence_grams(text))
-        return cls(found, frozenset().union(*(g.unigrams for g in found)),
-                   frozenset().union(*(g.bigrams for g in found)))
-
-
-@dataclass(frozen=True)
-class _CorpusRates:
-    """The share of the corpus's distinct sessions (by turns) that contain each gram: what a
-    gram's recurrence inside one haystack would be if the haystack were drawn from the corpus at
-    large (chat and framing phrases recur everywhere; a subject built into one haystack does
-    not)."""
-
-    unigrams: Mapping[str, float]
-    bigrams: Mapping[str, float]
-
-    @classmethod
-    def of(cls, grams: Mapping[str, _SessionGrams]) -> _CorpusRates:
-        uni: Counter[str] = Counter()
-        bi: Counter[str] = Counter()
-        for session in grams.values():
-            uni.update(session.unigrams)
-            bi.update(session.bigrams)
-        others = max(1, len(grams) - 1)
-        return cls({g: (c - 1) / others for g, c in uni.items()},
-                   {g: (c - 1) / others for g, c in bi.items()})
-
-
-def _recurrence_rows(sessions: Sequence[_SessionGrams], rates: _CorpusRates
-                     ) -> list[list[float]]:
-    """Haystack-relative recurrence features of every session slot of one haystack (question-blind;
-    :data:`_RECURRENCE_NAMES`, in that order).
-
-    A gram's *recurrence*, seen from one session, is the number of OTHER sessions of the same
-    haystack that contain it, divided by n - 1; its *excess* is that minus the corpus-wide share
-    of other sessions containing it (:class:`_CorpusRates`), so framing and chat that recur in
-    every haystack count for nothing. Per session: the max recurrence over its bigrams and over its
-    unigrams; whether it holds the haystack's most-recurring bigram (ties all 1; 0 when no bigram
-    recurs); the z-score of its bigram max within the haystack; the max recurrence of the bigrams
-    and unigrams of its value-holding sentences and the summed recurrence of those bigrams; the
-    largest summed bigram and unigram recurrence of one of its sentences; then the excess
-    versions: max excess over its bigrams, summed positive excess of its value-sentence bigrams,
-    and the largest summed positive unigram and bigram excess of one of its sentences."""
-    n = len(sessions)
-    uni_df: Counter[str] = Counter()
-    bi_df: Counter[str] = Counter()
-    for session in sessions:
-        uni_df.update(session.unigrams)
-        bi_df.update(session.bigrams)
-    scale = 1.0 / max(1, n - 1)
-    top = max(bi_df.values(), default=0)
-
-    rec_u = {g: (c - 1) * scale for g, c in uni_df.items()}
-    rec_b = {g: (c - 1) * scale for g, c in bi_df.items()}
-    ex_u = {g: max(0.0, r - rates.unigrams.get(g, 0.0)) for g, r in rec_u.items()}
-    ex_b = {g: max(0.0, r - rates.bigrams.get(g, 0.0)) for g, r in rec_b.items()}
-    rows = []
-    for session in sessions:
-        value_bigrams = frozenset().union(*(g.bigrams for g in session.sentences
-                                            if g.holds_value))
-        value_unigrams = frozenset().union(*(g.unigrams for g in session.sentences
-                                             if g.holds_value))
-        rows.append([
-            max(map(rec_b.__getitem__, session.bigrams), default=0.0),
-            max(map(rec_u.__getitem__, session.unigrams), default=0.0),
-            1.0 if top > 1 and any(bi_df[g] == top for g in session.bigrams) else 0.0,
-            0.0,
-            max(map(rec_b.__getitem__, value_bigrams), default=0.0),
-            max(map(rec_u.__getitem__, value_unigrams), default=0.0),
-            sum(map(rec_b.__getitem__, value_bigrams)),
-            max((sum(map(rec_b.__getitem__, g.bigrams)) for g in session.sentences),
-                default=0.0),
-            max((sum(map(rec_u.__getitem__, g.unigrams)) for g in session.sentences),
-                default=0.0),
-            max(map(ex_b.__getitem__, session.bigrams), default=0.0),
-            sum(map(ex_b.__getitem__, value_bigrams)),
-            max((sum(map(ex_u.__getitem__, g.unigrams)) for g in session.sentences),
-                default=0.0),
-            max((sum(map(ex_b.__getitem__, g.bigrams)) for g in session.sentences),
-                default=0.0),
-        ])
-    maxima = [row[0] for row in rows]
-    mean = sum(maxima) / len(maxima) if maxima else 0.0
-    spread = math.sqrt(sum((x - mean) ** 2 for x in maxima) / len(maxima)) if maxima else 0.0
-    for row in rows:
-        row[3] = (row[0] - mean) / spread if spread > 0 else 0.0
-    return rows
-
-
-@dataclass
-class _Slots:
-    """Every (question, session) slot of the corpus with its features, in corpus order."""
-
-    question: npt.NDArray[np.int64]
-    label: npt.NDArray[np.float64]
-    position: npt.NDArray[np.float64]
-    recurrence: list[list[float]]
-    shape: list[int]
-    shapes: tuple[str, ...]
-    keys: list[str]
-    features: dict[str, _SessionFeatures]
-    indptr: npt.NDArray[np.int64]
-    columns: npt.NDArray[np.int64]
-    data: npt.NDArray[np.float64]
-    vocabulary: int
-    starts: list[int]
-
-
-def _slots(haystacks: Sequence[_Haystack]) -> _Slots:
-    import numpy as np
-
-    features: dict[str, _SessionFeatures] = {}
-    vocabulary: dict[str, int] = {}
-    encoded: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
-    question, label, position, keys, starts = [], [], [], [], []
-    recurrence: list[list[float]] = []
-    shapes = tuple(sorted({haystack.shape for haystack in haystacks if haystack.ranked}))
-    if len(shapes) < 2:
-        shapes = ()
-    shape: list[int] = []
-    rows_columns, rows_data = [], []
-    content: dict[str, _SessionGrams] = {}
-    for haystack in haystacks:
-        for key, texts in zip(haystack.keys, haystack.texts):
-            if key not in content:
-                content[key] = _SessionGrams.of(texts)
-    rates = _CorpusRates.of(content)
-    for qi, haystack in enumerate(haystacks):
-        starts.append(len(keys))
-        recurrence += _recurrence_rows([content[key] for key in haystack.keys], rates)
-        shape += [shapes.index(haystack.shape) if haystack.shape in shapes else -1] * haystack.n
-        for si, (key, texts) in enumerate(zip(haystack.keys, haystack.texts)):
-            if key not in encoded:
-                feats = _session_features(texts)
-                features[key] = feats
-                words = [f for f in feats.sparse if f.startswith("w:")]
-                grams = [f for f in feats.sparse if f.startswith("c:")]
-                cols = [vocabulary.setdefault(f, len(vocabulary)) for f in feats.sparse]
-                weights = ([1.0 / math.sqrt(len(words))] * len(words) if words else []) + (
-                    [1.0 / math.sqrt(len(grams))] * len(grams) if grams else [])
-                encoded[key] = (np.asarray(cols, dtype=np.int64),
-                                np.asarray(weights, dtype=np.float64))
-            cols_arr, data_arr = encoded[key]
-            rows_columns.append(cols_arr)
-            rows_data.append(data_arr)
-            question.append(qi)
-            label.append(1.0 if si in haystack.gold else 0.0)
-            position.append(si / (haystack.n - 1) if haystack.n > 1 else 0.0)
-            keys.append(key)
-    lengths = np.asarray([len(c) for c in rows_columns], dtype=np.int64)
-    indptr = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)])
-    columns = np.concatenate(rows_columns) if rows_columns else np.zeros(0, dtype=np.int64)
-    data = np.concatenate(rows_data) if rows_data else np.zeros(0, dtype=np.float64)
-    return _Slots(np.asarray(question, dtype=np.int64), np.asarray(label, dtype=np.float64),
-                  np.asarray(position, dtype=np.float64), recurrence, shape, shapes, keys,
-                  features, indptr, columns, data,
-                  len(vocabulary), starts)
-
-
-def _membership_rows(slots: _Slots, rows: Sequence[int], reference: Sequence[int]
-                     ) -> list[list[float]]:
-    """Value-membership features of ``rows`` against the gold / filler values of ``reference``."""
-    gold_values: set[str] = set()
-    filler_values: set[str] = set()
-    for row in reference:
-        values = slots.features[slots.keys[row]].values
-        (gold_values if slots.label[row] > 0.5 else filler_values).update(values)
-    out = []
-    for row in rows:
-        values = slots.features[slots.keys[row]].values
-        if not values:
-            out.append([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
-            continue
-        only_gold = sum(1 for v in values if v in gold_values and v not in filler_values)
-        only_filler = sum(1 for v in values if v in filler_values and v not in gold_values)
-        both = sum(1 for v in values if v in gold_values and v in filler_values)
-        never = len(values) - only_gold - only_filler - both
-        n = len(values)
-        out.append([only_gold / n, only_filler / n, both / n, never / n, 0.0,
-                    1.0 if only_gold else 0.0, 1.0 if only_filler else 0.0])
-    return out
-
-
-def _rows_of(slots: _Slots, haystacks: Sequence[_Haystack], questions: Sequence[int]) -> list[int]:
-    rows: list[int] = []
-    for qi in questions:
-        rows.extend(range(slots.starts[qi], slots.starts[qi] + haystacks[qi].n))
-    return rows
-
-
-def _dense(slots: _Slots, rows: Sequence[int], membership: Sequence[Sequence[float]]
-           ) -> npt.NDArray[np.float64]:
-    import numpy as np
-
-    width = len(_DENSE_NAMES) + len(_RECURRENCE_NAMES) * len(slots.shapes)
-    if not rows:
-        return np.zeros((0, width), dtype=np.float64)
-    blank = [0.0] * len(_RECURRENCE_NAMES)
-    out = []
-    for r, m in zip(rows, membership):
-        features = slots.features[slots.keys[r]]
-        recurrence = slots.recurrence[r]
-        by_shape = [x for index in range(len(slots.shapes))
-                    for x in (recurrence if slots.shape[r] == index else blank)]
-        out.append([math.log1p(features.turns), math.log1p(features.chars),
-                    float(slots.position[r]), *recurrence, *m, *by_shape])
-    return np.asarray(out, dtype=np.float64)
-
-
-def _sparse_block(slots: _Slots, rows: Sequence[int]
-                  ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """(row index per nonzero, column, value) of ``rows``, rows renumbered 0..len(rows)-1."""
-    import numpy as np
-
-    rows_arr = np.asarray(rows, dtype=np.int64)
-    starts, ends = slots.indptr[rows_arr], slots.indptr[rows_arr + 1]
-    lengths = ends - starts
-    owner = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
-    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
-        np.cumsum(lengths) - lengths, lengths)
-    index = np.repeat(starts, lengths) + offsets
-    return owner, slots.columns[index], slots.data[index]
-
-
-def _train(owner: npt.NDArray[np.int64], cols: npt.NDArray[np.int64],
-           vals: npt.NDArray[np.float64], dense: npt.NDArray[np.float64],
-           y: npt.NDArray[np.float64], weight: npt.NDArray[np.float64], vocabulary: int
-           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
-    """L2-regularised logistic regression by full-batch Adam for :data:`TRAIN_STEPS` steps."""
-    import numpy as np
-
-    rows = len(y)
-    dims = vocabulary + dense.shape[1] + 1
-    theta = np.zeros(dims)
-    m = np.zeros(dims)
-    v = np.zeros(dims)
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
-    for step in range(1, TRAIN_STEPS + 1):
-        w_sparse, w_dense, bias = theta[:vocabulary], theta[vocabulary:-1], theta[-1]
-        z = np.bincount(owner, weights=vals * w_sparse[cols], minlength=rows) + dense @ w_dense + bias
-        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
-        r = weight * (p - y)
-        grad = np.empty(dims)
-        grad[:vocabulary] = np.bincount(cols, weights=vals * r[owner], minlength=vocabulary)
-        grad[vocabulary:-1] = dense.T @ r
-        grad[-1] = r.sum()
-        grad[:-1] += L2 * theta[:-1]
-        m = beta1 * m + (1 - beta1) * grad
-        v = beta2 * v + (1 - beta2) * grad * grad
-        m_hat = m / (1 - beta1 ** step)
-        v_hat = v / (1 - beta2 ** step)
-        theta = theta - LEARNING_RATE * m_hat / (np.sqrt(v_hat) + eps)
-    return theta[:vocabulary], theta[vocabulary:-1], float(theta[-1])
-
-
-def _balanced_weights(slots: _Slots, haystacks: Sequence[_Haystack], questions: Sequence[int]
-                      ) -> list[float]:
-    """Each trainable question weighs 1 in total, half on its gold and half on its filler."""
-    trainable = [qi for qi in questions if haystacks[qi].ranked]
-    share = 1.0 / max(1, len(trainable))
-    out: list[float] = []
-    for qi in questions:
-        haystack = haystacks[qi]
-        for si in range(haystack.n):
-            if not haystack.ranked:
-                out.append(0.0)
-            elif si in haystack.gold:
-                out.append(share * 0.5 / len(haystack.gold))
-            else:
-                out.append(share * 0.5 / (haystack.n - len(haystack.gold)))
-    return out
-
-
-def learned_scores(haystacks: Sequence[_Haystack]) -> tuple[dict[int, list[float]], dict[str, Any]]:
-    """The learned adversary's score for every session of every question it could test (question
-    index -> scores in session order), and a description of the split it used."""
-    import numpy as np
-
-    slots = _slots(haystacks)
-    everyone = list(range(len(haystacks)))
-    half = split_halves(haystacks, everyone)
-    info: dict[str, Any] = {
-        "groups": len(set(question_groups(haystacks))),
-        "halves": [sum(1 for q in everyone if half[q] == side) for side in (0, 1)],
-        "vocabulary": slots.vocabulary, "dense_features": list(_DENSE_NAMES),
-        "recurrence_by_shape": list(slots.shapes),
-        "steps": TRAIN_STEPS, "learning_rate": LEARNING_RATE, "l2": L2,
-        "split_constant": SPLIT_CONSTANT, "char_ngrams": list(CHAR_NGRAMS),
-    }
-    scores: dict[int, list[float]] = {}
-    for test_side in (0, 1):
-        train_q = [q for q in everyone if half[q] != test_side]
-        test_q = [q for q in everyone if half[q] == test_side]
-        if not test_q or not any(haystacks[q].ranked for q in train_q):
-            continue
-        inner = split_halves(haystacks, train_q, constant=INNER_SPLIT_CONSTANT)
-        train_rows: list[int] = []
-        membership: list[list[float]] = []
-        for side in (0, 1):
-            part = [q for q in train_q if inner[q] == side]
-            other = [q for q in train_q if inner[q] != side]
-            rows = _rows_of(slots, haystacks, part)
-            train_rows += rows
-            membership += _membership_rows(slots, rows, _rows_of(slots, haystacks, other))
-        order = sorted(range(len(train_rows)), key=lambda i: train_rows[i])
-        train_rows = [train_rows[i] for i in order]
-        membership = [membership[i] for i in order]
-        weights = _balanced_weights(slots, haystacks, sorted(train_q))
-        dense_train = _dense(slots, train_rows, membership)
-        mean = dense_train.mean(axis=0)
-        std = dense_train.std(axis=0)
-        std[std == 0] = 1.0
-        owner, cols, vals = _sparse_block(slots, train_rows)
-        w_sparse, w_dense, bias = _train(owner, cols, vals, (dense_train - mean) / std,
-                                         slots.label[train_rows], np.asarray(weights),
-                                         slots.vocabulary)
-        test_rows = _rows_of(slots, haystacks, test_q)
-        if not test_rows:
-            continue
-        dense_test = _dense(slots, test_rows, _membership_rows(
-            slots, test_rows, _rows_of(slots, haystacks, train_q)))
-        owner, cols, vals = _sparse_block(slots, test_rows)
-        z = (np.bincount(owner, weights=vals * w_sparse[cols], minlength=len(test_rows))
-             + ((dense_test - mean) / std) @ w_dense + bias)
-        at = 0
-        for qi in test_q:
-            n = haystacks[qi].n
-            scores[qi] = [float(x) for x in z[at:at + n]]
-            at += n
-    return scores, info
-
-
-# --- adversary 2: position prior ------------------------------------------------------------------
-
-
-def _position_table(haystacks: Sequence[_Haystack], questions: Sequence[int]
-                    ) -> Callable[[int, int], float]:
-    """A scorer (index, n) -> summed smoothed gold rates at that index from the start, from the
-    end and in that tenth of the haystack, learned from ``questions``."""
-    start_gold: Counter[int] = Counter()
-    start_seen: Counter[int] = Counter()
-    end_gold: Counter[int] = Counter()
-    end_seen: Counter[int] = Counter()
-    bin_gold: Counter[int] = Counter()
-    bin_seen: Counter[int] = Counter()
-    gold_total = seen_total = 0
-    for qi in questions:
-        haystack = haystacks[qi]
-        if not haystack.ranked:
-            continue
-        n = haystack.n
-        for i in range(n):
-            is_gold = 1 if i in haystack.gold else 0
-            b = _bin(i, n)
-            start_seen[i] += 1
-            end_seen[n - 1 - i] += 1
-            bin_seen[b] += 1
-            start_gold[i] += is_gold
-            end_gold[n - 1 - i] += is_gold
-            bin_gold[b] += is_gold
-            gold_total += is_gold
-            seen_total += 1
-    base = gold_total / seen_total if seen_total else 0.0
-    a = POSITION_SMOOTHING
-
-    def rate(gold: Counter[int], seen: Counter[int], key: int) -> float:
-        return (gold[key] + a * base) / (seen[key] + a)
-
-    def score(i: int, n: int) -> float:
-        return (rate(start_gold, start_seen, i) + rate(end_gold, end_seen, n - 1 - i)
-                + rate(bin_gold, bin_seen, _bin(i, n)))
-
-    return score
-
-
-def _bin(i: int, n: int) -> int:
-    return min(POSITION_BINS - 1, int(POSITION_BINS * i / n))
-
-
-def position_coverage(haystacks: Sequence[_Haystack]) -> dict[int, float]:
-    """Coverage@5 of the position prior per question, the prior learned from the other half
-    (that half's questions of the same shape, or all of them where it has none of the shape)."""
-    everyone = list(range(len(haystacks)))
-    half = split_halves(haystacks, everyone)
-    out: dict[int, float] = {}
-    for test_side in (0, 1):
-        train_q = [q for q in everyone if half[q] != test_side and haystacks[q].ranked]
-        if not train_q:
-            continue
-        by_shape: dict[str, list[int]] = defaultdict(list)
-        for q in train_q:
-            by_shape[haystacks[q].shape].append(q)
-        tables: dict[str, Callable[[int, int], float]] = {}
-        fallback = _position_table(haystacks, train_q)
-        for qi in everyone:
-            haystack = haystacks[qi]
-            if half[qi] != test_side or not haystack.ranked:
-                continue
-            if haystack.shape not in tables:
-                tables[haystack.shape] = (_position_table(haystacks, by_shape[haystack.shape])
-                                          if haystack.shape in by_shape else fallback)
-            table = tables[haystack.shape]
-            scores = [table(i, haystack.n) for i in range(haystack.n)]
-            out[qi] = _tied_coverage(scores, haystack.gold)
-    return out
-
-
-# --- adversary 3: haystack diff -------------------------------------------------------------------
-
-
-def haystack_diff(haystacks: Sequence[_Haystack]) -> tuple[dict[int, bool], dict[str, bool]]:
-    """Per question whether its unique sessions (turns found in no other haystack) are a nonempty
-    set of gold only; per shape whether any of its haystacks shares a session with another."""
-    by_text: dict[str, set[int]] = defaultdict(set)
-    by_id: dict[str, set[int]] = defaultdict(set)
-    for qi, haystack in enumerate(haystacks):
-        for sid, key in zip(haystack.ids, haystack.keys):
-            by_text[key].add(qi)
-            by_id[sid].add(qi)
-    singled: dict[int, bool] = {}
-    shares: dict[str, bool] = defaultdict(bool)
-    for qi, haystack in enumerate(haystacks):
-        shared = any(len(by_text[k]) > 1 for k in haystack.keys) or any(
-            len(by_id[s]) > 1 for s in haystack.ids)
-        shares[haystack.shape] |= shared
-        unique = {i for i, key in enumerate(haystack.keys) if by_text[key] == {qi}}
-        singled[qi] = bool(unique) and unique <= haystack.gold
-    return singled, dict(shares)
-
-
-# --- adversaries 4 and 5: the readers -------------------------------------------------------------
-
-
-def _best_sentence(haystack: _Haystack, score: Callable[[str, bool], float]) -> list[float]:
-    """Per session: the highest ``score(sentence, holds_value)`` over its sentences (0 if none)."""
-    return [max((score(sentence, holds_value) for text in texts
-                 for sentence, _, holds_value in sentence_values(text)), default=0.0)
-            for texts in haystack.texts]
-
-
-def reader_scores(haystack: _Haystack) -> list[float]:
-    """Per session: the most distinct question content words in one of its value-holding sentences."""
-    words = set(tokenize(haystack.question))
-    return _best_sentence(haystack, lambda sentence, holds_value: float(
-        len(words.intersection(tokenize(sentence)))) if holds_value else 0.0)
-
-
-def _phrases(text: str) -> set[tuple[str, str]]:
-    """Adjacent word pairs of ``text`` with at least one content word ("the annexe", "blind
-    fitter"; not "for the")."""
-    words = raw_tokens(text)
-    return {(a, b) for a, b in zip(words, words[1:]) if a not in STOPWORDS or b not in STOPWORDS}
-
-
-def phrase_scores(haystack: _Haystack) -> list[float]:
-    """Per session: its best sentence's count of the question's phrases (adjacent word pairs with
-    a content word), weighted by :data:`PHRASE_WEIGHT`, plus its count of question content words.
-    The reader a red team wrote in one line ("a sentence with the item noun and 'for the
-    <place>'"): it needs no value, no corpus knowledge and no training."""
-    phrases = _phrases(haystack.question)
-    words = set(tokenize(haystack.question))
-    return _best_sentence(haystack, lambda sentence, _: (
-        PHRASE_WEIGHT * len(phrases & _phrases(sentence))
-        + len(words.intersection(tokenize(sentence)))))
-
-
-def fact_only_coverage(haystack: _Haystack) -> float:
-    """Coverage@5 of the reference BM25 over the haystack with every value-less sentence deleted."""
-    documents = [session_document(keep_value_sentences(texts)) for texts in haystack.texts]
-    return _coverage(rank_sessions(documents, haystack.question), haystack.gold)
 
 
 # --- the gate -------------------------------------------------------------------------------------
@@ -937,7 +190,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             ) -> tuple[dict[str, Any], list[Finding]]:
     """Every adversary's figures per shape (with the random expectation and the bound beside each)
     and the findings that break a bound, before exemptions and revision rules are applied."""
-    haystacks = _haystacks(records)
+    haystacks = read_haystacks(records)
     learned, learned_info = learned_scores(haystacks) if haystacks else ({}, {})
     position = position_coverage(haystacks) if haystacks else {}
     singled, shares = haystack_diff(haystacks)
@@ -959,8 +212,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
         all_gold = len(members) - len(ranked) - no_gold
         row: dict[str, Any] = {"questions": len(members), "measured_questions": len(ranked),
                                "excluded_no_gold": no_gold, "excluded_all_gold": all_gold}
-        random_g1 = _mean([len(haystacks[q].gold) / haystacks[q].n for q in ranked])
-        random_k = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in ranked])
+        random_g1 = mean_or_none([len(haystacks[q].gold) / haystacks[q].n for q in ranked])
+        random_k = mean_or_none([min(K, haystacks[q].n) / haystacks[q].n for q in ranked])
         readers = {q: reader_scores(haystacks[q]) for q in ranked}
         for q in ranked:
             per_question[haystacks[q].question_id] = {}
@@ -970,7 +223,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             row["learned"] = _learned_figures(tested, learned, haystacks, shape, alpha)
             findings.extend(_learned_findings(row["learned"], shape, "the shape's"))
             for q in tested:
-                order = _ranking(learned[q])
+                order = ranking_of(learned[q])
                 per_question[haystacks[q].question_id]["learned_gold_rank"] = 1 + min(
                     order.index(i) for i in haystacks[q].gold)
         else:
@@ -982,8 +235,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
 
         tested = [q for q in ranked if q in position]
         if tested:
-            cov = _mean([position[q] for q in tested])
-            rnd = _mean([min(K, haystacks[q].n) / haystacks[q].n for q in tested])
+            cov = mean_or_none([position[q] for q in tested])
+            rnd = mean_or_none([min(K, haystacks[q].n) / haystacks[q].n for q in tested])
             assert cov is not None and rnd is not None
             bound = rnd + POSITION_MARGIN
             chance = p_value(null_draws([(haystacks[q].keys, haystacks[q].gold) for q in tested],
@@ -1023,7 +276,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                                     "reason": "no question with both gold and filler"}
 
         if ranked:
-            g1 = _mean([_gold_at_1(readers[q], haystacks[q].gold) for q in ranked])
+            g1 = mean_or_none([tied_gold_at_1(readers[q], haystacks[q].gold) for q in ranked])
             assert g1 is not None and random_g1 is not None
             row["subject_value_reader"] = {"status": "measured", "questions": len(ranked),
                                            "gold_at_1": g1, "random_gold_at_1": random_g1,
@@ -1040,7 +293,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                 "{k} (ceiling {bound}; random {random:.3f}): the difficulty comes from content-free "
                 "text")
             findings += found
-            phrase = {q: _tied_coverage(phrase_scores(haystacks[q]), haystacks[q].gold)
+            phrase = {q: tied_coverage(phrase_scores(haystacks[q]), haystacks[q].gold)
                       for q in ranked}
             row["phrase_reader"], found = _ceiling_row(
                 "phrase_reader", shape, phrase, random_k, PHRASE_CEILING,
@@ -1050,7 +303,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             findings += found
             for q in ranked:
                 entry = per_question[haystacks[q].question_id]
-                order = _ranking(readers[q])
+                order = ranking_of(readers[q])
                 entry["reader_gold_rank"] = 1 + min(order.index(i) for i in haystacks[q].gold)
                 entry["fact_only_coverage_at_5"] = fact[q]
                 entry["phrase_coverage_at_5"] = phrase[q]
@@ -1066,7 +319,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                 for q in ranked:
                     if q in scored:
                         candidates, scores = scored[q]
-                        order = _ranking(scores)
+                        order = ranking_of(scores)
                         per_question[haystacks[q].question_id][f"{view}_gold_rank"] = 1 + min(
                             order.index(i) for i in candidates.gold)
         by_shape[shape] = row
@@ -1101,7 +354,7 @@ def _ceiling_row(rule: str, shape: str, coverage: Mapping[int, float], random_k:
                  bound: float, detail: str) -> tuple[dict[str, Any], list[Finding]]:
     """A difficulty bound on a reader's mean coverage@K (no chance test: the figure is the
     corpus's difficulty for that reader, as calibration's ceiling is)."""
-    cov = _mean(list(coverage.values()))
+    cov = mean_or_none(list(coverage.values()))
     assert cov is not None and random_k is not None
     row = {"status": "measured", "questions": len(coverage), "coverage_at_5": cov,
            "random_coverage_at_5": random_k, "bound": bound}
@@ -1110,59 +363,14 @@ def _ceiling_row(rule: str, shape: str, coverage: Mapping[int, float], random_k:
     return row, found
 
 
-NULL_DRAWS = 2000
-"""Rankings drawn per p-value (a p-value resolves to 1 / 2001)."""
-NULL_CONSTANT = "typedmemeval-adversaries-null-v1"
-
-
-def null_draws(questions: Sequence[tuple[tuple[str, ...], frozenset[int]]], *, key: str
-               ) -> dict[str, Any]:
-    """The mean gold@1, AUC and coverage@K of these questions under :data:`NULL_DRAWS` rankings
-    that know nothing (one array per figure): every *haystack* (its session keys) is re-ranked
-    uniformly at random, and each question's figure read off its haystack's ranking with its own
-    gold.
-
-    One ranking per haystack, not per question: a question-blind ranker gives the two arms of a
-    pair (one haystack, two questions) the same ranking, so they are one observation when their
-    gold is the same and dependent when it is not (Prospective's six expiring-validity pairs are six
-    observations, not twelve). Exact for any mix of gold counts and haystack sizes, which normal
-    approximations are not at four questions. Seeded by ``key`` and :data:`NULL_CONSTANT`."""
-    import numpy as np
-
-    digest = hashlib.sha256(f"{NULL_CONSTANT}\x1f{key}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))
-    g1 = np.zeros(NULL_DRAWS)
-    au = np.zeros(NULL_DRAWS)
-    cov = np.zeros(NULL_DRAWS)
-    rankings: dict[tuple[str, ...], Any] = {}
-    for keys, gold in questions:
-        n = len(keys)
-        if keys not in rankings:
-            rankings[keys] = rng.random((NULL_DRAWS, n)).argsort(axis=1).argsort(axis=1)
-        ranks = rankings[keys][:, sorted(gold)]
-        g = len(gold)
-        g1 += (ranks.min(axis=1) == 0)
-        cov += (ranks < min(K, n)).sum(axis=1) / g
-        # AUC of gold ranked at r among n: fillers ranked below it, over g * (n - g) pairs
-        below = (n - 1 - ranks).sum(axis=1) - g * (g - 1) / 2
-        au += below / (g * (n - g))
-    m = len(questions)
-    return {"gold_at_1": g1 / m, "auc": au / m, "coverage_at_5": cov / m}
-
-
-def p_value(draws: Any, observed: float) -> float:
-    """One-sided: (1 + draws at or above ``observed``) / (1 + draws)."""
-    return float((1 + int((draws >= observed - 1e-9).sum())) / (1 + len(draws)))
-
-
 def _learned_figures(tested: Sequence[int], learned: Mapping[int, Sequence[float]],
-                     haystacks: Sequence[_Haystack], key: str, alpha: float) -> dict[str, Any]:
+                     haystacks: Sequence[Haystack], key: str, alpha: float) -> dict[str, Any]:
     """The learned adversary's figures over some questions: gold@1 and mean AUC beside their random
     expectation, their bounds, their chance under no signal (:func:`null_draws`) and the ``alpha``
     it is judged at."""
-    g1 = _mean([_gold_at_1(learned[q], haystacks[q].gold) for q in tested])
-    auc = _mean([_auc(learned[q], haystacks[q].gold) for q in tested])
-    rnd = _mean([len(haystacks[q].gold) / haystacks[q].n for q in tested])
+    g1 = mean_or_none([tied_gold_at_1(learned[q], haystacks[q].gold) for q in tested])
+    auc = mean_or_none([within_auc(learned[q], haystacks[q].gold) for q in tested])
+    rnd = mean_or_none([len(haystacks[q].gold) / haystacks[q].n for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
     draws = null_draws([(haystacks[q].keys, haystacks[q].gold) for q in tested],
                        key=f"learned\x1f{key}")
@@ -1217,16 +425,16 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
         return {"status": "not_applicable",
                 "reason": "no question of the shape has candidates in two or more sessions with "
                           "gold among them (nothing a reader of form could break)"}
-    g1 = _mean([_gold_at_1(form[q][1], form[q][0].gold) for q in tested])
-    auc = _mean([_auc(form[q][1], form[q][0].gold) for q in tested])
-    rnd = _mean([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
+    g1 = mean_or_none([tied_gold_at_1(form[q][1], form[q][0].gold) for q in tested])
+    auc = mean_or_none([within_auc(form[q][1], form[q][0].gold) for q in tested])
+    rnd = mean_or_none([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
     draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
                         for q in tested], key=f"{view}\x1f{key}")
     return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
             "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),
             "gold_at_1_p_value": p_value(draws["gold_at_1"], g1),
-            "mean_candidate_sessions": _mean([len(form[q][0].session_list) for q in tested]),
+            "mean_candidate_sessions": mean_or_none([len(form[q][0].session_list) for q in tested]),
             "auc": auc, "random_auc": 0.5, "auc_bound": FORM_AUC_REFUSE,
             "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
 
@@ -1545,10 +753,10 @@ def _tie_case() -> SelfTestCase:
     flat, gold = [1.0] * 20, frozenset({0})
     top = [2.0] + [1.0] * 19
     cut = [5.0, 4.0, 3.0, 2.0, 2.0, 2.0, 2.0] + [1.0] * 13
-    figures = {"flat coverage": _tied_coverage(flat, gold), "flat gold@1": _gold_at_1(flat, gold),
-               "top coverage": _tied_coverage(top, gold), "top gold@1": _gold_at_1(top, gold),
-               "cut coverage": _tied_coverage(cut, frozenset({6})),
-               "session-order coverage": _coverage(_ranking(flat), gold)}
+    figures = {"flat coverage": tied_coverage(flat, gold), "flat gold@1": tied_gold_at_1(flat, gold),
+               "top coverage": tied_coverage(top, gold), "top gold@1": tied_gold_at_1(top, gold),
+               "cut coverage": tied_coverage(cut, frozenset({6})),
+               "session-order coverage": coverage_at_k(ranking_of(flat), gold)}
     want = {"flat coverage": 0.25, "flat gold@1": 0.05, "top coverage": 1.0, "top gold@1": 1.0,
             "cut coverage": 0.5, "session-order coverage": 1.0}
     ok = all(abs(figures[k] - v) < 1e-12 for k, v in want.items())

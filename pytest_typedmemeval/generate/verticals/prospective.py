@@ -964,10 +964,10 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
                 means += [panel.mean_by_shape(records, panel.coverage_from_rankings(records, rankings)),
                           panel.mean_by_shape(records, panel.hybrid_coverage(
                               records, panel.HybridRRF(dense), rankings))]
-            stays = adversaries._haystacks(records)
-            reader[(shape, dial)] = sum(adversaries._gold_at_1(adversaries.reader_scores(h), h.gold)
+            stays = adversaries.read_haystacks(records)
+            reader[(shape, dial)] = sum(adversaries.tied_gold_at_1(adversaries.reader_scores(h), h.gold)
                                         for h in stays) / len(stays)
-            phrase[(shape, dial)] = sum(adversaries._coverage(adversaries._ranking(
+            phrase[(shape, dial)] = sum(adversaries.coverage_at_k(adversaries.ranking_of(
                 adversaries.phrase_scores(h)), h.gold) for h in stays) / len(stays)
             reference = calibration.shape_coverage(records, shape)
             assert reference is not None

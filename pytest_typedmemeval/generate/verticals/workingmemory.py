@@ -1057,15 +1057,15 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
     def evaluate(dial: float) -> tuple[float, float]:
         records = [QuestionRecord.model_validate(r)
                    for r in build(seed, {shape: dial for shape in SHAPES}).records]
-        stays = adversaries._haystacks(records)
+        stays = adversaries.read_haystacks(records)
         row: dict[str, Any] = {}
         worst = 0.0
         for shape in SHAPES:
             mine = [h for h in stays if h.shape == shape]
             panel_max = calibration.panel_max_coverage(records, shape, whole=True) or 0.0
-            phrase = sum(adversaries._tied_coverage(adversaries.phrase_scores(h), h.gold)
+            phrase = sum(adversaries.tied_coverage(adversaries.phrase_scores(h), h.gold)
                          for h in mine) / len(mine)
-            reader = sum(adversaries._gold_at_1(adversaries.reader_scores(h), h.gold)
+            reader = sum(adversaries.tied_gold_at_1(adversaries.reader_scores(h), h.gold)
                          for h in mine) / len(mine)
             reference = calibration.shape_coverage(records, shape) or 0.0
             row[shape] = {"reference": round(reference, 6), "panel_max": round(panel_max, 6),
