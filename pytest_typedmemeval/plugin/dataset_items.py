@@ -7,7 +7,8 @@ that asks for no dataset pays nothing beyond declaring the options (:mod:`.optio
 ``--tme-dataset NAME=PATH`` reads a public dataset (LoCoMo, LongMemEval, HaluMem) from the user's
 local file (:mod:`..datasets`; never downloaded) on every process — loading is deterministic, so
 xdist workers collect the same items — and collects one item per scored question under
-``<rootdir>/dataset/<name>``. Each item runs its question through the same adapter the corpus
+``<rootdir>/dataset/<name>``, inside a directory collector at ``<rootdir>/dataset`` so the rootdir
+``conftest.py`` hooks reach the items (:class:`DatasetDirectory`). Each item runs its question through the same adapter the corpus
 questions use (the ``typedmemeval_agent`` fixture or ``--tme-agent``) and passes iff the dataset's
 scoring calls the answer correct (``--tme-dataset-scoring``: the typed reading, or the dataset's
 own token metric where it has one). Results travel to the controller on the item's report, and the
@@ -21,7 +22,7 @@ appears in its own section and metrics file only.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,7 +53,7 @@ DATASET_FUNCTION = "dataset_question"
 """The plugin-owned test function every dataset question is parametrized over."""
 CASE_ARGUMENT = "tme_dataset_case"
 COLLECTION_DIR = "dataset"
-"""Items live at ``<rootdir>/dataset/<name>`` (not a real file)."""
+"""Items live at ``<rootdir>/dataset`` (not a real directory), node ids ``dataset/<name>::...``."""
 RESULT_ATTRIBUTE = "tme_dataset_result"
 """Report attribute carrying :meth:`DatasetResult.to_dict` (plain data: xdist ships it)."""
 SECTION_TITLE = "public memory datasets (informational; not TypedMemEval results)"
@@ -93,12 +94,39 @@ def dataset_question(tme_dataset_case: object, request: pytest.FixtureRequest) -
 
 
 class DatasetModule(PluginItemsModule):
-    """One loaded dataset as a collector at ``<rootdir>/dataset/<name>`` (not a real file): readable
-    node ids, ``--lf`` finds the items again. Not a ``QuestionModule``, so the question items'
-    collection hooks leave it alone."""
+    """One loaded dataset as a collector with node id ``dataset/<name>``: readable node ids,
+    ``--lf`` finds the items again. Not a ``QuestionModule``, so the question items' collection
+    hooks leave it alone. Its path is its :class:`DatasetDirectory`'s (see there why)."""
 
     tme_dataset: LoadedDataset
     test_function = staticmethod(dataset_question)
+
+
+class DatasetDirectory(pytest.Directory):
+    """``<rootdir>/dataset`` (not a real directory) as a directory collector holding one
+    :class:`DatasetModule` per loaded dataset.
+
+    Why a directory: pytest decides which ``conftest.py`` hooks reach a node from the node's path
+    (``Session.gethookproxy``), and it knows the conftests of a path only once a directory
+    collector at that path has been collected (pytest loads them then, for every
+    ``pytest.Directory``). Collected from the session alone, a collector at a path pytest never
+    walked has no conftest at all, so the rootdir ``conftest.py``'s ``pytest_runtest_setup`` or
+    ``pytest_runtest_logreport`` never saw a dataset item. Collected through this directory, the
+    items get the conftests of ``<rootdir>/dataset`` and every directory above it up to the
+    confcutdir, as a test file there would. The modules share this path (a module at
+    ``<rootdir>/dataset/<name>`` would again be a path pytest never walked) and keep their node
+    ids by naming them.
+    """
+
+    tme_datasets: dict[str, LoadedDataset]
+
+    def collect(self) -> Iterator[DatasetModule]:
+        for name, loaded in self.tme_datasets.items():
+            if not loaded.questions:
+                continue  # nothing to run; the summary says why (what loading excluded)
+            module = DatasetModule.from_parent(self, path=self.path, name=name, nodeid=f"{COLLECTION_DIR}/{name}")
+            module.tme_dataset = loaded
+            yield module
 
 
 PLUGIN_KEY = pytest.StashKey["DatasetPlugin"]()
@@ -309,18 +337,17 @@ class DatasetPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        for name, loaded in self.datasets.items():
-            if not loaded.questions:
-                continue  # nothing to run; the summary says why (what loading excluded)
-            module = DatasetModule.from_parent(session, path=config.rootpath / COLLECTION_DIR / name)
-            module.tme_dataset = loaded
-            for item in session.genitems(module):
-                if isinstance(item, pytest.Item):
-                    case = _dataset_case(item)
-                    if case is not None:
-                        # The item id is position-based; -k still selects by the upstream id.
-                        item.extra_keyword_matches.add(case.question.question_id)
-                    items.append(item)
+        if not any(loaded.questions for loaded in self.datasets.values()):
+            return
+        directory = DatasetDirectory.from_parent(session, path=config.rootpath / COLLECTION_DIR)
+        directory.tme_datasets = self.datasets
+        for item in session.genitems(directory):
+            if isinstance(item, pytest.Item):
+                case = _dataset_case(item)
+                if case is not None:
+                    # The item id is position-based; -k still selects by the upstream id.
+                    item.extra_keyword_matches.add(case.question.question_id)
+                items.append(item)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         module = metafunc.definition.parent
