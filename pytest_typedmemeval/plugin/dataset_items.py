@@ -44,6 +44,7 @@ from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdi
 
 if TYPE_CHECKING:
     from ..datasets import DatasetQuestion, DatasetResult, DatasetSpec, LoadedDataset
+    from ..datasets.thresholds import BoundScope
     from ..datasets.upstream_scoring import ScoringMode
     from .session import TypedMemEvalSession
 
@@ -205,10 +206,21 @@ def register_if_wanted(config: pytest.Config) -> None:
 
     scoring, notice = resolve_scoring(config.getoption("tme_dataset_scoring"), datasets)
     plugin = DatasetPlugin(config, datasets, metrics_dir, scoring=scoring, scoring_notice=notice)
+    plugin.read_bounds(dict(config.getoption("tme_fail_under") or []))
     config.stash[PLUGIN_KEY] = plugin
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     if is_xdist_controller(config):
         config.pluginmanager.register(DatasetXdistHooks(plugin), XDIST_PLUGIN_NAME)
+
+
+def dataset_bound_names(config: pytest.Config) -> frozenset[str]:
+    """The ``--tme-fail-under`` names the named datasets claim (``locomo``, ``locomo_multi_hop``,
+    ...; never ``*``, which bounds corpora and datasets alike): the corpus configuration leaves
+    them out of its own bounds, so they neither bound a corpus nor are refused as unknown there."""
+    plugin = config.stash.get(PLUGIN_KEY, None)
+    if plugin is None:
+        return frozenset()
+    return frozenset(plugin.bound_scopes)
 
 
 def resolve_scoring(asked: ScoringMode | None, datasets: dict[str, LoadedDataset]) -> tuple[ScoringMode, str | None]:
@@ -248,8 +260,14 @@ def evaluate_dataset_question(request: pytest.FixtureRequest, case: object) -> N
                                   scoring=plugin.scoring,
                                   spec=plugin.datasets[case.question.dataset].spec)
     request.node.stash[DATASET_RESULT_KEY] = result
-    if not result.correct:
-        pytest.fail(result.failure_text(), pytrace=False)
+    if result.correct:
+        return
+    if case.question.dataset in plugin.threshold_datasets:
+        if result.outcome != "error":
+            return  # threshold mode: the bounds decide at the end of the session
+        pytest.fail("error from the adapter (errors fail even in threshold mode: they are harness "
+                    "faults, not memory results)\n" + result.failure_text(), pytrace=False)
+    pytest.fail(result.failure_text(), pytrace=False)
 
 
 def error_result(question: DatasetQuestion, reason: str) -> DatasetResult:
@@ -284,11 +302,32 @@ class DatasetPlugin:
     lines: list[str] = field(default_factory=list)
     finished: bool = False
     metrics_error: str | None = None
+    fail_under: dict[str, float] = field(default_factory=dict)
+    """The ``--tme-fail-under`` bounds that concern datasets (``*`` and the names they claim)."""
+    bound_scopes: dict[str, BoundScope] = field(default_factory=dict)
+    """Every bound name the loaded datasets answer to (:func:`..datasets.thresholds.bound_scopes`)."""
+    other_bounds: dict[str, float] = field(default_factory=dict)
+    """Bounds naming no dataset: a corpus's verticals or shapes, or nothing (refused)."""
+    threshold_datasets: frozenset[str] = frozenset()
+    """Datasets in threshold mode: their items do not fail one by one."""
+    threshold_rows: list[dict[str, Any]] = field(default_factory=list)
+    threshold_failures: list[str] = field(default_factory=list)
+    thresholds_not_evaluated: list[str] = field(default_factory=list)
     _nodeid_index: dict[str, DatasetQuestion] | None = None
 
     @property
     def is_worker(self) -> bool:
         return is_worker(self.config)
+
+    def read_bounds(self, fail_under: dict[str, float]) -> None:
+        """Split ``--tme-fail-under`` into the dataset bounds and the others, and note which
+        datasets are in threshold mode (:mod:`..datasets.thresholds`)."""
+        from ..datasets.thresholds import bound_scopes, bounded_datasets, dataset_bounds
+
+        self.bound_scopes = bound_scopes(self.datasets)
+        self.fail_under = dataset_bounds(fail_under, self.bound_scopes)
+        self.other_bounds = {name: bound for name, bound in fail_under.items() if name not in self.fail_under}
+        self.threshold_datasets = bounded_datasets(self.fail_under, self.bound_scopes)
 
     def question_for_nodeid(self, nodeid: str) -> DatasetQuestion | None:
         """The dataset question a node id names (works on the xdist controller, which collects nothing)."""
@@ -306,6 +345,12 @@ class DatasetPlugin:
         tme = tme_session(self.config)
         if tme.enabled:
             return  # the main plugin configured the adapter, its timeout and any model
+        from ..datasets.thresholds import unknown_dataset_bound
+
+        # Without corpora the main plugin checks no bound name: a name no dataset claims bounds nothing.
+        refusal = unknown_dataset_bound(self.other_bounds, self.bound_scopes)
+        if refusal is not None:
+            raise pytest.UsageError(refusal)
         self._configure_adapter(tme)
 
     def _configure_adapter(self, tme: TypedMemEvalSession) -> None:
@@ -433,7 +478,10 @@ class DatasetPlugin:
         tme = tme_session(config)
         if not tme.enabled and self.adapter_failure is not None:
             tme.exit_status = 4  # as the main plugin does: applied after every other sessionfinish
-        elif self.metrics_error is not None and session.exitstatus == pytest.ExitCode.OK:
+        elif session.exitstatus == pytest.ExitCode.OK and (
+                self.metrics_error is not None or self.threshold_failures or self.thresholds_not_evaluated):
+            # threshold mode: no dataset item failed on its own, so a bound that failed (or could
+            # not be evaluated) fails the run here
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _shown(self) -> list[str]:
@@ -455,9 +503,11 @@ class DatasetPlugin:
     def finish(self) -> None:
         from ..datasets import aggregate_results, write_metrics_file
         from ..datasets.items import dataset_item_id
+        from ..datasets.thresholds import row_line, threshold_failures, threshold_line
 
         lines: list[str] = []
-        for name in self._shown():
+        shown = self._shown()
+        for name in shown:
             loaded = self.datasets[name]
             spec = loaded.spec
             results = self.ordered_results(name)
@@ -486,6 +536,7 @@ class DatasetPlugin:
                 by_id = {q.question_id: q for q in loaded.questions}
                 shown = ", ".join(dataset_item_id(by_id[key[1]]) for key in missing[:10] if key[1] in by_id)
                 lines.append(f"  not answered ({len(missing)}): {shown}")
+            lines += [f"  {row_line(row)}" for row in self._thresholds(name, results)]
             lines += [f"  load: {line}" for line in loaded.report.lines()]
             lines += [f"  caveat: {caveat}" for caveat in spec.caveats]
             if self.metrics_dir is not None:
@@ -499,6 +550,13 @@ class DatasetPlugin:
                     lines.append(f"  ERROR: {self.metrics_error}")
                 else:
                     lines.append(f"  metrics: {target}")
+        for name in self.datasets:
+            if name not in shown:  # every question deselected: a bound naming it measured nothing
+                self._thresholds(name, [])
+        if self.fail_under:
+            self.threshold_failures = threshold_failures(self.threshold_rows)
+            lines.append(threshold_line(failures=self.threshold_failures,
+                                        not_evaluated=self.thresholds_not_evaluated))
         tme = tme_session(self.config)
         if not tme.enabled:
             # The main plugin's summary is silent without corpora: say here what it would say.
@@ -511,6 +569,25 @@ class DatasetPlugin:
                 lines.append(model_line(model))
         self.lines = lines
         self.finished = True
+
+    def _thresholds(self, name: str, results: list[DatasetResult]) -> list[dict[str, Any]]:
+        """The threshold rows of dataset ``name`` (none outside threshold mode), kept for the
+        closing line. They are evaluated only when every selected question of the dataset has a
+        result and none ended in error (a harness fault is not a memory result)."""
+        from ..datasets.thresholds import threshold_rows
+
+        if name not in self.threshold_datasets:
+            return []
+        unanswered = sum(1 for key in self.selected if key[0] == name and key not in self.results)
+        errored = sum(1 for result in results if result.outcome == "error")
+        causes = ([f"{errored} question(s) ended in error"] if errored else []) + (
+            [f"{unanswered} selected question(s) not answered"] if unanswered else [])
+        if causes:
+            self.thresholds_not_evaluated.append(f"{name}: {' and '.join(causes)}")
+        rows = threshold_rows(name, results, self.fail_under, self.bound_scopes,
+                              self.datasets[name].spec.reported_apart, ran=bool(results), evaluated=not causes)
+        self.threshold_rows += rows
+        return rows
 
     def _scoring_line(self, spec: DatasetSpec) -> str:
         """What "correct" means in this run for ``spec``'s dataset."""
