@@ -6,12 +6,13 @@ that asks for no dataset pays nothing beyond declaring the options (:mod:`.optio
 
 ``--tme-dataset NAME=PATH`` reads a public dataset (LoCoMo, LongMemEval, HaluMem) from the user's
 local file (:mod:`..datasets`; never downloaded) on every process — loading is deterministic, so
-xdist workers collect the same items — and collects one item per scored question under
-``<rootdir>/dataset/<name>``, inside a directory collector at ``<rootdir>/dataset`` so the rootdir
-``conftest.py`` hooks reach the items (:class:`DatasetDirectory`). Each item runs its question through the same adapter the corpus
-questions use (the ``typedmemeval_agent`` fixture or ``--tme-agent``) and passes iff the dataset's
-scoring calls the answer correct (``--tme-dataset-scoring``: the typed reading, or the dataset's
-own token metric where it has one). Results travel to the controller on the item's report, and the
+xdist workers collect the same items — and collects one item per scored question, node id
+``dataset/<name>::dataset_question[...]``, through a directory collector at ``<rootdir>/dataset``
+so the rootdir ``conftest.py`` hooks reach the items (:class:`DatasetDirectory`). Each item runs
+its question through the same adapter the corpus questions use (the ``typedmemeval_agent``
+fixture or ``--tme-agent``) and passes iff the dataset's scoring calls the answer correct
+(``--tme-dataset-scoring``: the typed reading, or the dataset's own token metric where it has
+one); in threshold mode (``--tme-fail-under``, :mod:`..datasets.thresholds`) the bounds decide. Results travel to the controller on the item's report, and the
 session ends with one terminal section per dataset (its licence, per-category figures, what
 loading tolerated, its caveats) and, with ``--tme-dataset-metrics DIR``, ``DIR/<name>-metrics.json``.
 
