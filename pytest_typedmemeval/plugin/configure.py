@@ -82,7 +82,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     html = config.getoption("tme_html")
     session.html_path = Path(config.invocation_params.dir, html) if html else None
     session.baseline = bool(config.getoption("tme_baseline"))
-    session.fail_under = dict(config.getoption("tme_fail_under"))
+    session.fail_under = _corpus_bounds(config)
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
     session.judge_choice = judge_choice(config)
@@ -205,13 +205,25 @@ def _wants_gates(config: pytest.Config) -> bool:
     return bool(config.getoption("tme_gates")) or "tme_gate" in (config.getoption("markexpr") or "")
 
 
+def _corpus_bounds(config: pytest.Config) -> dict[str, float]:
+    """``--tme-fail-under`` without the names a public dataset claims (``locomo``,
+    ``locomo_multi_hop``, ...): those bound the dataset's items (:mod:`.dataset_items`), never a
+    corpus, so they neither put the corpus questions in threshold mode nor reach its report."""
+    from .dataset_items import dataset_bound_names
+
+    claimed = dataset_bound_names(config)
+    return {name: bound for name, bound in config.getoption("tme_fail_under") if name not in claimed}
+
+
 def _check_fail_under_names(session: TypedMemEvalSession) -> None:
     """A bound on a name no collected question carries would bound nothing: refuse it now."""
     from ..report.thresholds import unknown_bound_name
+    from .dataset_items import dataset_bound_names
 
     verticals = {marker_name(h.vertical) for c in session.corpora for h in c.heads}
     shapes = {marker_name(h.shape) for c in session.corpora for h in c.heads}
-    refusal = unknown_bound_name(session.fail_under, verticals, shapes)
+    refusal = unknown_bound_name(session.fail_under, verticals, shapes,
+                                 datasets=dataset_bound_names(session.config))
     if refusal is not None:
         raise pytest.UsageError(refusal)
 
