@@ -509,6 +509,8 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     # "dropped X", "ditched X" after another choice: the user's act gone the other way
     r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
     r"(?:over |across )?(?:away )?from\b",
+    # J20.3 (revision 8): "moved off / came off / got off X" — X is what the user left
+    r"\b(?:moved|moving|came|coming|got|getting|switched|switching) (?:off|away from|out of)\b",
     r"\b(?:dropped|ditched|binned off|cut loose)\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
@@ -622,8 +624,8 @@ DECLINES_CURRENT = (
     r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
     r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
     r"replacement|successor|since|instead)\b)"
-    r"[^.;!?]*?\b(?:who|which|what|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the "
-    r"moment|today|any ?more|at present|nowadays)\b"
+    r"[^.;!?]*?\b(?:who|whom|whose|which|what|where|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|"
+    r"at the moment|today|any ?more|at present|nowadays|right now)\b"
 )
 """J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
 asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
