@@ -23,6 +23,7 @@ from functools import cached_property
 from .reading_patterns import (
     ASKS_ASSISTANT,
     BRACKET_KIND,
+    NEGATED_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
     CONTRAST_PATTERNS,
@@ -117,6 +118,7 @@ _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
 _PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
+_NEGATED_KIND = re.compile(NEGATED_KIND)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
@@ -465,7 +467,10 @@ class Reading:
             return True
         if place and self._other_place(text):
             return True
-        own_words = any(_stem(w) in self.item_words for w in _WORD.findall(text))
+        # J20.4 (revision 8): the asked kind named only as what the value is *not* ("X is your
+        # upholsterer, not the electrician") does not bind the segment to the asked item
+        own_words = any(_stem(w) in self.item_words
+                        for w in _WORD.findall(_NEGATED_KIND.sub(" ", text)))
         if self._other_item(text, kinds_only=annotation):
             return not own_words
         return False if own_words else None

@@ -420,6 +420,12 @@ it. Words of a key value, names written with a capital, and the fillers below ar
 BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
 """J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
 binds the value to that kind (read only for a value-less bracket that follows a value)."""
+NEGATED_KIND = (
+    r"\b(?:not|never|rather than|instead of|unlike) (?:the|your|my|a|an|his|her|their) "
+    r"(?:[a-z]+ ){0,2}?[a-z]+(?=\s*(?:[,.;!?)|]|$))"
+)
+"""J20.4 (revision 8): a kind the value is said *not* to be ("X is your upholsterer, not the
+electrician"): its words do not bind the segment to the asked item."""
 ITEM_FILLERS: tuple[str, ...] = (
     "one", "ones", "same", "thing", "things", "right", "correct", "answer", "name", "current",
     "latest", "newest", "last", "first", "best", "very", "own", "only", "other", "new", "usual",
@@ -685,6 +691,7 @@ def reading_rules() -> dict[str, object]:
         "contrast": list(CONTRAST_PATTERNS),
         "item_fillers": list(ITEM_FILLERS),
         "bracket_kind": BRACKET_KIND,
+        "negated_kind": NEGATED_KIND,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -712,6 +719,7 @@ __all__ = [
     "ASKS_ASSISTANT",
     "CONTRAST_PATTERNS",
     "BRACKET_KIND",
+    "NEGATED_KIND",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
