@@ -22,6 +22,7 @@ from functools import cached_property
 
 from .reading_patterns import (
     ASKS_ASSISTANT,
+    BOUND_NO_NOUN,
     BRACKET_KIND,
     NEGATED_KIND,
     CLAUSE_BREAK,
@@ -81,7 +82,7 @@ def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
 _DECLINE = _compile_all(DECLINE_PATTERNS)
 _DENIAL = _compile_all(DENIAL_PATTERNS)
 _META_PREDICATE = re.compile(META_PREDICATE)
-_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p != DENIAL_PATTERNS[1])
+_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p not in (DENIAL_PATTERNS[1], BOUND_NO_NOUN))
 """Every denial form but the catch-all "you never / haven't <verb>", which must be bound (J2)."""
 _TELLING_TO_ME = re.compile(TELLING_TO_ME)
 _TAUTOLOGY = re.compile(TAUTOLOGY)

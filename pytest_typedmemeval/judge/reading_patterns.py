@@ -140,6 +140,15 @@ DECLINE_PATTERNS: tuple[str, ...] = (
 )
 """J1: the system speaks about its own knowledge or the record."""
 
+BOUND_NO_NOUN = (
+    r"(?:^|(?<=[.!?;:\n(]))\W*no (?!(?:idea|information|info|record|records|details?|data|clue|"
+    r"mentions?|one|body|way|problem|worries|longer|more|doubt|wait|sorry|thanks|thank)\b)"
+    r"(?:[a-z][\w-]* ){0,2}?[a-z][\w-]*(?:\W*$|\W*[.!;\n]| (?:was|were|has been|have been|had "
+    r"been|got|is|are)(?: (?:ever|actually|really|ever actually))? [a-z]+(?:ed|en|t|ght|ne|de)\b)"
+)
+"""J20.5 (revision 8): "No <noun>." alone, or "No <noun> was <participle>", as the answer's
+sentence — a denial when the clause names a word of the question (any inflection), otherwise
+nothing ("No worries.", "No sugar was added." on a gym question)."""
 DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
     rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
@@ -159,6 +168,10 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
     rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
     rf"{_HISTORY_VERBS}\b",
+    # J20.5 (revision 8): "No washing machine was installed.", "No supermarket." — a sentence
+    # opening with "no" + a noun phrase, either alone or as the subject of a passive; bound to the
+    # question like the bare negated act (see BOUND_DENIAL_PATTERNS)
+    BOUND_NO_NOUN,
 )
 """J2: a claim that the thing does not exist or never happened."""
 
@@ -726,6 +739,7 @@ __all__ = [
     "CORRECTION_MARKERS",
     "DECLINE_PATTERNS",
     "DENIAL_PATTERNS",
+    "BOUND_NO_NOUN",
     "META_PREDICATE",
     "TELLING_TO_ME",
     "TAUTOLOGY",
