@@ -251,6 +251,12 @@ def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
         if other and not answer.named(gold):
             return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
         if other:
+            if (answer.committed(gold) and not answer.invalidates_value(gold)
+                    and answer.invalidates_value(other)):
+                # J20.6 (revision 8): the invalidation is of another value; the gold is asserted
+                # as the current one ("You sold the X, and now you have the <gold>")
+                return _verdict(Outcome.WRONG, f"invalidates {other[0]!r} and offers the stale "
+                                               "value as current", "stale_recall")
             return _verdict(Outcome.WRONG, f"asserts {other[0]!r} beside the invalidation")
         if not _names_required(answer, key) or (not key.must_name and not answer.named(gold)):
             return _verdict(Outcome.MISSED, "acknowledges an invalidation but omits the value "
