@@ -24,6 +24,7 @@ from .reading_patterns import (
     ASKS_ASSISTANT,
     BOUND_NO_NOUN,
     BRACKET_KIND,
+    INTERROGATIVE,
     NEGATED_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
@@ -120,6 +121,7 @@ _FILLERS = frozenset(ITEM_FILLERS)
 _PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
 _NEGATED_KIND = re.compile(NEGATED_KIND)
+_INTERROGATIVE = re.compile(INTERROGATIVE)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
@@ -805,9 +807,18 @@ class Reading:
             return True
         return False
 
+    @cached_property
+    def interrogative_spans(self) -> list[Span]:
+        """J20.1 (revision 8): sentences that ask rather than state ("Have you booked anyone for
+        the stairlift? Not yet!"): an auxiliary-first sentence ending in a question mark asserts
+        no polarity, so its cues do not govern."""
+        return [m.span() for m in _INTERROGATIVE.finditer(self.norm)]
+
     def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
         for match in pattern.finditer(self.norm):
             if _inside(match.span(), self.decline_scopes):
+                continue
+            if _inside(match.span(), self.interrogative_spans):
                 continue
             if negatable and self.negated(match.start()):
                 continue

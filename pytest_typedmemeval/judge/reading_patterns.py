@@ -433,6 +433,13 @@ it. Words of a key value, names written with a capital, and the fillers below ar
 BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
 """J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
 binds the value to that kind (read only for a value-less bracket that follows a value)."""
+INTERROGATIVE = (
+    r"(?:^|(?<=[.!?\n]))\W*(?:have|has|had|did|do|does|is|are|was|were|will|would|can|could|"
+    r"should|shall|am)(?:n'?t)? (?:\w+ )?(?:you|i|we|they|it|he|she|anyone|anybody|someone|"
+    r"somebody|there|that|this)\b[^.!?\n]*\?"
+)
+"""J20.1 (revision 8): an auxiliary-first sentence ending in "?" — a question restated or asked
+back — asserts no polarity (J6)."""
 NEGATED_KIND = (
     r"\b(?:not|never|rather than|instead of|unlike) (?:the|your|my|a|an|his|her|their) "
     r"(?:[a-z]+ ){0,2}?[a-z]+(?=\s*(?:[,.;!?)|]|$))"
@@ -705,6 +712,7 @@ def reading_rules() -> dict[str, object]:
         "item_fillers": list(ITEM_FILLERS),
         "bracket_kind": BRACKET_KIND,
         "negated_kind": NEGATED_KIND,
+        "interrogative": INTERROGATIVE,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -733,6 +741,7 @@ __all__ = [
     "CONTRAST_PATTERNS",
     "BRACKET_KIND",
     "NEGATED_KIND",
+    "INTERROGATIVE",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
