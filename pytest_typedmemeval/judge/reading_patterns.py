@@ -50,7 +50,10 @@ _CONVERSATION_VERBS = (
 )
 _CONVERSATION_NOUNS = (
     r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
-    r"discussions?|context|logs?|transcripts?|sessions?)"
+    r"discussions?|context|logs?|transcripts?|sessions?|"
+    # J20.7 (revision 8): the public datasets' own words for the record ("The text does not say",
+    # "the dialogue doesn't mention it", "the provided passage does not specify")
+    r"text|passages?|documents?|dialogues?|dialogs?|excerpts?)"
 )
 
 _IS_NOT = (
@@ -85,7 +88,7 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
     rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
     rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
-    rf"indicate|reveal|record|recorded|have|name|give|touch)\b",
+    rf"indicate|reveal|record|recorded|have|name|give|touch|provide|provided|offer|specify)\b",
     rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
     r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
     r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
@@ -109,8 +112,9 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?(?:enough|sufficient)\b",
     rf"(?:\bnot|n'?t|\bnever) (?:\w+ )?(?:enough|sufficient) (?:\w+ )?{_RECORD_NOUNS}\b",
     rf"\binsufficient (?:\w+ )?{_RECORD_NOUNS}\b",
-    r"\b(?:question|this|that|it)(?: \w+){0,2}? (?:cannot|can'?t|can not|could not|couldn'?t) be "
-    r"(?:answered|determined|known|said|told|worked out|confirmed)\b",
+    r"(?:\b(?:question|this|that|it|answer)(?: \w+){0,2}? |(?:^|(?<=[.!?;:\n]))\W*)(?:cannot|can'?t|"
+    r"can not|could not|couldn'?t) be (?:answered|determined|known|said|told|worked out|confirmed|"
+    r"inferred)\b",
     r"\b(?:unanswerable|not answerable)\b",
     # "that hasn't come up (between us)": absence of a mention, never a not-yet
     r"\b(?:has|have|had|did|does|do)(?:n'?t| not) (?:ever |yet |really )?(?:come|came) up\b(?! yet\b)",
@@ -168,6 +172,13 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
     rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
     rf"{_HISTORY_VERBS}\b",
+    # J20.7 (revision 8): a third person's telling negated ("The user did not mention it.",
+    # "Caroline never mentioned a trip", "she didn't say"): the datasets' "you never told me"
+    rf"\b(?!(?:i|you|we|it|this|that|there|which|who|what|conversations?|chats?|text|history|"
+    rf"records?|notes|context|sessions?|dialogues?|documents?|passages?|and|or|but|so)\b)"
+    rf"[a-z][\w'-]*(?:'?ve| has| have| had)? (?:never|did not|didn'?t|has not|hasn'?t|have not|"
+    rf"haven'?t|had not|hadn'?t)(?: \w+)? (?:mention|mentioned|say|said|specify|specified|state|"
+    rf"stated|talk about|talked about|discuss|discussed|bring up|brought up|share|shared)\b",
     # J20.5 (revision 8): "No washing machine was installed.", "No supermarket." — a sentence
     # opening with "no" + a noun phrase, either alone or as the subject of a passive; bound to the
     # question like the bare negated act (see BOUND_DENIAL_PATTERNS)
