@@ -121,6 +121,21 @@ _FILLERS = frozenset(ITEM_FILLERS)
 _PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
 _NEGATED_KIND = re.compile(NEGATED_KIND)
+_NEGATED_PREDICATE = re.compile(
+    r"\b(?:did not|didn'?t|do not|don'?t|have not|haven'?t|has not|hasn'?t|never) (?:\w+ )?"
+    r"(?P<verb>turn(?:ed)? down|turn(?:ed)? away|say|said|reject(?:ed)?|refuse[d]?|decline[d]?|"
+    r"pick(?:ed)?|choose|chose|want(?:ed)?|use[d]?|take|took|go with|went with|book(?:ed)?|"
+    r"hire[d]?|buy|bought|follow(?:ed)?|accept(?:ed)?|like[d]?|keep|kept)\b")
+_RELATIVE_BEFORE = re.compile(r"\b(?:the|a|an|any|your|my|this) \w+(?: \w+)? (?:that|which|who|whom) $")
+
+
+def _predicate(match: re.Match[str]) -> str:
+    """The negated verb of a :data:`_NEGATED_PREDICATE` match, tense and particle kept apart
+    ("turned down" and "turn down" read alike)."""
+    verb = match.group("verb")
+    head, _, particle = verb.partition(" ")
+    return _stem(head[:-2] if head.endswith("ed") and len(head) > 4 else head) + \
+        (" " + particle if particle else "")
 _INTERROGATIVE = re.compile(INTERROGATIVE)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
@@ -189,6 +204,9 @@ class Reading:
     """The words of the question's place ("garage" in "… do I have for the garage?"), J13.5."""
     asks_assistant: bool = False
     """The question asks what the assistant itself recommended or said (J13.6)."""
+    question_premises: frozenset[str] = frozenset()
+    """J20.8: the predicates the question itself negates ("turn down" in "… that I did not turn
+    down?"): an answer restating one denies nothing."""
     lowercase_only: bool = False
     """The answer has no capital letter at all: name forms are read without one (J13.13)."""
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
@@ -207,6 +225,7 @@ class Reading:
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
                    capitalised=capitalised, question_words=words, item_words=item or words,
                    asks_assistant=bool(_ASKS_ASSISTANT.search(asked)),
+                   question_premises=frozenset(_predicate(m) for m in _NEGATED_PREDICATE.finditer(asked)),
                    place_words=frozenset(_stem(w) for m in _PLACE.finditer(asked)
                                          for w in _WORD.findall(m.group("place"))
                                          if w not in QUESTION_STOPWORDS),
@@ -560,8 +579,19 @@ class Reading:
                 continue  # "you haven't slept well": a negated act that is not the asked one
             if _META_PREDICATE.search(predicate) and not _TELLING_TO_ME.search(match.group(0)):
                 continue
+            if self._restates_premise(start) or _RELATIVE_BEFORE.search(self.norm, 0, start):
+                # J20.8: "You did not turn down the village I recommended" restates the question's
+                # own negated qualifier; "the roofer that you did not recommend" names a roofer
+                continue
             spans.append((start, end))
         return spans
+
+    def _restates_premise(self, start: int) -> bool:
+        """J20.8: the negated predicate at ``start`` is one the question itself negates."""
+        negated = _NEGATED_PREDICATE.match(self.norm, start) or _NEGATED_PREDICATE.search(
+            self.norm, start, min(len(self.norm), start + 40))
+        return bool(self.question_premises and negated and negated.start() - start <= 12
+                    and _predicate(negated) in self.question_premises)
 
     def _names_question(self, text: str) -> bool:
         """Whether ``text`` has a word of the question, any inflection ("joined", "hiring" for
