@@ -84,7 +84,14 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"(?<!\byou )(?<!\byou've )(?<!\byouve )(?<!\bwe )\b(?:wasn'?t|was not|weren'?t|were not|isn'?t|is not|"
     r"aren'?t|are not|hasn'?t been|has not been|haven'?t been|have not been|never been|never|not)"
     r"(?: \w+)? (?:mentioned|specified|stated|recorded|discussed|covered|noted|documented|"
-    r"included|provided|given|clear|known|available|specified)\b",
+    r"included|provided|given|clear|known|specified)\b",
+    # J20.10 (revision 8): "not available" declines only about the record or the answer ("That
+    # information is not available", "Not available."); "The plumber you asked for was not
+    # available" speaks of the plumber
+    rf"(?:\b(?:{_RECORD_NOUNS}|answer|that|this|it|which)(?: \w+){{0,2}}? (?:{_IS_NOT}|not|never been|"
+    rf"hasn'?t been|has not been)(?: \w+)? |(?:^|(?<=[.!?;:\n(]))\W*not (?:\w+ )?)(?:available|"
+    rf"accessible)\b",
+    rf"\b{_RECORD_NOUNS} (?:is |was )?(?:not|un)available\b",
     rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
     rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
     rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
@@ -100,6 +107,10 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"\bi(?:'?ve| have)? (?:lost track|forgotten|forgot)\b",
     r"\b(?:slipped|escapes|escaped) my (?:mind|memory)\b",
     r"\b(?:i'?m|i am|i was) (?:\w+ )?(?:unable|not able) to\b",
+    # J20.9 (revision 8): the same in the future or conditional ("I will not be able to provide
+    # that information", "I won't be able to say")
+    r"\bi(?:'ll| will| would| shall)?(?: \w+)? (?:not|won'?t|wouldn'?t|shan'?t) (?:\w+ )?be (?:able|in a "
+    r"position) to\b",
     r"\bbeyond (?:what i know|my knowledge)\b",
     r"\bhard to say\b",
     r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
