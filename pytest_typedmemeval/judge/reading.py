@@ -24,6 +24,7 @@ from .reading_patterns import (
     ASKS_ASSISTANT,
     BOUND_NO_NOUN,
     BRACKET_KIND,
+    TASK_NARRATION,
     INTERROGATIVE,
     NEGATED_KIND,
     CLAUSE_BREAK,
@@ -107,6 +108,8 @@ _WORD = re.compile(r"[\w']+")
 _RETRACT_INTO_DECLINE = re.compile(RETRACT_INTO_DECLINE)
 _REPORTED_DECLINE = re.compile(REPORTED_DECLINE)
 _QUOTED = re.compile(r'"[^"]*(?:"|$)')
+_QUOTED_OR_BRACKETED = re.compile(r'"[^"]*(?:"|$)|\([^)]*(?:\)|$)')
+_TASK_NARRATION = re.compile(TASK_NARRATION)
 _SAYING_BEFORE = re.compile(r"\b(?:say|saying|said|answer|answering|reply|replying)\b[\s,:]*$")
 _NEGATION = re.compile(r"\bnot\b|n'?t\b|\bnever\b|\brather than\b|\binstead of\b|\bunlike\b")
 _OTHER_HOLDER = _compile_all(OTHER_HOLDER_PATTERNS)
@@ -259,6 +262,12 @@ class Reading:
                     (_SAYING_BEFORE.search(before) or m.start() == 0) and _NEGATION.search(
                         self.norm[m.end():self.sentence_end(m.end())] + " " + before)):
                 reported.append(m.span())
+        narration = _TASK_NARRATION.search(self.norm)
+        if narration is not None:
+            # J20.11 (revision 8): after a narration of the task ("You are asked to answer …",
+            # "your response is in the format of …"), a quoted or bracketed decline is the narrated
+            # response, not the answer's own
+            reported += [m.span() for m in _QUOTED_OR_BRACKETED.finditer(self.norm, narration.start())]
         return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
 
     @cached_property

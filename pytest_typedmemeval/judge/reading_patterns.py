@@ -378,6 +378,14 @@ REPORTED_DECLINE = (
 """J13.3: a quoted decline the answer sets apart ("That is not the same as saying, \"I do not have
 that information.\"") is not the answer's decline."""
 
+TASK_NARRATION = (
+    r"\b(?:you are|you'?re|you have been|you'?ve been|you were) (?:being )?asked to (?:answer|respond|"
+    r"reply|provide|choose|give|say)\b|\b(?:you|the assistant) can (?:reply|respond|answer) with\b|"
+    r"\b(?:your|the user'?s|the assistant'?s) (?:response|reply) (?:is|should be|will be|must be)\b|"
+    r"\bin the format of\b"
+)
+"""J20.11 (revision 8): a narration of the task (J13.3's role confusion): a quoted or bracketed
+decline after it is the narrated response, not the answer's own."""
 NAME_FORM_EXCLUDED: tuple[str, ...] = (
     "the", "and", "of", "us", "both", "days", "day", "purchases", "times", "hardware", "joinery",
     "roofing", "plumbing", "electrics", "electrical", "glazing", "locksmiths", "motors", "removals",
@@ -735,6 +743,7 @@ def reading_rules() -> dict[str, object]:
         "bracket_kind": BRACKET_KIND,
         "negated_kind": NEGATED_KIND,
         "interrogative": INTERROGATIVE,
+        "task_narration": TASK_NARRATION,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -764,6 +773,7 @@ __all__ = [
     "BRACKET_KIND",
     "NEGATED_KIND",
     "INTERROGATIVE",
+    "TASK_NARRATION",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
