@@ -120,6 +120,9 @@ SPEAKER_GLOSSES: tuple[tuple[str, str], ...] = (
 )
 """J13.9: "It was you — the assistant." The gloss says which party; it wins over the sentence."""
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
+_NEGATED_AFTER = re.compile(r"\s+(?:not|never)\b")
+"""J20.12 (revision 8): a speaker with a negated verb ("you did not …", "I did not …") is not
+named as the one who said it."""
 _TWO_OPTIONS = re.compile(
     r"\b(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)\b")
 
@@ -557,6 +560,8 @@ def _attribution_option(answer: Reading) -> str | None:
     found = set()
     for who, pattern in ATTRIBUTION_PATTERNS:
         for match in re.finditer(pattern, answer.norm):
+            if _NEGATED_AFTER.match(answer.norm, match.end()):
+                continue  # J20.12: "You did not provide the answer" names no speaker
             if not any(s <= match.start() < e for s, e in answer.decline_scopes):
                 found.add(who)
                 break
