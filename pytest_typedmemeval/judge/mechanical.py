@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "7"
+JUDGE_RULESET_VERSION = "8"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -120,6 +120,9 @@ SPEAKER_GLOSSES: tuple[tuple[str, str], ...] = (
 )
 """J13.9: "It was you — the assistant." The gloss says which party; it wins over the sentence."""
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
+_NEGATED_AFTER = re.compile(r"\s+(?:not|never)\b")
+"""J20.12 (revision 8): a speaker with a negated verb ("you did not …", "I did not …") is not
+named as the one who said it."""
 _TWO_OPTIONS = re.compile(
     r"\b(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)\b")
 
@@ -251,6 +254,12 @@ def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
         if other and not answer.named(gold):
             return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
         if other:
+            if (answer.committed(gold) and not answer.invalidates_value(gold)
+                    and answer.invalidates_value(other)):
+                # J20.6 (revision 8): the invalidation is of another value; the gold is asserted
+                # as the current one ("You sold the X, and now you have the <gold>")
+                return _verdict(Outcome.WRONG, f"invalidates {other[0]!r} and offers the stale "
+                                               "value as current", "stale_recall")
             return _verdict(Outcome.WRONG, f"asserts {other[0]!r} beside the invalidation")
         if not _names_required(answer, key) or (not key.must_name and not answer.named(gold)):
             return _verdict(Outcome.MISSED, "acknowledges an invalidation but omits the value "
@@ -551,6 +560,8 @@ def _attribution_option(answer: Reading) -> str | None:
     found = set()
     for who, pattern in ATTRIBUTION_PATTERNS:
         for match in re.finditer(pattern, answer.norm):
+            if _NEGATED_AFTER.match(answer.norm, match.end()):
+                continue  # J20.12: "You did not provide the answer" names no speaker
             if not any(s <= match.start() < e for s, e in answer.decline_scopes):
                 found.add(who)
                 break

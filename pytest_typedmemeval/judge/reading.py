@@ -22,7 +22,11 @@ from functools import cached_property
 
 from .reading_patterns import (
     ASKS_ASSISTANT,
+    BOUND_NO_NOUN,
     BRACKET_KIND,
+    TASK_NARRATION,
+    INTERROGATIVE,
+    NEGATED_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
     CONTRAST_PATTERNS,
@@ -80,7 +84,7 @@ def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
 _DECLINE = _compile_all(DECLINE_PATTERNS)
 _DENIAL = _compile_all(DENIAL_PATTERNS)
 _META_PREDICATE = re.compile(META_PREDICATE)
-_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p != DENIAL_PATTERNS[1])
+_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p not in (DENIAL_PATTERNS[1], BOUND_NO_NOUN))
 """Every denial form but the catch-all "you never / haven't <verb>", which must be bound (J2)."""
 _TELLING_TO_ME = re.compile(TELLING_TO_ME)
 _TAUTOLOGY = re.compile(TAUTOLOGY)
@@ -104,6 +108,8 @@ _WORD = re.compile(r"[\w']+")
 _RETRACT_INTO_DECLINE = re.compile(RETRACT_INTO_DECLINE)
 _REPORTED_DECLINE = re.compile(REPORTED_DECLINE)
 _QUOTED = re.compile(r'"[^"]*(?:"|$)')
+_QUOTED_OR_BRACKETED = re.compile(r'"[^"]*(?:"|$)|\([^)]*(?:\)|$)')
+_TASK_NARRATION = re.compile(TASK_NARRATION)
 _SAYING_BEFORE = re.compile(r"\b(?:say|saying|said|answer|answering|reply|replying)\b[\s,:]*$")
 _NEGATION = re.compile(r"\bnot\b|n'?t\b|\bnever\b|\brather than\b|\binstead of\b|\bunlike\b")
 _OTHER_HOLDER = _compile_all(OTHER_HOLDER_PATTERNS)
@@ -117,6 +123,23 @@ _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
 _PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
+_NEGATED_KIND = re.compile(NEGATED_KIND)
+_NEGATED_PREDICATE = re.compile(
+    r"\b(?:did not|didn'?t|do not|don'?t|have not|haven'?t|has not|hasn'?t|never) (?:\w+ )?"
+    r"(?P<verb>turn(?:ed)? down|turn(?:ed)? away|say|said|reject(?:ed)?|refuse[d]?|decline[d]?|"
+    r"pick(?:ed)?|choose|chose|want(?:ed)?|use[d]?|take|took|go with|went with|book(?:ed)?|"
+    r"hire[d]?|buy|bought|follow(?:ed)?|accept(?:ed)?|like[d]?|keep|kept)\b")
+_RELATIVE_BEFORE = re.compile(r"\b(?:the|a|an|any|your|my|this) \w+(?: \w+)? (?:that|which|who|whom) $")
+
+
+def _predicate(match: re.Match[str]) -> str:
+    """The negated verb of a :data:`_NEGATED_PREDICATE` match, tense and particle kept apart
+    ("turned down" and "turn down" read alike)."""
+    verb = match.group("verb")
+    head, _, particle = verb.partition(" ")
+    return _stem(head[:-2] if head.endswith("ed") and len(head) > 4 else head) + \
+        (" " + particle if particle else "")
+_INTERROGATIVE = re.compile(INTERROGATIVE)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
@@ -184,6 +207,9 @@ class Reading:
     """The words of the question's place ("garage" in "… do I have for the garage?"), J13.5."""
     asks_assistant: bool = False
     """The question asks what the assistant itself recommended or said (J13.6)."""
+    question_premises: frozenset[str] = frozenset()
+    """J20.8: the predicates the question itself negates ("turn down" in "… that I did not turn
+    down?"): an answer restating one denies nothing."""
     lowercase_only: bool = False
     """The answer has no capital letter at all: name forms are read without one (J13.13)."""
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
@@ -202,6 +228,7 @@ class Reading:
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
                    capitalised=capitalised, question_words=words, item_words=item or words,
                    asks_assistant=bool(_ASKS_ASSISTANT.search(asked)),
+                   question_premises=frozenset(_predicate(m) for m in _NEGATED_PREDICATE.finditer(asked)),
                    place_words=frozenset(_stem(w) for m in _PLACE.finditer(asked)
                                          for w in _WORD.findall(m.group("place"))
                                          if w not in QUESTION_STOPWORDS),
@@ -235,6 +262,12 @@ class Reading:
                     (_SAYING_BEFORE.search(before) or m.start() == 0) and _NEGATION.search(
                         self.norm[m.end():self.sentence_end(m.end())] + " " + before)):
                 reported.append(m.span())
+        narration = _TASK_NARRATION.search(self.norm)
+        if narration is not None:
+            # J20.11 (revision 8): after a narration of the task ("You are asked to answer …",
+            # "your response is in the format of …"), a quoted or bracketed decline is the narrated
+            # response, not the answer's own
+            reported += [m.span() for m in _QUOTED_OR_BRACKETED.finditer(self.norm, narration.start())]
         return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
 
     @cached_property
@@ -465,7 +498,10 @@ class Reading:
             return True
         if place and self._other_place(text):
             return True
-        own_words = any(_stem(w) in self.item_words for w in _WORD.findall(text))
+        # J20.4 (revision 8): the asked kind named only as what the value is *not* ("X is your
+        # upholsterer, not the electrician") does not bind the segment to the asked item
+        own_words = any(_stem(w) in self.item_words
+                        for w in _WORD.findall(_NEGATED_KIND.sub(" ", text)))
         if self._other_item(text, kinds_only=annotation):
             return not own_words
         return False if own_words else None
@@ -552,8 +588,19 @@ class Reading:
                 continue  # "you haven't slept well": a negated act that is not the asked one
             if _META_PREDICATE.search(predicate) and not _TELLING_TO_ME.search(match.group(0)):
                 continue
+            if self._restates_premise(start) or _RELATIVE_BEFORE.search(self.norm, 0, start):
+                # J20.8: "You did not turn down the village I recommended" restates the question's
+                # own negated qualifier; "the roofer that you did not recommend" names a roofer
+                continue
             spans.append((start, end))
         return spans
+
+    def _restates_premise(self, start: int) -> bool:
+        """J20.8: the negated predicate at ``start`` is one the question itself negates."""
+        negated = _NEGATED_PREDICATE.match(self.norm, start) or _NEGATED_PREDICATE.search(
+            self.norm, start, min(len(self.norm), start + 40))
+        return bool(self.question_premises and negated and negated.start() - start <= 12
+                    and _predicate(negated) in self.question_premises)
 
     def _names_question(self, text: str) -> bool:
         """Whether ``text`` has a word of the question, any inflection ("joined", "hiring" for
@@ -799,9 +846,18 @@ class Reading:
             return True
         return False
 
+    @cached_property
+    def interrogative_spans(self) -> list[Span]:
+        """J20.1 (revision 8): sentences that ask rather than state ("Have you booked anyone for
+        the stairlift? Not yet!"): an auxiliary-first sentence ending in a question mark asserts
+        no polarity, so its cues do not govern."""
+        return [m.span() for m in _INTERROGATIVE.finditer(self.norm)]
+
     def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
         for match in pattern.finditer(self.norm):
             if _inside(match.span(), self.decline_scopes):
+                continue
+            if _inside(match.span(), self.interrogative_spans):
                 continue
             if negatable and self.negated(match.start()):
                 continue

@@ -50,7 +50,10 @@ _CONVERSATION_VERBS = (
 )
 _CONVERSATION_NOUNS = (
     r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
-    r"discussions?|context|logs?|transcripts?|sessions?)"
+    r"discussions?|context|logs?|transcripts?|sessions?|"
+    # J20.7 (revision 8): the public datasets' own words for the record ("The text does not say",
+    # "the dialogue doesn't mention it", "the provided passage does not specify")
+    r"text|passages?|documents?|dialogues?|dialogs?|excerpts?)"
 )
 
 _IS_NOT = (
@@ -81,11 +84,18 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"(?<!\byou )(?<!\byou've )(?<!\byouve )(?<!\bwe )\b(?:wasn'?t|was not|weren'?t|were not|isn'?t|is not|"
     r"aren'?t|are not|hasn'?t been|has not been|haven'?t been|have not been|never been|never|not)"
     r"(?: \w+)? (?:mentioned|specified|stated|recorded|discussed|covered|noted|documented|"
-    r"included|provided|given|clear|known|available|specified)\b",
+    r"included|provided|given|clear|known|specified)\b",
+    # J20.10 (revision 8): "not available" declines only about the record or the answer ("That
+    # information is not available", "Not available."); "The plumber you asked for was not
+    # available" speaks of the plumber
+    rf"(?:\b(?:{_RECORD_NOUNS}|answer|that|this|it|which)(?: \w+){{0,2}}? (?:{_IS_NOT}|not|never been|"
+    rf"hasn'?t been|has not been)(?: \w+)? |(?:^|(?<=[.!?;:\n(]))\W*not (?:\w+ )?)(?:available|"
+    rf"accessible)\b",
+    rf"\b{_RECORD_NOUNS} (?:is |was )?(?:not|un)available\b",
     rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
     rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
     rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
-    rf"indicate|reveal|record|recorded|have|name|give|touch)\b",
+    rf"indicate|reveal|record|recorded|have|name|give|touch|provide|provided|offer|specify)\b",
     rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
     r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
     r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
@@ -97,6 +107,10 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"\bi(?:'?ve| have)? (?:lost track|forgotten|forgot)\b",
     r"\b(?:slipped|escapes|escaped) my (?:mind|memory)\b",
     r"\b(?:i'?m|i am|i was) (?:\w+ )?(?:unable|not able) to\b",
+    # J20.9 (revision 8): the same in the future or conditional ("I will not be able to provide
+    # that information", "I won't be able to say")
+    r"\bi(?:'ll| will| would| shall)?(?: \w+)? (?:not|won'?t|wouldn'?t|shan'?t) (?:\w+ )?be (?:able|in a "
+    r"position) to\b",
     r"\bbeyond (?:what i know|my knowledge)\b",
     r"\bhard to say\b",
     r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
@@ -109,8 +123,9 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?(?:enough|sufficient)\b",
     rf"(?:\bnot|n'?t|\bnever) (?:\w+ )?(?:enough|sufficient) (?:\w+ )?{_RECORD_NOUNS}\b",
     rf"\binsufficient (?:\w+ )?{_RECORD_NOUNS}\b",
-    r"\b(?:question|this|that|it)(?: \w+){0,2}? (?:cannot|can'?t|can not|could not|couldn'?t) be "
-    r"(?:answered|determined|known|said|told|worked out|confirmed)\b",
+    r"(?:\b(?:question|this|that|it|answer)(?: \w+){0,2}? |(?:^|(?<=[.!?;:\n]))\W*)(?:cannot|can'?t|"
+    r"can not|could not|couldn'?t) be (?:answered|determined|known|said|told|worked out|confirmed|"
+    r"inferred)\b",
     r"\b(?:unanswerable|not answerable)\b",
     # "that hasn't come up (between us)": absence of a mention, never a not-yet
     r"\b(?:has|have|had|did|does|do)(?:n'?t| not) (?:ever |yet |really )?(?:come|came) up\b(?! yet\b)",
@@ -140,6 +155,15 @@ DECLINE_PATTERNS: tuple[str, ...] = (
 )
 """J1: the system speaks about its own knowledge or the record."""
 
+BOUND_NO_NOUN = (
+    r"(?:^|(?<=[.!?;:\n(]))\W*no (?!(?:idea|information|info|record|records|details?|data|clue|"
+    r"mentions?|one|body|way|problem|worries|longer|more|doubt|wait|sorry|thanks|thank)\b)"
+    r"(?:[a-z][\w-]* ){0,2}?[a-z][\w-]*(?:\W*$|\W*[.!;\n]| (?:was|were|has been|have been|had "
+    r"been|got|is|are)(?: (?:ever|actually|really|ever actually))? [a-z]+(?:ed|en|t|ght|ne|de)\b)"
+)
+"""J20.5 (revision 8): "No <noun>." alone, or "No <noun> was <participle>", as the answer's
+sentence — a denial when the clause names a word of the question (any inflection), otherwise
+nothing ("No worries.", "No sugar was added." on a gym question)."""
 DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
     rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
@@ -159,6 +183,17 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
     rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
     rf"{_HISTORY_VERBS}\b",
+    # J20.7 (revision 8): a third person's telling negated ("The user did not mention it.",
+    # "Caroline never mentioned a trip", "she didn't say"): the datasets' "you never told me"
+    rf"\b(?!(?:i|you|we|it|this|that|there|which|who|what|conversations?|chats?|text|history|"
+    rf"records?|notes|context|sessions?|dialogues?|documents?|passages?|and|or|but|so)\b)"
+    rf"[a-z][\w'-]*(?:'?ve| has| have| had)? (?:never|did not|didn'?t|has not|hasn'?t|have not|"
+    rf"haven'?t|had not|hadn'?t)(?: \w+)? (?:mention|mentioned|say|said|specify|specified|state|"
+    rf"stated|talk about|talked about|discuss|discussed|bring up|brought up|share|shared)\b",
+    # J20.5 (revision 8): "No washing machine was installed.", "No supermarket." — a sentence
+    # opening with "no" + a noun phrase, either alone or as the subject of a passive; bound to the
+    # question like the bare negated act (see BOUND_DENIAL_PATTERNS)
+    BOUND_NO_NOUN,
 )
 """J2: a claim that the thing does not exist or never happened."""
 
@@ -343,6 +378,14 @@ REPORTED_DECLINE = (
 """J13.3: a quoted decline the answer sets apart ("That is not the same as saying, \"I do not have
 that information.\"") is not the answer's decline."""
 
+TASK_NARRATION = (
+    r"\b(?:you are|you'?re|you have been|you'?ve been|you were) (?:being )?asked to (?:answer|respond|"
+    r"reply|provide|choose|give|say)\b|\b(?:you|the assistant) can (?:reply|respond|answer) with\b|"
+    r"\b(?:your|the user'?s|the assistant'?s) (?:response|reply) (?:is|should be|will be|must be)\b|"
+    r"\bin the format of\b"
+)
+"""J20.11 (revision 8): a narration of the task (J13.3's role confusion): a quoted or bracketed
+decline after it is the narrated response, not the answer's own."""
 NAME_FORM_EXCLUDED: tuple[str, ...] = (
     "the", "and", "of", "us", "both", "days", "day", "purchases", "times", "hardware", "joinery",
     "roofing", "plumbing", "electrics", "electrical", "glazing", "locksmiths", "motors", "removals",
@@ -420,6 +463,19 @@ it. Words of a key value, names written with a capital, and the fillers below ar
 BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
 """J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
 binds the value to that kind (read only for a value-less bracket that follows a value)."""
+INTERROGATIVE = (
+    r"(?:^|(?<=[.!?\n]))\W*(?:have|has|had|did|do|does|is|are|was|were|will|would|can|could|"
+    r"should|shall|am)(?:n'?t)? (?:\w+ )?(?:you|i|we|they|it|he|she|anyone|anybody|someone|"
+    r"somebody|there|that|this)\b[^.!?\n]*\?"
+)
+"""J20.1 (revision 8): an auxiliary-first sentence ending in "?" — a question restated or asked
+back — asserts no polarity (J6)."""
+NEGATED_KIND = (
+    r"\b(?:not|never|rather than|instead of|unlike) (?:the|your|my|a|an|his|her|their) "
+    r"(?:[a-z]+ ){0,2}?[a-z]+(?=\s*(?:[,.;!?)|]|$))"
+)
+"""J20.4 (revision 8): a kind the value is said *not* to be ("X is your upholsterer, not the
+electrician"): its words do not bind the segment to the asked item."""
 ITEM_FILLERS: tuple[str, ...] = (
     "one", "ones", "same", "thing", "things", "right", "correct", "answer", "name", "current",
     "latest", "newest", "last", "first", "best", "very", "own", "only", "other", "new", "usual",
@@ -509,6 +565,8 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     # "dropped X", "ditched X" after another choice: the user's act gone the other way
     r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
     r"(?:over |across )?(?:away )?from\b",
+    # J20.3 (revision 8): "moved off / came off / got off X" — X is what the user left
+    r"\b(?:moved|moving|came|coming|got|getting|switched|switching) (?:off|away from|out of)\b",
     r"\b(?:dropped|ditched|binned off|cut loose)\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
@@ -622,8 +680,8 @@ DECLINES_CURRENT = (
     r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
     r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
     r"replacement|successor|since|instead)\b)"
-    r"[^.;!?]*?\b(?:who|which|what|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the "
-    r"moment|today|any ?more|at present|nowadays)\b"
+    r"[^.;!?]*?\b(?:who|whom|whose|which|what|where|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|"
+    r"at the moment|today|any ?more|at present|nowadays|right now)\b"
 )
 """J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
 asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
@@ -683,6 +741,9 @@ def reading_rules() -> dict[str, object]:
         "contrast": list(CONTRAST_PATTERNS),
         "item_fillers": list(ITEM_FILLERS),
         "bracket_kind": BRACKET_KIND,
+        "negated_kind": NEGATED_KIND,
+        "interrogative": INTERROGATIVE,
+        "task_narration": TASK_NARRATION,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -710,12 +771,16 @@ __all__ = [
     "ASKS_ASSISTANT",
     "CONTRAST_PATTERNS",
     "BRACKET_KIND",
+    "NEGATED_KIND",
+    "INTERROGATIVE",
+    "TASK_NARRATION",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
     "CORRECTION_MARKERS",
     "DECLINE_PATTERNS",
     "DENIAL_PATTERNS",
+    "BOUND_NO_NOUN",
     "META_PREDICATE",
     "TELLING_TO_ME",
     "TAUTOLOGY",
