@@ -216,7 +216,7 @@ OPENINGS: tuple[str, ...] = (
     "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
     "If anyone asks whether I have {verb} the {noun} {value} at all, tell them {tail}.",
     "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
-    "You might wonder whether I have {verb} the {noun} {value} in the end, so to be clear, "
+    "You might wonder whether I have {verb} the {noun} {value} after all, so to be clear, "
     "{tail}.",
     "As for whether I have {verb} the {noun} {value} or not, {tail}.",
     "For what it is worth, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
@@ -924,16 +924,24 @@ def _session(rng: Any, own: Said, rival: Said, extra: Said | None = None
     *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one
     statement episode and small talk, not two episodes with a change of subject between them
     (which made every session repeat an acknowledgement and a transition line: distinct sentences
-    0.39). An assistant suggestion keeps its own episode, before or after the own one (drawn)."""
+    0.39). An assistant suggestion keeps its own episode, after the own one (at a drawn place
+    among the small talk that follows it): drawn before or after, the own sentence of a suggestion
+    session followed another episode half the time against a fifth in every other session, and
+    only the gold session (never a competitor's host) can be one whose sentence holds the asked
+    kind, so the form reader's episode view read the lead-in before gold (distance-40 gold@1 0.42
+    against random 0.10). Placed so, the own sentence's place is drawn alike in every session."""
     mine = _statement(rng, own)
     other = _statement(rng, rival)
     if rival.form == "suggestion":
         # the own statement shares its sentence with the user-said extra competitor, as in every
-        # other session (red team 19: a statement alone in its turn was always own); either
-        # episode first (red team 17: with the own statement always first, 0.90 against 0.66)
+        # other session (red team 19: a statement alone in its turn was always own). The
+        # suggestion trails it: the shared sentence then opens its session as often as in a
+        # session without a suggestion. (Red team 17's "own statement always first, 0.90 against
+        # 0.66" was the own statement alone against a suggestion competitor; the asked kind's
+        # suggestion is now always a competitor and is read as one by its words.)
         assert extra is not None
         said = _merge(rng, mine, _statement(rng, extra))
-        return [said, other] if rng.random() < 0.5 else [other, said]
+        return [said, dataclasses.replace(other, trails=True)]
     return [_merge(rng, mine, other)]
 
 
