@@ -259,7 +259,9 @@ def test_gold_values_are_drawn_from_the_pool_as_every_value_is() -> None:
         for index in range(fg.N_INVALIDATED):
             paired = index < fg.N_PAIRS
             key = f"pair/{index:02d}" if paired else f"solo/{index:02d}"
-            plan = fg._plan(seed, key, *sizes[key], rates["still-valid" if paired else "invalidated"])
+            deal = sizes[key]
+            plan = fg._plan(seed, key, deal.n, deal.entries,
+                            rates["still-valid" if paired else "invalidated"])
             asked = [fg._asked(plan, "invalidation", (), f"invalidated/{index:02d}", seed)]
             if paired:
                 asked.append(fg._asked(plan, "reaffirmation", (asked[0],),
