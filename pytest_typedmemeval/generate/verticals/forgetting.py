@@ -267,11 +267,10 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
           "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
 """Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
-KEEPS = {"service": ("decided to keep them on", "chose to stay with them", "opted to stick with them"),
-         "item": ("decided to keep it", "chose to hold on to it", "opted to stick with it")}
-"""Re-affirmations, the invalidation events' twins in the same frames: each a decision, so it
-reads as a later event after "and then", "in the end" or "eventually" (red team 26 counted 54
-"had it for months ..., and then I held on to it", keeping narrated as something that happened)."""
+KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
+         "item": ("kept it", "held on to it", "stuck with it")}
+"""Re-affirmations, the invalidation events' twins in the same frames (as short as the events, so
+the length of a follow-up never says its mood)."""
 
 INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
                 "I had a long chat with my {rel} {over} {when}.",
@@ -367,37 +366,42 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
         "off."),
     ("declined", "service"): (
-        "{Who} nearly went with {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
-        "{Who} almost signed up with {value} as {a} {noun} for {poss} {target}, but {my} {rel} "
-        "talked {me} out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
-        "of it.",
-        "{Who} very nearly booked {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
-        "right.",
-        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
-        "through.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
-        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
-        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} got a quote for {a} {noun} for {poss} {target}. {Value} was expensive, so {who} "
-        "passed.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end."),
+        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but {my} first impressions "
+        "were poor.",
+        "After a lot of asking around, {who} backed off from {value} as {a} {noun} for {poss} "
+        "{target}.",
+        "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
+        "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
+        "months.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but they were "
+        "unavailable.",
+        "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
+        "bad word.",
+        "{Value} was free as {a} {noun} for {poss} {target} now, but {who} could not fit them "
+        "in.",
+        "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
+        "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
+        "year.",
+        "{My} {rel} swore by {value}. {Who} never hired them as {a} {noun} for {poss} {target}, "
+        "even so."),
     ("declined", "item"): (
-        "{Who} nearly bought {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
-        "{Who} almost ordered {value} as {a} {noun} for {poss} {target}, but {my} {rel} talked {me} "
-        "out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
-        "of it.",
-        "{Who} very nearly ordered {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
-        "right.",
-        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
-        "through.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
-        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
-        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} tried out {a} {noun} for {poss} {target} in the shop. {Value} felt flimsy, so {who} "
-        "passed.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end."),
+        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but it felt flimsy to "
+        "{me}.",
+        "After reading a pile of reviews, {who} ruled out {value} as {a} {noun} for {poss} {target}.",
+        "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
+        "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
+        "off.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but it was out of stock.",
+        "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
+        "warned against it.",
+        "{Value} was on sale as {a} {noun} for {poss} {target} now, but {who} could not justify the "
+        "cost.",
+        "{Who} skipped {value} as {a} {noun} for {poss} {target}, after {who} compared a few in the "
+        "shop.",
+        "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
+        "now.",
+        "{My} {rel} swore by {value}. {Who} never got one as {a} {noun} for {poss} {target}, even "
+        "so."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
     "{Who} took stock of {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
@@ -405,9 +409,9 @@ FOLLOW_FRAMES: tuple[str, ...] = (
     "After a few weeks' trial of {value} as {a} {noun} for {poss} {target}, {who} {act}.",
     "Time for an update on {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
     "{Who} gave {value} a fair go as {a} {noun} for {poss} {target}, and eventually {who} {act}.",
-    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and then {who} {act}.",
-    "When {my} {rel} asked about {value} as {a} {noun} for {poss} {target}, {who} said {who} {act}.",
-    "{Value} was {a} {noun} for {poss} {target} for some weeks, and then {who} {act}.",
+    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and on reflection {who} {act}.",
+    "When {my} {rel} asked about {value} as {a} {noun} for {poss} {target}, the answer was that {who} {act}.",
+    "{Value} was {a} {noun} for {poss} {target} for some weeks, and on balance {who} {act}.",
     "{Who} tried {value} as {a} {noun} for {poss} {target}, and in the end {who} {act}.",
     "After talking to {my} {rel} about {value} as {a} {noun} for {poss} {target}, {who} {act}.")
 """The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
