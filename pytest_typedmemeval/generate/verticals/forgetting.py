@@ -122,13 +122,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.25, "still-valid": 0.171875,
-                                          "never-known": 0.19140625}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.59375, "still-valid": 0.24609375,
+                                          "never-known": 0.3330078125}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
-``typedmemeval generate --vertical forgetting --search`` (re-run after red team 24's fixes, the
-article drawn for every frame and the follow-up bank reworded, moved BM25 coverage at the old dial
-to 0.725 / 0.80 and so left the record describing another generator: still-valid first, then
-invalidated, both at coverage 0.70); never-known is the mean over the answered haystacks,
+``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
+twin pool and the reopened declined bank moved BM25 coverage at the old dial to 0.67 / 0.85 and so
+left the record describing another generator; still-valid first, then invalidated, both at
+coverage 0.70); never-known is the mean over the answered haystacks,
 (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
@@ -142,10 +142,16 @@ QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
            "never-known": "You never told me you have {a} {noun} {purpose}."}
-KIND_WEIGHTS: dict[str, float] = {"holder": 0.2, "holder-follow": 0.2, "declined-other": 0.15,
-                                  "declined-own": 0.35, "instance": 0.1}
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.05, "holder-follow": 0.45, "declined-other": 0.1,
+                                  "declined-own": 0.3, "instance": 0.1}
 """The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
-user's own declined options are closest to gold: same holder, same purpose, another modality)."""
+user's own declined options are closest to gold: same holder, same purpose, another modality).
+Most relations' arrangements are told with their follow-up (``holder-follow``): gold is a statement
+*and* a follow-up, so when competitors were four fifths statement-shaped, any form that tells a
+follow-up frame from a statement frame (its act, its pronouns, its shorter words) found gold
+(red team 26: P(gold | follow-up-shaped episode) 0.56 against 0.22 otherwise; the word-length
+reader's 0.58-0.64 and the episode reader's AUC 0.66 at the re-searched dial). At these weights
+it is about 0.38 against 0.26."""
 OWN_DECLINED = 4
 """Options one user may have turned down for one subject in one haystack."""
 
