@@ -122,13 +122,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.59375, "still-valid": 0.24609375,
-                                          "never-known": 0.3330078125}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.109375, "still-valid": 0.375,
+                                          "never-known": 0.30859375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
 ``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
-twin pool and the reopened declined bank moved BM25 coverage at the old dial to 0.67 / 0.85 and so
-left the record describing another generator; still-valid first, then invalidated, both at
-coverage 0.70); never-known is the mean over the answered haystacks,
+twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
+record describing another generator; still-valid first at coverage 0.733, then invalidated at
+0.70); never-known is the mean over the answered haystacks,
 (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
