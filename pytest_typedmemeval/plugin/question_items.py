@@ -279,7 +279,12 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     except CorpusError as error:
         result = error_result(case, judge, str(error))
     else:
-        result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
+        if session.parallel > 1:
+            from .questions_in_flight import answer_in_flight
+
+            result = answer_in_flight(request, session, case, record, agent, judge)
+        else:
+            result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
     _watch_for_a_systematic_fault(request, session, result)
