@@ -84,6 +84,15 @@ class QuestionJob:
             self.done.set()
 
 
+def _runs(task: asyncio.Task[Any] | None, job: QuestionJob) -> bool:
+    """Whether ``task`` is ``job``'s question (its own task, or the task ``wait_for`` made of the
+    adapter call in progress)."""
+    if task is None:
+        return False
+    return task.get_name() == f"tme-question:{id(job)}" or (
+        job.call.awaitable is not None and task.get_coro() is job.call.awaitable)
+
+
 def _timeout_text(timeout: float) -> str:
     return f"--tme-timeout {timeout:g}s"
 
@@ -304,10 +313,9 @@ class QuestionsInFlight:
         blocked = self._loop_thread
         assert blocked is not None
         running = asyncio.current_task(blocked.loop)
-        name = running.get_name() if running is not None else ""
         with self._lock:
             pending = [job for job in self._pending if not job.done.is_set() and not job.cancelled]
-        culprit = next((job for job in pending if name == f"tme-question:{id(job)}"), waiting)
+        culprit = next((job for job in pending if _runs(running, job)), waiting)
         call = culprit.call.name or "a call"
         assert self.timeout is not None
         culprit.finish(Answered(error=LoopBlocked(
