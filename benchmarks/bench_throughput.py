@@ -5,7 +5,8 @@ run (issue 24, item 4).
 answer over the 260 shipped questions at N = 1, 4, 16, 64, and a sync one at N = 4; each row is the
 pytest process's wall against the ideal 260 × sleep / N, beside a run of the same questions with no
 sleep (what the plugin itself costs, start-up included), and whether its report equals N = 1's
-(``timing`` aside).
+(``timing`` aside). The adapters do nothing but sleep and abstain, so the rows measure the harness,
+not a memory's CPU (a memory that computes in Python holds the GIL: its threads do not overlap).
 
 **Shards**:
 Runs the shipped corpora with the built-in reference agent (no network) once unsharded and once as
@@ -50,32 +51,41 @@ def typedmemeval_agent():
 IN_FLIGHT_AGENTS = '''
 import asyncio
 import time
-from pytest_typedmemeval.adapter.reference_agent import LexicalMemoryAgent
 
 SLEEP = {sleep}
+ABSTAIN = "I do not have that information."
 
 
 class AsyncSleepy:
-    """The reference agent behind an async adapter whose answer awaits SLEEP seconds (a model)."""
-
-    def __init__(self):
-        self.inner = LexicalMemoryAgent()
+    """An async adapter whose answer awaits SLEEP seconds (a model call) and does nothing else, so
+    the rows measure the harness, not a memory's own CPU."""
 
     async def reset(self):
-        self.inner.reset()
+        pass
 
     async def ingest(self, session):
-        self.inner.ingest(session)
+        pass
 
     async def answer(self, question, *, query_time, instruction):
         await asyncio.sleep(SLEEP)
-        return self.inner.answer(question, query_time=query_time, instruction=instruction)
+        return ABSTAIN
 
 
-class SyncSleepy(LexicalMemoryAgent):
+class SyncSleepy:
+    def reset(self):
+        pass
+
+    def ingest(self, session):
+        pass
+
     def answer(self, question, *, query_time, instruction):
         time.sleep(SLEEP)
-        return super().answer(question, query_time=query_time, instruction=instruction)
+        return ABSTAIN
+
+
+class NoSleep(SyncSleepy):
+    def answer(self, question, *, query_time, instruction):
+        return ABSTAIN
 '''
 IN_FLIGHT_SIZES = (1, 4, 16, 64)
 QUESTIONS = 260
@@ -88,9 +98,9 @@ def in_flight_rows(where: Path, sleep: float) -> list[dict[str, object]]:
                                                encoding="utf-8")
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--typedmemeval",
               "--tme-fail-under", "0"]
-    rows: list[dict[str, object]] = [{"adapter": "reference, no sleep", "n": 1, "wall": _run(
-        where, [*pytest, "--tme-agent", "reference", "--tme-report=plain.json"]), "ideal": None,
-        "identical": None}]
+    rows: list[dict[str, object]] = [{"adapter": "no-op, no sleep", "n": 1, "wall": _run(
+        where, [*pytest, "--tme-agent", "tme_bench_agents:NoSleep", "--tme-report=plain.json"]),
+        "ideal": None, "identical": None}]
     for adapter, sizes in (("AsyncSleepy", IN_FLIGHT_SIZES), ("SyncSleepy", (4,))):
         for n in sizes:
             report = f"{adapter}-{n}.json"

@@ -243,3 +243,15 @@ def test_the_reference_llm_agents_run_in_flight(project: pytest.Pytester, loopba
     assert four["model"]["ledger"]["calls"] == one["model"]["ledger"]["calls"] == 12
     assert {k: v for k, v in one.items() if k != "model"} == {k: v for k, v in four.items() if k != "model"}
     assert loopback_openai.count == 24
+
+
+def test_under_xdist_n_is_per_worker_and_the_report_is_unchanged(project: pytest.Pytester) -> None:
+    _run(project, "--tme-agent", "slotagents:SyncAgent", "--tme-fail-under", "0", report="one.json")
+    for name in ("factory_calls.txt", "active.txt"):
+        (project.path / name).unlink(missing_ok=True)
+    result = project.runpytest_subprocess(*_corpora(project), "-p", "no:cacheprovider", "--tme-report=xd.json",
+                                          "--tme-agent", "slotagents:SyncAgent", "--tme-fail-under", "0",
+                                          "-n", "2", "--tme-parallel", "3")
+    assert result.ret == 0
+    assert len(_lines(project, "factory_calls.txt")) == 6  # three slots in each of two workers
+    assert _report(project, "one.json") == _report(project, "xd.json")

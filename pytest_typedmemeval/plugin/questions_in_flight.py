@@ -22,7 +22,7 @@ nothing when N is 1.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -154,7 +154,15 @@ def _hand_over_upcoming(pytest_session: pytest.Session, item: pytest.Item, sessi
 
     if session.adapter_failure is not None or pytest_session.shouldfail or pytest_session.shouldstop:
         return
-    for upcoming in _upcoming_items(pytest_session, item):
+    upcoming_items: Iterable[pytest.Item] = _upcoming_items(pytest_session, item)
+    if _xdist_worker_loop(pytest_session.config) is not None:
+        # The worker's queue is short and may lose items (xdist's work stealing): forget answers
+        # for items no longer queued here, so they do not hold places in the window.
+        upcoming_items = list(upcoming_items)
+        queued = {upcoming.nodeid for upcoming in upcoming_items}
+        for nodeid in [nodeid for nodeid in look_ahead.jobs if nodeid not in queued]:
+            del look_ahead.jobs[nodeid]
+    for upcoming in upcoming_items:
         if len(look_ahead.jobs) >= look_ahead.window:
             return
         if upcoming.nodeid in look_ahead.jobs or not _may_run_ahead(upcoming):
