@@ -255,3 +255,33 @@ def test_under_xdist_n_is_per_worker_and_the_report_is_unchanged(project: pytest
     assert result.ret == 0
     assert len(_lines(project, "factory_calls.txt")) == 6  # three slots in each of two workers
     assert _report(project, "one.json") == _report(project, "xd.json")
+
+
+MIDDLE_TEST = '''
+import slotagents
+
+def test_in_the_middle():
+    assert slotagents.ACTIVE[0] == 0, "an adapter call was in flight during another item"
+'''
+MOVE_TO_THE_MIDDLE = '''
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    mine = [item for item in items if item.name == "test_in_the_middle"]
+    rest = [item for item in items if item.name != "test_in_the_middle"]
+    items[:] = rest[:5] + mine + rest[5:]
+'''
+
+
+def test_another_item_runs_with_no_question_in_flight(project: pytest.Pytester) -> None:
+    """A gate, dataset or user item between questions may use the first instance: the questions
+    handed over settle first, and those not started are handed over again on their turn."""
+    project.makepyfile(test_middle=MIDDLE_TEST)
+    project.makeconftest(MOVE_TO_THE_MIDDLE)
+    one = _run(project, "--tme-agent", "slotagents:SyncAgent", "test_middle.py", report="one.json")
+    result = _run(project, "--tme-agent", "slotagents:SyncAgent", "--tme-parallel", "4", "test_middle.py",
+                  report="four.json")
+    result.assert_outcomes(passed=12, failed=1)
+    assert _report(project, "one.json") == _report(project, "four.json")
+    one.assert_outcomes(passed=12, failed=1)

@@ -172,6 +172,17 @@ class QuestionsInFlight:
                 if job in self._pending:
                     self._pending.remove(job)
 
+    def cancel(self, job: QuestionJob) -> bool:
+        """Drop ``job`` if it has not started (True); a started one runs on (False)."""
+        with self._lock:
+            if job.call.started != 0.0 or job.done.is_set() or job not in self._pending:
+                return False
+            job.cancelled = True
+            self._pending.remove(job)
+        if job.future is not None:
+            job.future.cancel()
+        return True
+
     def cancel_pending(self) -> int:
         """Drop every submitted question that has not started (``-x``, a stop); returns how many."""
         dropped = 0

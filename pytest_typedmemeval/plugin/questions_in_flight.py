@@ -72,6 +72,17 @@ class LookAhead:
     def cancel_pending(self) -> None:
         self.pool.cancel_pending()
 
+    def quiesce(self) -> None:
+        """No adapter call in flight when this returns: questions handed over and not started are
+        taken back (their items hand them over again on their turn); started ones are waited for
+        (their answers kept for their items). Before any other item: a gate, dataset or user item
+        may use the first instance, which must not be answering a question at the same time."""
+        for nodeid, job in list(self.jobs.items()):
+            if self.pool.cancel(job):
+                del self.jobs[nodeid]
+        for job in self.jobs.values():
+            self.pool.answer(job)  # bounded by the timeout; the item reads job.answered again
+
 
 def answer_in_flight(request: pytest.FixtureRequest, session: TypedMemEvalSession, case: QuestionCase,
                      record: QuestionRecord, agent: Any, judge: Judge) -> QuestionResult:
@@ -83,7 +94,7 @@ def answer_in_flight(request: pytest.FixtureRequest, session: TypedMemEvalSessio
     job = look_ahead.jobs.pop(request.node.nodeid, None)
     if job is None:  # not handed over ahead (a skip marker kept it back): now
         job = _submit(look_ahead, request.node.nodeid, record)
-    answered = look_ahead.pool.answer(job)
+    answered = job.answered if job.done.is_set() and job.answered is not None else look_ahead.pool.answer(job)
     started = time.perf_counter() - answered.seconds
     return result_of_answer(case.corpus, record, judge, raw=answered.raw, error=answered.error,
                             started=started)
@@ -229,9 +240,12 @@ def _xdist_worker_loop(config: pytest.Config) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
-    """After a stop (``-x``, ``--maxfail``, a systematic fault), drop what has not started."""
-    result = yield
+    """Before an item that is not a question, let the questions in flight settle (:meth:`LookAhead.quiesce`);
+    after a stop (``-x``, ``--maxfail``, a systematic fault), drop what has not started."""
     tme = item.config.stash.get(SESSION_KEY, None)
+    if tme is not None and tme.in_flight is not None and tme.in_flight.jobs and _case(item) is None:
+        tme.in_flight.quiesce()
+    result = yield
     if tme is not None and tme.in_flight is not None and (item.session.shouldfail or item.session.shouldstop):
         tme.in_flight.cancel_pending()
     return result
