@@ -34,6 +34,7 @@ from .adapter_fixture import (
     stop_for_an_unusable_adapter,
     uses_default_agent_fixture,
 )
+from .question_case import QuestionCase, question_case
 from .session import SESSION_KEY, TypedMemEvalSession
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from ..corpus.models import QuestionRecord
     from ..judge.protocol import Judge
     from ..results import QuestionResult
-    from .question_items import QuestionCase
 
 LOOK_AHEAD_PER_SLOT = 2
 """Questions handed over per slot, counting the one whose item runs: a slot that finishes early
@@ -189,9 +189,7 @@ def _hand_over_upcoming(pytest_session: pytest.Session, item: pytest.Item, sessi
 
 
 def _case(item: pytest.Item) -> QuestionCase | None:
-    from .question_items import _question_case
-
-    return _question_case(item)
+    return question_case(item)
 
 
 def _may_run_ahead(item: pytest.Item) -> bool:
