@@ -236,15 +236,27 @@ class QuestionsInFlight:
 
     def _wait_sync(self, job: QuestionJob) -> Answered:
         while not job.done.wait(POLL_SECONDS):
+            if self.timeout is not None:
+                self._abandon_overrun_calls()
+        assert job.answered is not None
+        return job.answered
+
+    def _abandon_overrun_calls(self) -> None:
+        """Every question whose current call outlived the timeout is that ``error`` now, and its
+        slot gets a fresh thread: not only the one being waited for, so that hung calls of later
+        questions cannot hold every slot while an earlier question waits for one."""
+        assert self.timeout is not None
+        with self._lock:
+            running = [job for job in self._pending if not job.done.is_set() and job.call.name is not None]
+        now = time.monotonic()
+        for job in running:
             name, started = job.call.name, job.call.started
-            if self.timeout is None or name is None or time.monotonic() - started <= self.timeout:
+            if name is None or now - started <= self.timeout:
                 continue
             self._replace_slot_thread(job.slot)
             job.finish(Answered(error=AdapterTimeout(
                 f"{name}() exceeded {_timeout_text(self.timeout)}; the call was abandoned on a daemon thread"),
-                seconds=time.monotonic() - started))
-        assert job.answered is not None
-        return job.answered
+                seconds=now - started))
 
     def _replace_slot_thread(self, slot: int | None) -> None:
         """Give up on the thread stuck in ``slot``'s call: it retires once the call returns, and
