@@ -237,8 +237,11 @@ def test_the_reference_llm_agents_run_in_flight(project: pytest.Pytester, loopba
     loopback_openai.script = lambda body: "I do not have that information."
     args = ["--tme-agent", "llm-no-memory", "--tme-model", "m", "--tme-base-url", loopback_openai.base_url,
             "--tme-allow-unpriced", "--tme-no-cache", "--tme-fail-under", "0"]
-    _run(project, *args, report="one.json")
-    _run(project, *args, "--tme-parallel", "4", report="four.json")
+    # In a subprocess: an in-process run would import parts of the HTTP client that pytester then
+    # drops from sys.modules, which breaks later in-process clients of the test session.
+    for extra, report in (((), "one.json"), (("--tme-parallel", "4"), "four.json")):
+        project.runpytest_subprocess(*_corpora(project), "-p", "no:cacheprovider", f"--tme-report={report}",
+                                     *args, *extra)
     one, four = _report(project, "one.json"), _report(project, "four.json")
     assert four["model"]["ledger"]["calls"] == one["model"]["ledger"]["calls"] == 12
     assert {k: v for k, v in one.items() if k != "model"} == {k: v for k, v in four.items() if k != "model"}
