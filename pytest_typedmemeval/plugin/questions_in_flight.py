@@ -64,6 +64,9 @@ class LookAhead:
         self.pool = pool
         self.window = window
         self.jobs: dict[str, QuestionJob] = {}
+        self.current: tuple[str, QuestionJob] | None = None
+        """The item running now and its question (kept until the next item takes over: if the run
+        stops before its result is reported, the end of the session still records the answer)."""
 
     def close(self) -> None:
         self.jobs.clear()
@@ -94,6 +97,7 @@ def answer_in_flight(request: pytest.FixtureRequest, session: TypedMemEvalSessio
     job = look_ahead.jobs.pop(request.node.nodeid, None)
     if job is None:  # not handed over ahead (a skip marker kept it back): now
         job = _submit(look_ahead, request.node.nodeid, record)
+    look_ahead.current = (request.node.nodeid, job)
     answered = job.answered if job.done.is_set() and job.answered is not None else look_ahead.pool.answer(job)
     started = time.perf_counter() - answered.seconds
     return result_of_answer(case.corpus, record, judge, raw=answered.raw, error=answered.error,
@@ -247,6 +251,52 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if tme is not None and tme.in_flight is not None and (item.session.shouldfail or item.session.shouldstop):
         tme.in_flight.cancel_pending()
     return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Keep what was answered ahead when the run stopped first (Ctrl-C, ``-x``, a systematic
+    fault): an answer the adapter returned is judged and recorded, in collection order, before the
+    report is written (on a worker: spooled, so the controller merges it), never dropped. Registered
+    after the plugin's own ``pytest_sessionfinish`` (equal priority), so it runs before it."""
+    tme = session.config.stash.get(SESSION_KEY, None)
+    if tme is None or tme.in_flight is None:
+        return
+    look_ahead: LookAhead = tme.in_flight
+    look_ahead.cancel_pending()
+    jobs = dict(look_ahead.jobs)
+    if look_ahead.current is not None:
+        jobs.setdefault(*look_ahead.current)
+    look_ahead.jobs.clear()
+    recorded = tme.produced_keys | set(tme.results)
+    for item in session.items:
+        job = jobs.get(item.nodeid)
+        case = question_case(item) if job is not None else None
+        if job is None or case is None or (case.corpus.corpus_id, case.head.question_id) in recorded:
+            continue
+        if job.done.is_set() and job.answered is not None and not isinstance(job.answered.error, KeyboardInterrupt):
+            _record_answered_ahead(item, tme, case, job)
+
+
+def _record_answered_ahead(item: pytest.Item, tme: TypedMemEvalSession, case: QuestionCase,
+                           job: QuestionJob) -> None:
+    from ..adapter.run import result_of_answer
+    from ..corpus.identity import CorpusError
+
+    assert job.answered is not None
+    try:
+        record = case.corpus.record(case.head)
+    except CorpusError:
+        return
+    answered = job.answered
+    result = result_of_answer(case.corpus, record, tme.judge(), raw=answered.raw, error=answered.error,
+                              started=time.perf_counter() - answered.seconds)
+    item.config.hook.pytest_typedmemeval_result(result=result, item=item)
+    if hasattr(item.config, "workerinput"):
+        tme.spool({"result": result.model_dump(mode="json"), "baseline": None})
+        tme.produced_keys.add(result.key)
+    else:
+        tme.add_result(result)
 
 
 __all__ = ["LOOK_AHEAD_PER_SLOT", "LookAhead", "NO_INSTANCES_MESSAGE", "answer_in_flight"]
