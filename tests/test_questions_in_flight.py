@@ -4,8 +4,9 @@ On the 12 fixture questions, with adapters that sleep a few tens of milliseconds
 gives the report N = 1 gives (``timing`` aside) for a sync and an async adapter, calls the factory
 once per slot and really overlaps answers; a fixture adapter that gives one instance is refused in
 one line, and one that returns an ``AdapterFactory`` runs; ``-x`` stops after the first failure
-with the rest in ``not_run``; a timeout (a hung sync call, an async call that awaits too long, one
-that blocks the shared loop) is that question's ``error`` and only its own; the reference LLM agents
+(answers returned ahead are kept, the rest named in ``not_run``); a timeout (a hung sync call, an
+async call that awaits too long, one that blocks the shared loop) is that question's ``error`` and
+only its own; the reference LLM agents
 run N at a time on one model caller. The cost ledger's waiting admission is tested in
 ``test_model_calls.py``.
 """
