@@ -25,7 +25,14 @@ from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
 from ..judge.choice import JudgeChoice, JudgeChoiceError
 from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
-from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, SHIPPED_SCENARIOS, parse_timeout, parse_usd
+from .options import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_USD,
+    SHIPPED_SCENARIOS,
+    parse_positive_int,
+    parse_timeout,
+    parse_usd,
+)
 from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
@@ -75,6 +82,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
         session.timeout = config.getoption("tme_timeout") or (parse_timeout(ini_timeout) if ini_timeout else None)
     except argparse.ArgumentTypeError as error:
         raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
+    ini_parallel = str(config.getini("typedmemeval_parallel") or "").strip()
+    try:
+        session.parallel = config.getoption("tme_parallel") or (
+            parse_positive_int(ini_parallel) if ini_parallel else 1)
+    except argparse.ArgumentTypeError as error:
+        raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_parallel {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
     session.agent_from_command_line = bool(config.getoption("tme_agent"))
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
