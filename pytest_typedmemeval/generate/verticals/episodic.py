@@ -279,13 +279,13 @@ OBJECTS = ("that", "that one", "it")
 stance (red team 11: take-ups always said "that" or "that one" and declines mostly neither, so the
 pronouns alone found gold in 0.89 of questions)."""
 STANCE_PAIRS: tuple[tuple[str, str], ...] = (
-    ("take", "skip"), ("pick", "drop"), ("choose", "refuse"), ("accept", "reject"),
-    ("trust", "leave"), ("rely on", "pass on"), ("sign off on", "hold off on"))
-"""Take-up and decline verbs in **pairs of one word-length sequence** ("sign off on" 4 3 2 against
-"hold off on" 4 3 2), each stance drawing its verb uniformly, so the verb's lengths are the same
-distribution for either stance (:func:`length_sequence_imbalance`, at import). Red team 27 read the
-stance off the word lengths of the close's gerund ("giving up on" 6 2 2 against "going for" 5 3:
-0.73-0.75 held out, chance 0.342)."""
+    ("choose", "refuse"), ("accept", "reject"), ("select", "shelve"), ("favour", "bypass"))
+"""Take-up and decline verbs, **every one a single word of six letters**, so a verb's length says
+nothing of its stance in any sample, not only on average (:func:`length_sequence_imbalance` at
+import; the pairs are kept for the twin check). Red team 27 read the stance off the word lengths of
+the close's gerund ("giving up on" 6 2 2 against "going for" 5 3: 0.73-0.75 held out, chance
+0.342); verbs paired by length sequence alone still left 20 golds' few draws over seven sequences
+to chance (a lookup table on the new pairs: 0.46)."""
 STANCE_VERBS: dict[str, tuple[str, ...]] = {
     "taken": tuple(up for up, _ in STANCE_PAIRS), "declined": tuple(no for _, no in STANCE_PAIRS)}
 STANCE_ACTS: dict[str, tuple[str, ...]] = {
@@ -785,9 +785,13 @@ def _plan_attribution(rng: Any, key: str, venue: str, stated_by: str, h: int, ra
     return HaystackDraft(key, sessions, venue, claim, persona)
 
 
-def _statement(rng: Any, said: Planned) -> Statement:
-    """A planned statement in the next frame of its kind (gold and competitors share frames)."""
-    frame = rng.choice(CONSTRUCTIONS[said.kind])
+def _statement(rng: Any, said: Planned, decks: dict[Any, list[int]] | None = None) -> Statement:
+    """A planned statement in the next frame of its kind (gold and competitors share frames).
+    ``decks``: a list statement's frame is dealt from a shuffled deck per list and kind, kept
+    across the haystack, so each role of each list sees the frame pairs as evenly as its count
+    allows (:func:`_list_frame`)."""
+    frame = (_list_frame(rng, said, decks) if decks is not None and said.kind in LIST_KINDS
+             else rng.choice(CONSTRUCTIONS[said.kind]))
     if said.kind == "remark":
         text = frame.format(subject=said.subject, claim=said.claim)
         if said.role == "user":
@@ -818,6 +822,23 @@ def _statement(rng: Any, said: Planned) -> Statement:
     return Statement(text, topic, STANCE[said.kind], role="assistant",  # type: ignore[arg-type]
                      holder=said.holder, request=request[:1].upper() + request[1:],
                      reaction=reaction, close=close)
+
+
+LIST_KINDS = ("add", "considered")
+
+
+def _list_frame(rng: Any, said: Planned, decks: dict[Any, list[int]]) -> str:
+    """The next frame of a list statement's kind from its list's deck (refilled, shuffled, when
+    empty). Why a deck: drawn independently, the frames of the asked list's few adds and names
+    left off drifted apart by chance (in one build "decided to pick" 14 times against "decided to
+    skip" 6 over the shape's 155 candidates, so a held-out reader of character length found gold
+    at 0.76 against 0.52, though the twins' lengths are equal by construction). Dealt for every
+    list and both kinds alike: gold-blind."""
+    frames = CONSTRUCTIONS[said.kind]
+    deck = decks.setdefault((said.kind, said.subject), [])
+    if not deck:
+        deck.extend(rng.sample(range(len(frames)), len(frames)))
+    return frames[deck.pop()]
 
 
 def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
@@ -859,7 +880,8 @@ def render(seed: int, draft: HaystackDraft, tally: engine.Tally | None = None) -
     rng = derive_rng(seed, VERTICAL, draft.key, "say")
     n = len(draft.sessions)
     times, asked_at = engine.daily_times(rng, n)
-    stays = [[_statement(rng, said) for said in session] for session in draft.sessions]
+    decks: dict[Any, list[int]] = {}
+    stays = [[_statement(rng, said, decks) for said in session] for session in draft.sessions]
     banned = banned_words(shape)
 
     def session(i: int, attempt: int) -> conversation.Rendered:
