@@ -381,7 +381,8 @@ def test_two_items_of_the_asked_list_in_one_session_are_refused(lists: list[epi.
     turn = built.stay.piece_turns[first.session][first.piece]
     text = built.stay.sessions[first.session][turn].text
     doubled = _with_turn(built.stay, first.session, turn,
-                         f"{text} I added {second.value} to {built.draft.asked.phrase()}.")
+                         f"{text} " + epi.ADD[0].format(value=second.value,
+                                                        subject=built.draft.asked.phrase()))
     with pytest.raises(GenerationError, match="one user item per session"):
         _redo(built._replace(stay=doubled), "list-order")
 

@@ -326,10 +326,10 @@ the place as the user's own chore (red team 27: "the skate park hired extra staf
 up much of your time?")."""
 NOTED = (
     "Thanks, good to know about {venue}.", "Ah, I will bear that in mind for {venue}.",
-    "Interesting, thanks for the tip about {venue}.", "Oh, I had wondered about {venue}.",
+    "Interesting, thanks for telling me about {venue}.", "Oh, I had wondered about {venue}.",
     "Right, I will remember that about {venue}.", "Noted, I go to {venue} quite often.")
 """The user's reaction to a piece of local news, good or bad: none calls it handy or useful (red
-team 27: "Oh, handy to know about the bookshop." after a broken lift)."""
+team 27: "Oh, handy to know about the bookshop." after a broken lift; nor a "tip")."""
 CLOSES = {
     "other": ("I hope that helps your {holder} with {purpose}.",
               "Happy to help your {holder}, I hope it suits.",
