@@ -25,12 +25,14 @@ reading within-haystack recurrence found it at AUC 0.90; :func:`..engine.cluster
   participant contrast). The sibling purpose's own taken-up recommendation is the other-instance
   competitor. Value types fit the subject: a product is a brand, a tradesman a shop of that
   trade, a place to stay a place. Take-ups, declines and pass-ons name the purpose in replies and
-  closes of matched length.
+  closes of matched length; take-up and decline verbs share one word-length sequence
+  (:data:`STANCE_PAIRS`).
 - ``list-order`` (15): "In what order did I add names to the guest list for the housewarming?"
   Every session adds one person to one list and considers one person for another
   (:func:`_plan_lists`); every list has a length drawn as the asked one's (4..7; a last list takes
-  the rest) and c ``considered`` side statements ("I thought about adding X to ..., but decided
-  against it"), the rest of the side statements drawn uniformly among the other lists.
+  the rest) and c ``considered`` side statements ("I have not added X to ..."), the rest of the
+  side statements drawn uniformly among the other lists. Adds and names left off are length
+  twins (:data:`LIST_PAIRS`) and take one reply bank (:data:`LIST_REPLY_STANCE`).
 - ``participant-attribution`` (15): "Who said that the corner pharmacy only takes cards now: me or
   you or both of us?" One role-neutral remark (venue + claim) per session, on a regular grid
   (:func:`_plan_attribution`): r venues x r claims, each venue with k claims and each claim with
@@ -409,7 +411,8 @@ def _assert_banks() -> None:
                                            *REMARK_REQUESTS, *QUESTIONS.values(),
                                            *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
                                            *bank.USER_DECLINES, *REPLY_FRAMES, *CLOSE_FRAMES, *REPLY_LEADS,
-                                           *(a for acts in STANCE_ACTS.values() for a in acts), *PASS_ON, *ASKING_FOR, *NOTED,
+                                           *(a for acts in STANCE_ACTS.values() for a in acts),
+                                           *PASS_ON, *ASKING_FOR, *NOTED,
                                            *(c for cs in CLOSES.values() for c in cs))))
     claim_words = frozenset().union(*(tokenize(c) for c in CLAIMS))
     clash = (set(owners) - claim_words) & (frames | values.pool_words())
