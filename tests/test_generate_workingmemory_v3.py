@@ -17,6 +17,7 @@ import pytest
 from pytest_typedmemeval.corpus import naturalness
 from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.generate.length_balance import length_sequence
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.vertical_specs import VERTICAL_SPECS
 from pytest_typedmemeval.generate import episodes_bank, values
@@ -236,7 +237,7 @@ def test_length_sequence_check_refuses_the_tails_red_team_22_beat() -> None:
     assert wm.length_sequence_imbalance(
         {"own": wm.OWN, **{form: wm.COMPETITORS[form] for form in wm.USER_FORMS}}) == []
     for row in wm.TAILS:
-        assert len({wm.length_sequence(t) for t in row.values()}) == 1, row
+        assert len({length_sequence(t) for t in row.values()}) == 1, row
 
 
 def test_word_length_order_does_not_find_gold(corpus: list[dict[str, Any]]) -> None:

@@ -76,6 +76,7 @@ from .. import episodes_bank as bank
 from .. import values
 from ..conversation import Statement
 from ..primitives import GenerationError, derive_rng
+from ..length_balance import length_sequence, length_sequence_imbalance
 
 VERTICAL = "episodic"
 ABBREV = "epi"
@@ -426,33 +427,6 @@ def _assert_banks() -> None:
         assert not length_sequence_imbalance(banks), length_sequence_imbalance(banks)
     for pairs in (LIST_PAIRS, STANCE_PAIRS):
         assert all(length_sequence(a) == length_sequence(b) for a, b in pairs), pairs
-
-
-def length_sequence(text: str) -> tuple[Any, ...]:
-    """What red team 27 read (and red team 22 before it, on WorkingMemory): a line's words in
-    order, each as its length, with commas and colons kept and every slot ("{value}") as itself.
-    (The same reading as WorkingMemory's on branch wm8, not yet on main; one of the two can go
-    once both are merged.)"""
-    return tuple(t if t.startswith("{") or t in ",:" else len(re.sub(r"[^A-Za-z]", "", t))
-                 for t in re.findall(r"\{\w+\}|[A-Za-z']+|[,:]", text))
-
-
-def length_sequence_imbalance(banks: Mapping[str, Sequence[str]]) -> list[str]:
-    """The word-length sequences whose share differs between two or more role banks (empty when
-    sound). Each bank is what its role draws from uniformly, so a sequence must make up the same
-    share of every bank, or the role can be read from word lengths in order, by a lookup table
-    over character length or a word-length histogram (red team 27: list-order 15/15 exact, the
-    stance verb 0.73-0.75 held out)."""
-    shares = {role: {seq: n / len(lines) for seq, n in Counter(map(length_sequence, lines)).items()}
-              for role, lines in banks.items()}
-    every = sorted({seq for share in shares.values() for seq in share}, key=str)
-    out = []
-    for seq in every:
-        found = {role: share.get(seq, 0.0) for role, share in shares.items()}
-        if max(found.values()) - min(found.values()) > 1e-9:
-            out.append(f"{' '.join(map(str, seq))}: " + ", ".join(
-                f"{role} {v:.3f}" for role, v in found.items()))
-    return out
 
 
 _assert_banks()

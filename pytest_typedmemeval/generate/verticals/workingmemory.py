@@ -87,6 +87,7 @@ from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
 from ..primitives import GenerationError, assert_disjoint, derive_rng
+from ..length_balance import length_sequence_imbalance
 
 VERTICAL, ABBREV, MEMORY_TYPE = "workingmemory", "wm", "workingmemory"
 GENERATOR = "pytest_typedmemeval.generate.verticals.workingmemory"
@@ -553,31 +554,6 @@ def twin_mismatches(rows: Sequence[Mapping[str, str]]) -> list[str]:
     refuses the bank red team 20 beat."""
     return [f"row {i}: " + "; ".join(f"{form} {_twin_stats(t)}" for form, t in row.items())
             for i, row in enumerate(rows) if len({_twin_stats(t) for t in row.values()}) != 1]
-
-
-def length_sequence(text: str) -> tuple[Any, ...]:
-    """What red team 22 read: a statement's words in order, each as its length, with commas and
-    colons kept and every slot ("{rel}", "{value}") as itself."""
-    return tuple(t if t.startswith("{") or t in ",:" else len(re.sub(r"[^A-Za-z]", "", t))
-                 for t in re.findall(r"\{\w+\}|[A-Za-z']+|[,:]", text))
-
-
-def length_sequence_imbalance(banks: Mapping[str, Sequence[str]]) -> list[str]:
-    """The word-length sequences whose share differs between the own bank and a competitor bank
-    (empty when sound): each bank is what its role draws from uniformly, so a sequence must make
-    up the same share of every bank, or its role can be read from word lengths in order (red team
-    22: "I did" ``1 3`` occurred only in own tails; 0.950 held out). Applied to tails alone and to
-    whole statements (skeleton and tail)."""
-    shares = {form: {seq: n / len(bank) for seq, n in Counter(map(length_sequence, bank)).items()}
-              for form, bank in banks.items()}
-    own = shares["own"]
-    out = []
-    for form, share in shares.items():
-        for seq in sorted(set(own) | set(share), key=str):
-            if abs(own.get(seq, 0.0) - share.get(seq, 0.0)) > 1e-9:
-                out.append(f"{form} {' '.join(map(str, seq))}: own {own.get(seq, 0.0):.3f}, "
-                           f"{form} {share.get(seq, 0.0):.3f}")
-    return out
 
 
 def tail_banks(rows: Sequence[Mapping[str, str]]) -> dict[str, list[str]]:
