@@ -461,6 +461,9 @@ def _sentence_end(text: str, position: int) -> int:
 
 _RANGE_DASH, _RANGE_WORDS = (re.compile(pattern) for pattern in RANGE_PATTERNS)
 _BACKWARDS, _FIRST, _LAST = (re.compile(p) for p in (BACKWARDS_MARKERS, FIRST_MARKERS, LAST_MARKERS))
+_SENTENCE_OPENING = re.compile(r"[!?;\n]|\.(?!\d)")
+_RESTATED_QUESTION = re.compile(r"\b(?:asked|ask|asking|question|wonder|wondered|wondering|want(?:ed)? "
+                                r"to know)\b")
 _ROLE_LABEL = re.compile(ROLE_LABEL)
 _SCAFFOLD_LINE = re.compile(SCAFFOLD_LINE)
 _OWN_LINE = re.compile(r"\b(?:answer|response)\s*[*_]*\s*:")
@@ -517,7 +520,7 @@ def _difference_links(answer: Reading, shop: str) -> list[tuple[int, bool]]:
                  rf"you (?:spent|paid) (?:at|with|on|in))\s)?(?:the )?{name}\b")
         subject = (rf"(?:^|[.;!?:\n(\u2014\u2013]\s*|, (?:so |and |but )?|\b(?:so|and|but|while|whereas) )\W*"
                    rf"(?:(?:the |your )?(?:\w+ ){{0,2}}?(?:at|with|from) )?(?:the )?{name}(?:'s)? "
-                   rf"(?:{DIFFERENCE_SUBJECT_VERB}) (?:[^.;!?,\n]{{0,30}}? )?{comparative}")
+                   rf"(?:{DIFFERENCE_SUBJECT_VERB}) (?:(?:[^.;!?,\n]|[.,](?=\d)){{0,30}}? )?{comparative}")
         for pattern, side in ((applies, higher), (other, not higher), (subject, higher)):
             for match in re.finditer(pattern, answer.norm):
                 links.append((match.start("c"), side))
@@ -540,9 +543,11 @@ def _reversed_difference(answer: Reading, question: str | None) -> bool:
         for position, higher in _difference_links(answer, shop):
             if position < corrected or answer.negated(position):
                 continue
-            sentence = answer.norm[max(0, answer.norm.rfind(".", 0, position)):answer.sentence_end(position)]
-            if "how much" in sentence or "?" in answer.norm[position:answer.sentence_end(position) + 1]:
-                continue  # the question restated or asked back
+            opening = [m.end() for m in _SENTENCE_OPENING.finditer(answer.norm, 0, position)]
+            before = answer.norm[opening[-1] if opening else 0:position]
+            if _RESTATED_QUESTION.search(before) or \
+                    "?" in answer.norm[position:answer.sentence_end(position) + 1]:
+                continue  # the question restated or asked back (J20.1)
             if higher != (is_first == first_higher):
                 return True
     return False

@@ -61,7 +61,9 @@ from .reading_patterns import (
     PLANNED_VALUE,
     DECLINES_CURRENT,
     EARLIER_ADVERB,
+    KIND_CLIPPING_MIN_CHARS,
     KIND_DERIVATION_MIN_CHARS,
+    KIND_DERIVATION_SUFFIXES,
     NEGATED_COORDINATION,
     NEGATED_EVIDENCE,
     PAST_SUCCESSION,
@@ -196,14 +198,17 @@ def _stem(word: str) -> str:
 
 
 def _same_kind(word: str, asked: Iterable[str]) -> bool:
-    """J21.6: ``word`` (stemmed) is one of the ``asked`` words, or a derivation or clipping of one —
-    one begins the other and the shorter has at least KIND_DERIVATION_MIN_CHARS letters ("roof" /
-    "roofer", "tile" / "tiler", "physio" / "physiotherapist")."""
+    """J21.6: ``word`` (stemmed) is one of the ``asked`` words, or one of them plus an agent suffix
+    ("roof" / "roofer", "tile" / "tiler"), or a clipping of one ("physio" / "physiotherapist")."""
     for other in asked:
         if word == other:
             return True
         short, long_ = sorted((word, other), key=len)
-        if len(short) >= KIND_DERIVATION_MIN_CHARS and long_.startswith(short):
+        if not long_.startswith(short):
+            continue
+        if len(short) >= KIND_DERIVATION_MIN_CHARS and long_[len(short):] in KIND_DERIVATION_SUFFIXES:
+            return True
+        if len(short) >= KIND_CLIPPING_MIN_CHARS:
             return True
     return False
 

@@ -654,10 +654,15 @@ SUBJECT_KIND_FILLERS: tuple[str, ...] = (
 is X", "my best guess is X"): read with :data:`ITEM_FILLERS`."""
 
 KIND_DERIVATION_MIN_CHARS = 4
-"""J21.6 (revision 9): an item word and a question word of which one begins the other, the
-shorter at least this long, are one kind ("roof" / "roofer", "tiles" / "tiler", "physio" /
-"physiotherapist"): binding reads derivations and clippings of the question's words, as it reads
-inflections (J2), never synonyms."""
+KIND_DERIVATION_SUFFIXES: tuple[str, ...] = (
+    "er", "r", "ers", "or", "ors", "ist", "ists", "ian", "ians", "ier", "iers",
+)
+KIND_CLIPPING_MIN_CHARS = 6
+"""J21.6 (revision 9): an item word and a question word are one kind when one is the other plus an
+agent suffix, the shorter at least KIND_DERIVATION_MIN_CHARS long ("roof" / "roofer", "tile" /
+"tiler", "garden" / "gardener"), or when the shorter, at least KIND_CLIPPING_MIN_CHARS long,
+begins the longer (a clipping: "physio" / "physiotherapist"). Binding reads derivations and
+clippings of the question's words, as it reads inflections (J2) — never synonyms."""
 RETRACTION_MARKERS: tuple[str, ...] = (
     r"sorry", r"no", r"no wait", r"wait", r"hang on", r"hold on", r"actually", r"scratch that",
     r"strike that", r"forget that", r"ignore that", r"on second thoughts?", r"on reflection",
@@ -800,12 +805,16 @@ def reading_rules() -> dict[str, object]:
         "negated_coordination": NEGATED_COORDINATION,
         "past_succession": PAST_SUCCESSION,
         "kind_derivation_min_chars": KIND_DERIVATION_MIN_CHARS,
+        "kind_derivation_suffixes": list(KIND_DERIVATION_SUFFIXES),
+        "kind_clipping_min_chars": KIND_CLIPPING_MIN_CHARS,
     }
 
 
 __all__ = [
     "EARLIER_ADVERB",
+    "KIND_CLIPPING_MIN_CHARS",
     "KIND_DERIVATION_MIN_CHARS",
+    "KIND_DERIVATION_SUFFIXES",
     "NEGATED_COORDINATION",
     "NEGATED_EVIDENCE",
     "PAST_SUCCESSION",
