@@ -38,7 +38,7 @@ from .adapter_fixture import (
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .configure import configure_models, factory_search_dirs
+from .configure import DATASET_BOUND_NAMES, configure_models, factory_search_dirs
 from .options import parse_timeout
 from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
@@ -209,19 +209,10 @@ def register_if_wanted(config: pytest.Config) -> None:
     plugin = DatasetPlugin(config, datasets, metrics_dir, scoring=scoring, scoring_notice=notice)
     plugin.read_bounds(dict(config.getoption("tme_fail_under") or []))
     config.stash[PLUGIN_KEY] = plugin
+    config.stash[DATASET_BOUND_NAMES] = lambda: frozenset(plugin.bound_scopes)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     if is_xdist_controller(config):
         config.pluginmanager.register(DatasetXdistHooks(plugin), XDIST_PLUGIN_NAME)
-
-
-def dataset_bound_names(config: pytest.Config) -> frozenset[str]:
-    """The ``--tme-fail-under`` names the named datasets claim (``locomo``, ``locomo_multi_hop``,
-    ...; never ``*``, which bounds corpora and datasets alike): the corpus configuration leaves
-    them out of its own bounds, so they neither bound a corpus nor are refused as unknown there."""
-    plugin = config.stash.get(PLUGIN_KEY, None)
-    if plugin is None:
-        return frozenset()
-    return frozenset(plugin.bound_scopes)
 
 
 def resolve_scoring(asked: ScoringMode | None, datasets: dict[str, LoadedDataset]) -> tuple[ScoringMode, str | None]:
