@@ -350,6 +350,19 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
 )
 """J5: event cues split by their object ("you gave the Zendak Sengat away")."""
 
+NEGATED_EVIDENCE = (
+    r"\b(?:nothing (?:\w+ )?(?:suggests|indicates|shows|says|implies|points to|tells me)|"
+    r"no (?:sign|signs|indication|evidence|suggestion|hint|hints|reason to think|reason to believe)"
+    r"(?: at all)? (?:\w+ )?(?:that|of)|"
+    r"(?:i )?(?:don'?t|do not|can'?t|cannot) see (?:any(?:thing)?|no) (?:\w+ )?(?:that|sign|indication|"
+    r"suggestion))\b"
+)
+"""J21.3 (revision 9): a negated claim of evidence before an invalidation cue in its clause
+("Nothing suggests you've sold it", "there's no sign that you replaced it") negates the cue: the
+fact is asserted still to hold (J13.8)."""
+NEGATED_COORDINATION = r"^(?: [\w']+){0,3}?,? (?:or|nor) (?:[\w']+ ){0,2}?$"
+"""J21.3 (revision 9): a cue coordinated by *or / nor* with a negated cue shares its negation
+("you haven't sold it or replaced it", "never sold nor gave it away")."""
 NEGATORS: tuple[str, ...] = (
     "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
     "arent", "werent", "didnt", "dont", "doesnt", "wont", "no", "nothing", "none", "nobody",
@@ -487,8 +500,16 @@ ITEM_FILLERS: tuple[str, ...] = (
     "end", "beginning", "start", "weekend", "least", "most", "outset", "point", "rate",
     "bet", "guess", "winner", "match", "candidate", "favourite", "favorite", "go-to", "well",
     "same one", "case", "idea", "thing", "lot",
+    # J21.6 (revision 9): adjectives of time name no kind ("your previous one was X")
+    "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
 )
 """J13.5: words an item pattern captures that name no kind of thing ("that's the one you chose")."""
+EARLIER_ADVERB = (
+    r"\b(?:before|earlier|back then|in those days|at one time|at first|originally)"
+    r"(?=\s*(?:[,.;!?)\n\u2014\u2013]|$|\b(?:but|though|although|whereas|while|so|and)\b))"
+)
+"""J21.2 (revision 9): an adverb that puts a value's clause at an earlier time ("X did the wall
+before, but I can't say who does it these days"): another time (J13.6)."""
 _USER_DECLINED = (
     r"(?:turned (?:\w+ ){0,3}?down|declined|rejected|refused|decided against|passed on|ruled out|"
     r"bowed out|backed out|pulled out|opted out|dropped out|steered clear|stayed away|kept away|"
@@ -524,6 +545,9 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"suggestion|booking|idea|pick|choice)\b",
     r"\b(?:years|months|weeks|long) (?:ago|back)\b",
     r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
+    # J21.2 (revision 9): an adverb of earlier time closing the value's clause ("X did the boundary
+    # wall before, but …", "X had it back then"); a telling's time ("as I said before") is not it
+    EARLIER_ADVERB,
     r"\b(?:used to|formerly|previously|originally|at one point|once upon)\b",
     r"\b(?:doesn'?t|does not|won'?t|will not|isn'?t|is not|didn'?t|did not)(?: \w+){0,3}? (?:until|till)\b",
     r"\b(?:takes?|taking|will take|is taking) over (?:later|next|from|after|in|on|at|once|when|soon)\b",
@@ -576,6 +600,12 @@ value as not the answer — the user's act not completed (turned down, bowed out
 only asked, didn't go with, ❌), another time (the old one, used to, until X took over, X doesn't
 take over until later), someone's guess, not yours, something else. Its values are context, not a
 second commitment."""
+PAST_SUCCESSION = (
+    r"\b(?:took over|stepped in|replaced|came (?:in|along|on board)|started|began|arrived|joined|"
+    r"moved in|returned|kicked in|was (?:hired|booked|brought in|engaged|taken on))\b"
+)
+"""J21.4 (revision 9): "X, until Y took over": the until-segment states a succession that has
+happened; where the answer names Y again outside it ("so it's Y now"), X is the earlier holder."""
 OWN_CONTRAST_PATTERNS: tuple[str, ...] = (
     r"^\W*(?:until|till|up until|up to when)\b",
 )
@@ -618,10 +648,21 @@ SUBJECT_KIND_FILLERS: tuple[str, ...] = (
     "deadline", "order", "list", "option", "recommendation", "suggestion", "idea", "winner",
     "call", "task", "job", "appointment", "number", "contact", "go-to", "man", "woman", "guy",
     "pro", "expert", "specialist", "service", "supplier", "vendor", "brand", "model", "make",
+    "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
 )
 """J18.6: words that name no kind when they stand as the subject ("the holder is X", "the answer
 is X", "my best guess is X"): read with :data:`ITEM_FILLERS`."""
 
+KIND_DERIVATION_MIN_CHARS = 4
+KIND_DERIVATION_SUFFIXES: tuple[str, ...] = (
+    "er", "r", "ers", "or", "ors", "ist", "ists", "ian", "ians", "ier", "iers",
+)
+KIND_CLIPPING_MIN_CHARS = 6
+"""J21.6 (revision 9): an item word and a question word are one kind when one is the other plus an
+agent suffix, the shorter at least KIND_DERIVATION_MIN_CHARS long ("roof" / "roofer", "tile" /
+"tiler", "garden" / "gardener"), or when the shorter, at least KIND_CLIPPING_MIN_CHARS long,
+begins the longer (a clipping: "physio" / "physiotherapist"). Binding reads derivations and
+clippings of the question's words, as it reads inflections (J2) — never synonyms."""
 RETRACTION_MARKERS: tuple[str, ...] = (
     r"sorry", r"no", r"no wait", r"wait", r"hang on", r"hold on", r"actually", r"scratch that",
     r"strike that", r"forget that", r"ignore that", r"on second thoughts?", r"on reflection",
@@ -676,15 +717,18 @@ X", "you said you'd book X", "you were still comparing X and Y") after a governi
 plan, not a commitment that the asked thing is done."""
 
 DECLINES_CURRENT = (
-    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|can'?t say|cannot say|"
-    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
+    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|doesn'?t know|can'?t say|"
+    r"cannot say|can'?t tell|cannot tell|no idea|no clue|couldn'?t say|could not say|couldn'?t tell|"
+    r"could not tell|can'?t be sure|cannot be sure|couldn'?t be sure|can'?t confirm|cannot confirm|"
+    r"wouldn'?t know|would not know|not clear|unclear|hard to say)\b"
     r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
     r"replacement|successor|since|instead)\b)"
     r"[^.;!?]*?\b(?:who|whom|whose|which|what|where|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|"
     r"at the moment|today|any ?more|at present|nowadays|right now)\b"
 )
-"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
-asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
+"""J19.3 (revision 7), J21.2 (revision 9: every not-knowing verb — "can't say", "couldn't tell",
+"can't be sure", "no clue", "wouldn't know" …): an uncertainty decline whose complement asks the
+current state of the asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
 invalidation standing, as "I don't have a newer one on record" does)."""
 
 STRUCTURED_BOOLEAN = (
@@ -756,10 +800,24 @@ def reading_rules() -> dict[str, object]:
         "pending": list(PENDING_PATTERNS),
         "pending_excluded": PENDING_EXCLUDED,
         "structured_boolean": STRUCTURED_BOOLEAN,
+        "earlier_adverb": EARLIER_ADVERB,
+        "negated_evidence": NEGATED_EVIDENCE,
+        "negated_coordination": NEGATED_COORDINATION,
+        "past_succession": PAST_SUCCESSION,
+        "kind_derivation_min_chars": KIND_DERIVATION_MIN_CHARS,
+        "kind_derivation_suffixes": list(KIND_DERIVATION_SUFFIXES),
+        "kind_clipping_min_chars": KIND_CLIPPING_MIN_CHARS,
     }
 
 
 __all__ = [
+    "EARLIER_ADVERB",
+    "KIND_CLIPPING_MIN_CHARS",
+    "KIND_DERIVATION_MIN_CHARS",
+    "KIND_DERIVATION_SUFFIXES",
+    "NEGATED_COORDINATION",
+    "NEGATED_EVIDENCE",
+    "PAST_SUCCESSION",
     "PENDING_EXCLUDED",
     "PENDING_PATTERNS",
     "RETRACTION_GAP_WORDS",
