@@ -44,6 +44,7 @@ SURVEYOR = AnswerKey(expected_negative="not_yet", must_name=("Oriel Stang",),
                      premature=("Oriel Stang",), wrong=("Cado Brisk",))
 
 CASES = [
+    ("You spent £62.40 more at Orme Stationers than at Hartwell Bakery.", SPEND_Q, SPEND, W),
     # J21.1 a difference stated the other way round through a comparative and the shops
     ("Orme Stationers came out ahead by £62.40.", SPEND_Q, SPEND, W),
     ("Hartwell Bakery was cheaper by £62.40.", SPEND_Q, SPEND, W),
@@ -95,7 +96,6 @@ GUARDS = [
      "£62.40.", SPEND_Q, SPEND, C),
     ("£62.40 more at Orme Stationers — sorry, more at Hartwell Bakery than at Orme Stationers.",
      SPEND_Q, SPEND, C),
-    ("You spent £62.40 more at Orme Stationers than at Hartwell Bakery.", SPEND_Q, SPEND, W),
     # J19.3 guards: an invalidation with the value stays correct; a hedge before the value commits;
     # a telling's time ("as I said before") is no earlier time of the value
     ("Corwen Aske did the allotment before, but you let them go.", GARDENER_Q, GARDENER, C),
