@@ -10,8 +10,8 @@ to three items), H 15-25.
 **One pool per type, roles after the draw** (Appendix D row 1). Shops come from
 :func:`..values.draw` ("shop": a stem and a trade word), bought objects from the shop's trade list
 (:data:`TRADE_ITEMS`, one deck per trade for every statement), lent or repaired objects from
-:data:`ITEMS`, amounts from one range for every statement (:data:`AMOUNT_CENTS`, 100.00-999.99,
-equal digit counts). A haystack draws them all first; which unit the question asks is decided
+:data:`ITEMS`, amounts in the bought object's price band (:data:`PRICE_BANDS`, inside
+:data:`AMOUNT_CENTS`, 100.00-999.99, equal digit counts) whatever the statement's role. A haystack draws them all first; which unit the question asks is decided
 afterwards.
 
 **Askable units alike (revision 3, second red team).** The first red team of v3 ranked sessions
@@ -174,31 +174,53 @@ so asked-shop competitors beyond the cap name a shop of another currency instead
 
 # --- banks ---------------------------------------------------------------------------------------
 
-TRADE_ITEMS: dict[str, tuple[str, ...]] = {trade: tuple(words.split()) for trade, words in {
-    "Hardware": "workbench anvil lathe vice toolchest stepladder generator crowbar hacksaw bandsaw "
-                "sawhorse mallet pickaxe",
-    "Motors": "roofbox towbar dashcam satnav battery alternator exhaust gearbox clutch bumper "
-              "spoiler carburettor",
-    "Joinery": "bookcase sideboard wardrobe dresser cabinet bureau desk bedframe lectern credenza "
-               "cot cradle highchair hatstand worktop mantelpiece",
-    "Glazing": "mirror aquarium skylight porch conservatory splashback partition terrarium vitrine "
-               "rooflight cloche fanlight",
-    "Plumbing": "bathtub basin cistern bidet thermostat pump valve softener macerator showerhead "
-                "plunger manifold",
-    "Roofing": "chimney cowl dormer gutter downpipe fascia soffit weathervane aerial hatch louvre "
-               "finial",
-    "Electrics": "microwave toaster kettle cooker dishwasher heater chandelier printer monitor "
-                 "camera keyboard juicer doorbell extractor speaker",
-    "Removals": "crate trunk hamper footlocker chest trolley dolly holdall tarpaulin coffer "
-                "handcart portmanteau",
-    "Upholstery": "armchair recliner ottoman footstool settee divan futon chaise headboard pouffe "
-                  "beanbag bolster loveseat",
-    "Locksmiths": "safe padlock deadbolt keysafe strongbox lockbox latch intercom peephole knocker "
-                  "doorknob keypad",
-}.items()}
+PRICE_BANDS: dict[str, tuple[int, int]] = {"low": (10_000, 29_999), "mid": (20_000, 59_999),
+                                           "high": (45_000, 99_999)}
+"""Amount ranges, in cents, inside :data:`AMOUNT_CENTS` (so every amount keeps three whole
+digits): an object's price is drawn in its band (red team 25: drawn over the whole range, a
+showerhead cost 998.64 and a conservatory 108.44)."""
+_TRADE_BANDS: dict[str, dict[str, str]] = {
+    "Hardware": {"low": "vice stepladder sawhorse grindstone",
+                 "mid": "workbench anvil toolchest winch jackhammer",
+                 "high": "lathe generator jointer bandsaw"},
+    "Motors": {"low": "dashcam satnav battery",
+               "mid": "roofbox towbar alternator exhaust bumper spoiler carburettor",
+               "high": "gearbox clutch"},
+    "Joinery": {"low": "highchair hatstand",
+                "mid": "bookcase cabinet desk bedframe lectern cot cradle",
+                "high": "sideboard wardrobe dresser bureau credenza worktop mantelpiece"},
+    "Glazing": {"low": "mirror coldframe terrarium",
+                "mid": "aquarium showerscreen splashback fanlight",
+                "high": "skylight partition vitrine rooflight balustrade"},
+    "Plumbing": {"low": "cistern thermostat valve showerhead",
+                 "mid": "basin bidet pump manifold",
+                 "high": "bathtub softener macerator cylinder"},
+    "Roofing": {"low": "rainhead cowl downpipe weathervane aerial hatch louvre finial",
+                "mid": "gutter fascia soffit",
+                "high": "cupola"},
+    "Electrics": {"low": "microwave toaster kettle heater printer keyboard juicer doorbell",
+                  "mid": "monitor extractor speaker",
+                  "high": "cooker dishwasher chandelier camera"},
+    "Removals": {"low": "crate hamper trolley dolly holdall tarpaulin",
+                 "mid": "trunk footlocker chest coffer handcart portmanteau",
+                 "high": ""},
+    "Upholstery": {"low": "footstool pouffe beanbag",
+                   "mid": "ottoman futon headboard",
+                   "high": "armchair recliner settee divan chaise daybed loveseat"},
+    "Locksmiths": {"low": "padlock deadbolt keysafe lockbox peephole knocker lockset",
+                   "mid": "strongbox smartlock intercom keypad",
+                   "high": "safe"},
+}
+"""Objects sold by each trade, by price band: only objects a shop of that trade could plausibly
+sell for 100-999 in any currency (a crowbar, a plunger, a porch or a conservatory could not)."""
+TRADE_ITEMS: dict[str, tuple[str, ...]] = {
+    trade: tuple(item for band in bands.values() for item in band.split())
+    for trade, bands in _TRADE_BANDS.items()}
 """Objects bought, by the trade of the shop that sells them (a shop is a stem and a trade word,
 :data:`..values.TRADES`): every statement at a shop, own or competitor, is dealt from one deck of
 its trade, so an object says what a shop sells and nothing about who bought it."""
+PRICE_BAND_OF: dict[str, str] = {item: band for bands in _TRADE_BANDS.values()
+                                 for band, items in bands.items() for item in items.split()}
 PLURAL_ITEMS = frozenset({"skis"})
 """Lent or repaired objects named in the plural: "were the skis away" (red team 23)."""
 PURCHASE_ITEMS = tuple(sorted({item for items in TRADE_ITEMS.values() for item in items}))
@@ -243,7 +265,7 @@ PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("So {shop} had {a} I liked, and I paid {v} for it.",
      "So {shop} had {a} {i} saw, and {i} paid {v} for it.",
      "So {shop} had {a} I liked, but {v} was a bit steep.",
-     "So {shop} has {a} you like, and it is {v} or so."),
+     "So {shop} has {a} in stock, and it is {v} or so."),
     ("Also I nearly missed out, but got {a} at {shop} for {v}.",
      "Also {i} nearly lost out, but got {a} at {shop} for {v}.",
      "Also I nearly got {a} at {shop} for {v}, but missed out.",
@@ -279,7 +301,7 @@ PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
      "Honestly, that {item} has been in demand for ages."),
     ("Needless to say, I was thrilled with the {item}.",
      "Needless to say, {i} was thrilled with the {item}.",
-     "Needless to say, I was cross about the {item}.",
+     "Needless to say, I was sorry about the {item}.",
      "Needless to say, {item} deals like that go fast."),
     ("Frankly that {item} was a bargain.",
      "Frankly that {item} was a steal.",
@@ -297,10 +319,10 @@ PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
      "The old {item} had finally given up, so it was time.",
      "My old {item} still works, so it can wait a while.",
      "An old {item} can last for years, so take your time."),
-    ("The {item} is already in pride of place at home.",
-     "The {item} is already in pride of place at home.",
-     "The {item} could have had pride of place at home.",
-     "The {item} would take pride of place in any home."),
+    ("The {item} should serve well for years, I think.",
+     "The {item} should serve well for years, I think.",
+     "The {item} would have served for years, I admit.",
+     "The {item} should serve well for years, I think."),
 )
 """A value-free sentence after a purchase statement (drawn alike for every role,
 :data:`FOLLOW_SHARE`), naming the object (so the sentences rarely repeat) but never the shop or
@@ -363,8 +385,9 @@ QUOTE_WHEN: tuple[str, ...] = (
 """The quote opener's time, index by index as many words as :data:`WHEN_PURCHASE`, looking
 ahead in the assistant's voice (red team 23: the openers recalled what no user turn had said,
 "You told me your cousin wanted a look yesterday.", and echoed the user's "on my day off")."""
-"""The assistant's opener before a quote, row by row as many words as :data:`INTROS_PURCHASE`:
-a suggestion naming one of the persona's relations, never a recollection."""
+"""The assistant's suggestion that closes a quote (after the price and any follow-up), row by
+row as many words as :data:`INTROS_PURCHASE`: naming one of the persona's relations, never a
+recollection."""
 QUOTE_REQUESTS: tuple[str, ...] = (
     "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
     "Any idea where I could get {a}?")
@@ -385,12 +408,12 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "Today {i} got {the} {item} back from its loan at last."),
         ("So I let a neighbour have the {item} on loan today.",
          "So I had the {item} back from its loan today intact.",
-         "So I denied a neighbour the {item} on loan for today.",
+         "So I refused a neighbour a loan of the {item} today.",
          "So {i} let a neighbour have {the} {item} on loan today.",
          "So {i} had {the} {item} back from its loan today intact."),
         ("Well, the {item} went out on loan to a colleague today.",
          "Well, the {item} came back from its loan to me today.",
-         "Well, I denied a colleague the {item} on loan for today.",
+         "Well, I refused a colleague a loan of the {item} today.",
          "Well, {the} {item} went out on loan to a colleague today.",
          "Well, {the} {item} came back from its loan to {me} today."),
         ("Meanwhile I sent the {item} out on loan for a project today.",
@@ -431,13 +454,13 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "Meanwhile {i} finally got {the} {item} down to the repair shop today.",
          "Meanwhile {i} finally fetched {the} {item} back from the repair shop today."),
         ("And the {item} is in for repair as of today, after weeks of trouble.",
-         "And the {item} is back from repair as of today, after weeks of trouble.",
-         "And the {item} avoided its repair as of today, as it was working again.",
+         "And the {item} is back from repair as of today, fixed and working again.",
+         "And the {item} was spared a trip for repair today, as it works again.",
          "And {the} {item} is in for repair as of today, after weeks of trouble.",
-         "And {the} {item} is back from repair as of today, after weeks of trouble."),
+         "And {the} {item} is back from repair as of today, fixed and working again."),
         ("Also I left the {item} with the repair shop this afternoon, as planned.",
          "Also I fetched the {item} from the repair shop this afternoon, as planned.",
-         "Also I dropped the repair slot for the {item} this afternoon, as planned.",
+         "Also I cancelled the repair slot for the {item} this afternoon, no need.",
          "Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
          "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned."),
     ),
@@ -456,7 +479,7 @@ DURATION_FOLLOWS: tuple[tuple[str, str, str], ...] = (
      "Maybe another time if it comes up."),
     ("Time will tell how that goes.",
      "Time will tell if it lasts.",
-     "Time will tell who was right."),
+     "Time will tell if it mattered."),
     ("Still, it should be in good hands.",
      "Still, it looks none the worse now.",
      "Still, it could be worth doing soon."),
@@ -518,9 +541,22 @@ QUESTIONS = {"counts": "How many times did I buy something from {a}?",
              "loan": "How many days in total {verb} {items} out on loan?",
              "repair": "How many days in total {verb} {items} away for repair?"}
 COUNT_PREDICATE = "buy something from {a}"
-STANCES: dict[str, conversation.Stance] = {"own": "arranged", "holder": "other",
-                                           "declined": "declined",
-                                           "quote": "assistant-offer-declined"}
+REPLY_STANCE: conversation.Stance = "noted"
+"""The one reply bank every user statement takes, whoever's it is and whatever its stance (red
+team 25): the user's own purchase or loan, a relation's, a declined one. Before, the bank was
+chosen by the statement's stance ("arranged" for own purchases, "state" for own loans, "other",
+"declined"), so the first sentence of the assistant's reply, item, shop and person masked, fell
+into 85 frames none of which occurred after both gold and competitor events, and a lookup learned
+on half the questions put gold at rank 1 in all of the other half (290 of 290 events). One bank of
+acknowledgements that fit any of these statements, drawn with the same distribution for every
+role, leaves the reply nothing to say about whose event it was; the stance is said once, in the
+user's own words, which a memory has to read."""
+REPLY_AVOID: tuple[str, ...] = ("covered", "accounted for")
+"""Replies of the bank that would misfit some role ("that is the lathe covered" after a
+declined lathe, "accounted for" after a relation's purchase): never drawn, for any role alike."""
+QUOTE_STANCE: conversation.Stance = "assistant-offer-declined"
+"""An assistant quote is turned down by the user (its own episode form, the assistant's
+statement), the same for every quote."""
 
 QUESTION_TERMS = frozenset(t for f in QUESTIONS.values()
                            for t in tokenize(re.sub(r"\{\w+\}", " ", f)))
@@ -606,17 +642,20 @@ def _compile(template: str, relation: bank.Relation | None) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z])" + pattern)
 
 
-def _intro_pattern(template: str, whens: Sequence[str]) -> re.Pattern[str]:
+def _intro_pattern(template: str, whens: Sequence[str], *, after: bool = False
+                   ) -> re.Pattern[str]:
+    """An opening sentence that ends right before its core, or (``after``, a quote's suggestion)
+    one that stands in the text after the core."""
     marks = {"rel": "QQrelQQ", "when": "QQwhenQQ"}
     pattern = re.escape(template.format(**marks))
     pattern = pattern.replace(marks["rel"], "(?P<rel>" + "|".join(map(re.escape, _NOUNS)) + ")")
     pattern = pattern.replace(marks["when"], "(?:" + "|".join(map(re.escape, whens)) + ")")
-    return re.compile(r"(?:^|(?<= ))" + pattern + r" \Z")
+    return re.compile(r"(?:^|(?<= ))" + pattern + (r"(?= |\Z)" if after else r" \Z"))
 
 
 _INTRO_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "purchase": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in INTROS_PURCHASE),
-    "quote": tuple(_intro_pattern(t, QUOTE_WHEN) for t in QUOTE_INTROS),
+    "quote": tuple(_intro_pattern(t, QUOTE_WHEN, after=True) for t in QUOTE_INTROS),
     "duration": tuple(_intro_pattern(t, WHEN_DURATION) for t in INTROS_DURATION)}
 
 
@@ -639,10 +678,11 @@ def _patterns() -> list[tuple[str, str, str, re.Pattern[str]]]:
 _PATTERNS = _patterns()
 
 
-def _intro_rel(intros: str, before: str) -> str:
-    """The relation named by the opening sentence that ends right before a core ("" if none)."""
+def _intro_rel(intros: str, before: str, after: str = "") -> str:
+    """The relation named by the opening sentence that ends right before a core, or for a quote
+    by the suggestion that follows it ("" if none)."""
     for pattern in _INTRO_PATTERNS[intros]:
-        m = pattern.search(before)
+        m = pattern.search(after if intros == "quote" else before)
         if m:
             return m.group("rel")
     return ""
@@ -657,7 +697,7 @@ def read_statements(text: str) -> list[Said]:
     for kind, event, intros, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             groups = m.groupdict()
-            rel = _intro_rel(intros, text[:m.start()])
+            rel = _intro_rel(intros, text[:m.start()], text[m.end():])
             holder = (rel or "?") if kind == "holder" else None
             if event != "purchase":
                 found.append((m.start(), Said(kind, groups["item"], event, holder, rel=rel)))
@@ -786,7 +826,7 @@ def _assert_banks() -> None:
             for noun in _NOUNS:
                 for when in whens:
                     text = template.format(rel=noun, when=when) + " "
-                    assert _intro_rel(intros, text) == noun, text
+                    assert _intro_rel(intros, text, text) == noun, text
     for request in QUOTE_REQUESTS:
         assert not read_statements(request.format(a="an easel"))
     cross: dict[int, set[str]] = {}
@@ -799,7 +839,10 @@ def _assert_banks() -> None:
 
 def _statement_text(said: Said, domain: str | None, relation: bank.Relation | None) -> str:
     """Opening sentence (naming ``said.rel``), the core and the drawn follow-up; a quote may open
-    on an acknowledgement pair. ``relation`` acts (a holder); ``domain`` is None for purchases."""
+    on an acknowledgement pair and puts its suggestion naming ``said.rel`` last, after the price
+    it was asked for (red team 25: 42 of 125 price answers opened on an unrelated "You can shop
+    for it with your neighbour this evening."). ``relation`` acts (a holder); ``domain`` is None
+    for purchases."""
     actor = _actor(relation)
     parts: list[str] = []
     if domain is None:
@@ -808,7 +851,9 @@ def _statement_text(said: Said, domain: str | None, relation: bank.Relation | No
             parts += [acks[said.prefix // len(lines) % len(acks)], lines[said.prefix % len(lines)]]
         intros, whens = (QUOTE_INTROS, QUOTE_WHEN) if said.kind == "quote" else \
             (INTROS_PURCHASE, WHEN_PURCHASE)
-        parts.append(intros[said.intro].format(rel=said.rel, when=whens[said.when]))
+        opening = intros[said.intro].format(rel=said.rel, when=whens[said.when])
+        if said.kind != "quote":
+            parts.append(opening)
         a = f"{article(said.item)} {said.item}"
         col = PURCHASE_COLUMN[said.kind]
         parts.append(PURCHASE_ROWS[said.frame][col].format(
@@ -816,6 +861,8 @@ def _statement_text(said: Said, domain: str | None, relation: bank.Relation | No
             A=a.capitalize()))
         if said.follow >= 0:
             parts.append(PURCHASE_FOLLOWS[said.follow][col].format(**actor, item=said.item))
+        if said.kind == "quote":  # the price answers the request first; the suggestion follows
+            parts.append(opening)
     else:
         parts.append(INTROS_DURATION[said.intro].format(rel=said.rel,
                                                         when=WHEN_DURATION[said.when]))
@@ -977,6 +1024,21 @@ def _share(rate: float, g: int, own: Sequence[str], asked: Sequence[str]) -> flo
     return min(1.0, rate * PER_INPUT * g / max(1, eligible))
 
 
+def _prices(rng: Any, items: Sequence[str]) -> list[int]:
+    """One distinct amount per object, each drawn uniformly in its object's price band
+    (:data:`PRICE_BANDS`), whatever role its statement plays."""
+    out: list[int] = []
+    taken: set[int] = set()
+    for item in items:
+        low, high = PRICE_BANDS[PRICE_BAND_OF[item]]
+        cents = rng.randint(low, high)
+        while cents in taken:
+            cents = rng.randint(low, high)
+        taken.add(cents)
+        out.append(cents)
+    return out
+
+
 def _coincidence(amounts: Sequence[tuple[int, int]], target: int, g: int, signed: bool
                  ) -> list[tuple[int, SubsetItem]] | None:
     """The structure gate's search over same-unit (cents, gold sign) values: another subset of
@@ -1119,7 +1181,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
     signs = {p: 1 if own_shop[p] == asked[0] else -1 for p in gold}
     flat = [s for pair in said for s in pair]
     for _ in range(ATTEMPTS):
-        cents = rng.sample(range(AMOUNT_CENTS[0], AMOUNT_CENTS[1] + 1), len(flat))
+        cents = _prices(rng, [s.item for s in flat])
         for s, c in zip(flat, cents):
             s.cents = c
         target = sum(signs[p] * said[p][0].cents for p in gold)
@@ -1237,22 +1299,23 @@ def plan(seed: int, spec: Spec, rate: float) -> Plan:
 
 
 def _statement(said: Said, plan_: Plan) -> conversation.Statement:
-    """The statement as the renderer takes it: text, the topic replies name, stance, holder."""
+    """The statement as the renderer takes it: text, the topic replies name, one reply bank.
+
+    Every user statement, gold or competitor, takes :data:`REPLY_STANCE` and names its object as
+    "the <object>" (a relation's too: "Thanks for the update on the ladder." after "he put his
+    ladder out on loan"), with no holder, so neither the reply's frame, its topic's possessive, nor
+    whether an assistant lead may ask about it depends on whose statement it is."""
     index = plan_.holders.get(said.holder or "")
     relation = plan_.persona.holder(index) if index is not None else None
     durations = plan_.spec.domain is not None
     thing = said.subject if durations else said.item
-    topic = (f"{relation.poss} " if relation else "the ") + thing
+    topic = f"the {thing}"
     if said.kind == "quote":
         request = QUOTE_REQUESTS[said.request].format(a=f"{article(thing)} {thing}")
-        return conversation.Statement(_statement_text(said, None, None), topic, STANCES["quote"],
+        return conversation.Statement(_statement_text(said, None, None), topic, QUOTE_STANCE,
                                       role="assistant", request=request)
     text = _statement_text(said, plan_.spec.domain, relation)
-    stance: conversation.Stance = "state" if durations and said.kind == "own" else \
-        STANCES[said.kind]
-    return conversation.Statement(text, topic, stance,
-                                  holder=f"your {relation.noun}" if relation else None,
-                                  ask=said.ask)
+    return conversation.Statement(text, topic, REPLY_STANCE, ask=said.ask, avoid=REPLY_AVOID)
 
 
 RENDER_ATTEMPTS = 40
