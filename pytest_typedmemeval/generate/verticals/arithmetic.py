@@ -358,22 +358,22 @@ alike, naming one of the persona's relations: the relation who then buys (a hold
 "she duly ordered ...") or one who came along ("I finally ordered ..."). Composed with
 :data:`WHEN_PURCHASE`, so the sentences rarely repeat."""
 QUOTE_INTROS: tuple[str, ...] = (
-    "You could go and look with your {rel} {when}.",
-    "Your {rel} may be able to go with you {when}.",
-    "Perhaps your {rel} could give you a lift {when}.",
-    "Ask your {rel} to see it {when}.",
-    "Your {rel} might like to go and see it {when}.",
-    "It may be worth a look with your {rel} too {when}.",
-    "You could see if your {rel} wants to come along {when}.",
-    "Ask your {rel} to go and look {when}.",
-    "Your {rel} can help you pick it {when}.",
-    "Maybe your {rel} can come and look {when}.",
-    "You can shop for it with your {rel} {when}.",
-    "It could be fun to look with your {rel} too {when}.",
-    "Your {rel} may like to see it {when}.",
-    "You can compare notes with your {rel} {when}.",
-    "Your {rel} could ask around for you {when}.",
-    "Your {rel} might come and look too {when}.",
+    "Here is a place your {rel} could visit {when}.",
+    "You and your {rel} may want to see it {when}.",
+    "This is worth a visit with your {rel} {when}.",
+    "So go in with your {rel} {when}.",
+    "Your {rel} may want to go and see it {when}.",
+    "Here is a shop you can see with your {rel} {when}.",
+    "This could well be worth a trip with your {rel} {when}.",
+    "Go and see it with your {rel} {when}.",
+    "Your {rel} could look at this too {when}.",
+    "Do take a look with your {rel} {when}.",
+    "Here is a shop your {rel} could try {when}.",
+    "It may be worth a good browse with your {rel} {when}.",
+    "Do have a look with your {rel} {when}.",
+    "Check this place out with your {rel} {when}.",
+    "Your {rel} could look into this shop {when}.",
+    "Your {rel} may like this shop too {when}.",
 )
 QUOTE_WHEN: tuple[str, ...] = (
     "tomorrow", "this week", "at the weekend", "after work tomorrow", "some time soon",
@@ -385,9 +385,12 @@ QUOTE_WHEN: tuple[str, ...] = (
 """The quote opener's time, index by index as many words as :data:`WHEN_PURCHASE`, looking
 ahead in the assistant's voice (red team 23: the openers recalled what no user turn had said,
 "You told me your cousin wanted a look yesterday.", and echoed the user's "on my day off")."""
-"""The assistant's suggestion that closes a quote (after the price and any follow-up), row by
-row as many words as :data:`INTROS_PURCHASE`: naming one of the persona's relations, never a
-recollection."""
+"""The assistant's lead-in to a quote, row by row as many words as :data:`INTROS_PURCHASE` and
+as many letters give or take :data:`LETTER_SLACK`: it points to the shop the next sentence names
+and the persona relation who might go along, never a recollection. Red team 25: the lead-ins were
+unrelated suggestions ("You can shop for it with your neighbour this evening.") opening 42 of 125
+price answers before the price; moving them after the price instead made a quote's sentence
+before its core shorter than every user statement's (episode view: before-words z 4.16)."""
 QUOTE_REQUESTS: tuple[str, ...] = (
     "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
     "Any idea where I could get {a}?")
@@ -642,20 +645,17 @@ def _compile(template: str, relation: bank.Relation | None) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z])" + pattern)
 
 
-def _intro_pattern(template: str, whens: Sequence[str], *, after: bool = False
-                   ) -> re.Pattern[str]:
-    """An opening sentence that ends right before its core, or (``after``, a quote's suggestion)
-    one that stands in the text after the core."""
+def _intro_pattern(template: str, whens: Sequence[str]) -> re.Pattern[str]:
     marks = {"rel": "QQrelQQ", "when": "QQwhenQQ"}
     pattern = re.escape(template.format(**marks))
     pattern = pattern.replace(marks["rel"], "(?P<rel>" + "|".join(map(re.escape, _NOUNS)) + ")")
     pattern = pattern.replace(marks["when"], "(?:" + "|".join(map(re.escape, whens)) + ")")
-    return re.compile(r"(?:^|(?<= ))" + pattern + (r"(?= |\Z)" if after else r" \Z"))
+    return re.compile(r"(?:^|(?<= ))" + pattern + r" \Z")
 
 
 _INTRO_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "purchase": tuple(_intro_pattern(t, WHEN_PURCHASE) for t in INTROS_PURCHASE),
-    "quote": tuple(_intro_pattern(t, QUOTE_WHEN, after=True) for t in QUOTE_INTROS),
+    "quote": tuple(_intro_pattern(t, QUOTE_WHEN) for t in QUOTE_INTROS),
     "duration": tuple(_intro_pattern(t, WHEN_DURATION) for t in INTROS_DURATION)}
 
 
@@ -678,11 +678,10 @@ def _patterns() -> list[tuple[str, str, str, re.Pattern[str]]]:
 _PATTERNS = _patterns()
 
 
-def _intro_rel(intros: str, before: str, after: str = "") -> str:
-    """The relation named by the opening sentence that ends right before a core, or for a quote
-    by the suggestion that follows it ("" if none)."""
+def _intro_rel(intros: str, before: str) -> str:
+    """The relation named by the opening sentence that ends right before a core ("" if none)."""
     for pattern in _INTRO_PATTERNS[intros]:
-        m = pattern.search(after if intros == "quote" else before)
+        m = pattern.search(before)
         if m:
             return m.group("rel")
     return ""
@@ -697,7 +696,7 @@ def read_statements(text: str) -> list[Said]:
     for kind, event, intros, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             groups = m.groupdict()
-            rel = _intro_rel(intros, text[:m.start()], text[m.end():])
+            rel = _intro_rel(intros, text[:m.start()])
             holder = (rel or "?") if kind == "holder" else None
             if event != "purchase":
                 found.append((m.start(), Said(kind, groups["item"], event, holder, rel=rel)))
@@ -826,7 +825,7 @@ def _assert_banks() -> None:
             for noun in _NOUNS:
                 for when in whens:
                     text = template.format(rel=noun, when=when) + " "
-                    assert _intro_rel(intros, text, text) == noun, text
+                    assert _intro_rel(intros, text) == noun, text
     for request in QUOTE_REQUESTS:
         assert not read_statements(request.format(a="an easel"))
     cross: dict[int, set[str]] = {}
@@ -839,10 +838,7 @@ def _assert_banks() -> None:
 
 def _statement_text(said: Said, domain: str | None, relation: bank.Relation | None) -> str:
     """Opening sentence (naming ``said.rel``), the core and the drawn follow-up; a quote may open
-    on an acknowledgement pair and puts its suggestion naming ``said.rel`` last, after the price
-    it was asked for (red team 25: 42 of 125 price answers opened on an unrelated "You can shop
-    for it with your neighbour this evening."). ``relation`` acts (a holder); ``domain`` is None
-    for purchases."""
+    on an acknowledgement pair. ``relation`` acts (a holder); ``domain`` is None for purchases."""
     actor = _actor(relation)
     parts: list[str] = []
     if domain is None:
@@ -851,9 +847,7 @@ def _statement_text(said: Said, domain: str | None, relation: bank.Relation | No
             parts += [acks[said.prefix // len(lines) % len(acks)], lines[said.prefix % len(lines)]]
         intros, whens = (QUOTE_INTROS, QUOTE_WHEN) if said.kind == "quote" else \
             (INTROS_PURCHASE, WHEN_PURCHASE)
-        opening = intros[said.intro].format(rel=said.rel, when=whens[said.when])
-        if said.kind != "quote":
-            parts.append(opening)
+        parts.append(intros[said.intro].format(rel=said.rel, when=whens[said.when]))
         a = f"{article(said.item)} {said.item}"
         col = PURCHASE_COLUMN[said.kind]
         parts.append(PURCHASE_ROWS[said.frame][col].format(
@@ -861,8 +855,6 @@ def _statement_text(said: Said, domain: str | None, relation: bank.Relation | No
             A=a.capitalize()))
         if said.follow >= 0:
             parts.append(PURCHASE_FOLLOWS[said.follow][col].format(**actor, item=said.item))
-        if said.kind == "quote":  # the price answers the request first; the suggestion follows
-            parts.append(opening)
     else:
         parts.append(INTROS_DURATION[said.intro].format(rel=said.rel,
                                                         when=WHEN_DURATION[said.when]))
