@@ -156,6 +156,11 @@ MIN_DELTA_CENTS = 1_000
 MIN_DURATION_DAYS = 10
 CLOCK_MINUTES = (7 * 60, 22 * 60 - 1)
 ATTEMPTS = 200
+AMOUNT_ATTEMPTS = 2000
+"""Draws of a purchase haystack's amounts before it is given up: amounts in price bands
+(:data:`PRICE_BANDS`) sit closer together than over the whole range, so a subset reaching the
+gold (or a total inside a written amount) is refused more often; a draw that succeeded within
+:data:`ATTEMPTS` is the same draw."""
 MEMORY_TYPE = "arithmetic"
 CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£"}
 CURRENCY_OF = {symbol: code for code, symbol in CURRENCIES.items()}
@@ -1031,6 +1036,14 @@ def _prices(rng: Any, items: Sequence[str]) -> list[int]:
     return out
 
 
+def _total_written(target: int, cents: Sequence[int]) -> bool:
+    """Whether the total's figures appear in an amount of the haystack: equal to one, or inside
+    one ("86.05" in "186.05"). Price bands (:data:`PRICE_BANDS`) make sub-100 deltas common, and a
+    text search for the total would find it written, if not as an amount."""
+    written = f"{target // 100:,}.{target % 100:02d}"
+    return any(written in f"{c // 100:,}.{c % 100:02d}" for c in cents)
+
+
 def _coincidence(amounts: Sequence[tuple[int, int]], target: int, g: int, signed: bool
                  ) -> list[tuple[int, SubsetItem]] | None:
     """The structure gate's search over same-unit (cents, gold sign) values: another subset of
@@ -1172,7 +1185,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         said.append(pair)
     signs = {p: 1 if own_shop[p] == asked[0] else -1 for p in gold}
     flat = [s for pair in said for s in pair]
-    for _ in range(ATTEMPTS):
+    for _ in range(AMOUNT_ATTEMPTS):
         cents = _prices(rng, [s.item for s in flat])
         for s, c in zip(flat, cents):
             s.cents = c
@@ -1183,7 +1196,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
             asked, signs, target = asked[::-1], {p: -s for p, s in signs.items()}, -target
         pool = [(s.cents, signs[p] if s is said[p][0] and p in signs else 0)
                 for p, pair in enumerate(said) for s in pair if s.currency == currency]
-        if target >= MIN_DELTA_CENTS and target not in cents and \
+        if target >= MIN_DELTA_CENTS and not _total_written(target, cents) and \
                 _coincidence(pool, target, spec.g, sides == 2) is None:
             break
     else:
@@ -1451,7 +1464,7 @@ def check_purchases(stay: engine.Haystack, spec: Spec, asked: Sequence[str],
     if value <= 0 or _coincidence(pool, int(value * 100), len(gold),
                                   spec.shape == "deltas") is not None:
         raise GenerationError(f"{stay.key}: another subset of amounts reaches the gold")
-    if int(value * 100) in {s.cents for _, s in flat}:
+    if _total_written(int(value * 100), [s.cents for _, s in flat]):
         raise GenerationError(f"{stay.key}: the gold total is written in the haystack")
     inputs = [{"session_index": i, "value": float(Fraction(read[i][0].cents, 100)),
                **({"side": "a" if signs[i] > 0 else "b"} if spec.shape == "deltas" else {})}
