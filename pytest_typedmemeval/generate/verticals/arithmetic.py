@@ -121,7 +121,7 @@ SEED = 20260503
 SHAPES: tuple[str, ...] = ("counts", "sums", "deltas", "durations")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {"counts": 0.875, "sums": 0.5,
-                                          "deltas": 1.0, "durations": 1.0}
+                                          "deltas": 0.0, "durations": 1.0}
 """Per shape, the dial: for purchases the width of :func:`mention_span`, for durations competitors
 about each tracked item = dial x :data:`PER_INPUT` x (its own statements), as recorded by
 ``typedmemeval generate --vertical arithmetic --search`` (:func:`search_dial`); rebuilds read it,
