@@ -722,6 +722,17 @@ def self_test() -> list[SelfTestCase]:
                              "episode_gold_at_1"))
     cases.append(defect_case("competitors' lead-ins longer than gold's: the episode reader's "
                              "within-question AUC", episode_tell, "episode_auc"))
+    tail_tell = check(build_simulated_corpus(26, SimulationSpec(tail_tell=True)), declared=none)
+    cases.append(_tail_case("competitors' statements end their turn, after an aside, on a longer "
+                            "value-less remark than gold's (no candidate clause or neighbour "
+                            "differs): the tail reader's gold@1, and not the clause or episode "
+                            "view", tail_tell, "tail_gold_at_1"))
+    cases.append(_tail_case("competitors' longer closing remark: the tail reader's within-question "
+                            "AUC", tail_tell, "tail_auc"))
+    cases.append(control_case("clean: every statement ends on an aside and a remark drawn long or "
+                              "short whatever its role",
+                              check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
+                                    declared=none)))
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",
@@ -761,6 +772,16 @@ def self_test() -> list[SelfTestCase]:
     cases.append(_tie_case())
     cases.append(_false_refusal_case(SELF_TEST_SIMULATION_TRIALS))
     return cases
+
+
+def _tail_case(name: str, result: GateResult, rule: str) -> SelfTestCase:
+    """A tell only the tail view can read: its rule fires and no clause- or episode-view rule does
+    (the widened candidate rule sees what the old ones did not)."""
+    fired = result.refused_rules()
+    old = sorted(fired & {"form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc"})
+    ok = result.status == "refused" and rule in fired and not old
+    return SelfTestCase(name, "defect", rule, ok,
+                        f"expected {rule} and no clause or episode rule; fired {sorted(fired)}")
 
 
 def _tie_case() -> SelfTestCase:

@@ -164,11 +164,25 @@ class SimulationSpec:
     kiln, if you have a minute."), gold and every other statement a short one ("News on the
     kiln."). The statement clauses are alike, so only a reader of the *episode* — a sentence with
     the sentences around it — can see it (red team 21 on Forgetting v3)."""
+    tail_tell: bool = False
+    """Every statement's turn goes on to a value-less aside and then a value-less closing remark;
+    the asked subject's competitors get a long remark, gold and every other statement a short one
+    (:data:`TAIL_SHORT_REMARK`, :data:`TAIL_LONG_REMARK`). The remark names no subject and stands two
+    sentences after the value, so no candidate clause and no candidate sentence's neighbours differ:
+    the clause and episode views see nothing. It is in the statement's *tail* (the statement to the
+    end of its turn), which the tail view reads (red team 28 on Prospective v3: a stance tail only
+    competitors carry)."""
+    tail_random: bool = False
+    """The clean control of :attr:`tail_tell`: every statement gets the aside and a remark drawn
+    long or short at random, whatever its role."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
 
 
+TAIL_ASIDE = "Anyway, that is how it stands."
+TAIL_SHORT_REMARK = "So that is that."
+TAIL_LONG_REMARK = "So that, more or less and for what it is worth, is the whole story so far."
 EPISODE_SHORT_LEAD = "News on the {item}."
 EPISODE_LONG_LEAD = "I have been meaning to tell you some news about the {item}, if you have a minute."
 
@@ -279,6 +293,12 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
             for turn in draft.turns:
                 if turn[2]:
                     turn[1] = turn[1].rstrip(".") + ", as it happens."
+        if spec.tail_tell or spec.tail_random:
+            remark = (rng.choice((TAIL_LONG_REMARK, TAIL_SHORT_REMARK)) if spec.tail_random
+                      else TAIL_LONG_REMARK if competitor else TAIL_SHORT_REMARK)
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = f"{turn[1]} {TAIL_ASIDE} {remark}"
         if spec.episode_tell:
             lead = (EPISODE_LONG_LEAD if competitor else EPISODE_SHORT_LEAD).format(
                 item=draft.subject[0])
