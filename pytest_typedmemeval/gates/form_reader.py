@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..retrieval.tokenizer import tokenize
-from ..retrieval.values import sentences, value_like_tokens
+from ..retrieval.values import CALENDAR_WORDS, NUMBER_WORDS, sentences, value_like_tokens
 
 FORM_MARGIN = 0.15
 """Refused when the form reader's gold@1 among candidate sessions exceeds random + 0.15 (and chance
@@ -220,9 +220,13 @@ def frame_words(haystacks: Sequence[FormHaystack]) -> dict[str, frozenset[str]]:
 
 
 def subject_words(question: str, frame: frozenset[str] = frozenset()) -> set[str]:
-    """The question's content words less its shape's frame (all of them when nothing is left)."""
+    """The question's content words less its shape's frame and less its numbers and calendar words
+    ("ten days ago" says when, not what; a shape's questions draw it, so it escapes the frame), all
+    of them when nothing is left."""
     words = set(tokenize(question))
-    return (words - frame) or words
+    when = {word for word in words
+            if word.isdigit() or word in NUMBER_WORDS or word in CALENDAR_WORDS}
+    return (words - frame - when) or words
 
 
 def _clause_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, int, list[float]]]:
