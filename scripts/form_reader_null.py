@@ -45,7 +45,8 @@ def main() -> None:
         halves = adversaries.split_halves(haystacks, ranked)
         frames = frame_words(haystacks)
         found = {view: {qi: c for qi in ranked
-                        if (c := candidates(haystacks[qi], views[view], frames[haystacks[qi].shape]))
+                        if (c := candidates(haystacks[qi], views[view],
+                                            frames[haystacks[qi].shape]))
                         is not None} for view in chosen}
         shapes = sorted({haystacks[qi].shape for qi in ranked})
         alpha = adversaries.LEARNED_ALPHA / max(1, len(shapes) + (1 if len(shapes) > 1 else 0))

@@ -13,7 +13,7 @@ competitor frame. Red team 18 had beaten the preceding bytes the same way, throu
 punctuation. A memory system cannot use that channel legitimately: it is the generator's
 handwriting, not the conversation's content.
 
-What it does (the clause view). Per question, the **candidates** are the clauses (sentences, split again at
+What it does. Per question, the **candidates** are the clauses (sentences, split again at
 semicolons) that hold a value-like token (:mod:`..retrieval.values`) and the largest number of
 distinct question content words any such clause of the haystack holds: the tier a subject-and-value
 reader cannot break. A question whose candidates lie in fewer than two sessions, or whose gold holds
@@ -51,29 +51,28 @@ session (the first seven also centred and ranked). Everything else — the train
 the bounds, chance — is the clause view's; the two views share the gate's alpha
 (``adversaries.FORM_VIEWS``).
 
-**The tail view** (rules ``tail_gold_at_1`` and ``tail_auc``; after red teams 27 and 28). Both
-views above pick their tier by *every* distinct question word, and a question's own frame words
-("In what order did I **add** names to …", "have I **booked anyone** for … **yet**") recur in the
-competitors' frames ("After some thought, I did not *add* X to …"; "My partner has not *booked
-anyone* for … *yet*") more than in gold's: the top tier held competitors only, and the views
-measured 1 of 15 Episodic list-order questions and 14 of 50 Prospective questions, while red team 27
-read list-order 15 of 15 by the frame's length and red team 28 read Prospective 0.66 against 0.17
-by the length of the statement "from the subject's sentence to the end of the turn". The tail view
-names the subject first: the question's words less its shape's *frame* (:func:`frame_words`: words
-more than half the shape's questions hold) and less its numbers and calendar words (when, not
-what). Its candidates are the sentences holding the most of those words whose **tail** — the
-sentence to the end of its turn — holds a value (a subject named with no value anywhere after it is
-the subject-and-value reader's business), each read on its tail with every value-like token masked
-to ``X`` (:func:`mask_values`: drawn names and amounts are noise). Features
-(:data:`TAIL_FEATURES`): words, characters per word, characters, commas, other punctuation,
-sentences, the first sentence's words, its index in the turn, the turn's sentences, alone, the
-turn's place in its session, candidates in the session; the first seven also centred and ranked.
-**No value count**: how many values a statement holds is what it says (a prior attempt that let
-value-less sentences in with value counts read "holds a value" as gold — content, which a
-relabelling null cannot see, so the null understated the false refusals). Judged at the gate's
-alpha / 2, like each other view (``adversaries.FORM_VIEWS`` says why not a third). Measured and
-excluded questions are counted per view and reason (:data:`EXCLUSIONS`); every row carries its
-``coverage``.
+**The tail view** (rules ``tail_gold_at_1`` and ``tail_auc``; after red teams 27 and 28). Both views
+above pick their tier by *every* distinct question word, and a question's own frame words ("In what
+order did I **add** names to …", "have I **booked anyone** for … **yet**") recur in the competitors'
+frames ("After some thought, I did not *add* X to …"; "My partner has not *booked anyone* for …
+*yet*") more than in gold's: the top tier held competitors only, and the views measured 1 of 15
+Episodic list-order questions and 14 of 50 Prospective questions, while red team 27 read list-order
+15 of 15 by the frame's length and red team 28 read Prospective 0.66 against 0.17 by the length of
+the statement "from the subject's sentence to the end of the turn". The tail view names the subject
+first: the question's words less its shape's *frame* (:func:`frame_words`: words more than half the
+shape's questions hold) and less its numbers and calendar words (when, not what). Its candidates are
+the sentences holding the most of those words whose **tail** — the sentence to the end of its turn —
+holds a value (a subject named with no value anywhere after it is the subject-and-value reader's
+business), each read on its tail with every value-like token masked to ``X`` (:func:`mask_values`:
+drawn names and amounts are noise). Features (:data:`TAIL_FEATURES`): words, characters per word,
+characters, commas, other punctuation, sentences, the first sentence's words, its index in the turn,
+the turn's sentences, alone, the turn's place in its session, candidates in the session; the first
+seven also centred and ranked. **No value count**: how many values a statement holds is what it says
+(a prior attempt that let value-less sentences in with value counts read "holds a value" as gold —
+content, which a relabelling null cannot see, so the null understated the false refusals). Judged at
+the gate's alpha / 2, like each other view (``adversaries.FORM_VIEWS`` says why not a third).
+Measured and excluded questions are counted per view and reason (:data:`EXCLUSIONS`); every row
+carries its ``coverage``.
 
 Pure: a function of the haystacks' text and a half assignment; no clock, no global random state.
 """
@@ -423,6 +422,7 @@ def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int], vi
 
 
 __all__ = ["BASE_FEATURES", "Candidates", "EPISODE_FEATURES", "EXCLUSIONS", "FEATURES",
-           "FORM_AUC_REFUSE", "FORM_MARGIN", "FRAME_SHARE", "FormHaystack", "TAIL_FEATURES", "VIEWS",
+           "FORM_AUC_REFUSE", "FORM_MARGIN", "FRAME_SHARE", "FormHaystack", "TAIL_FEATURES",
+           "VIEWS",
            "candidates", "candidates_or_exclusion", "clauses", "form_scores", "frame_words",
            "mask_values", "subject_words"]

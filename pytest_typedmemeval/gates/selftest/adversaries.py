@@ -167,11 +167,11 @@ class SimulationSpec:
     tail_tell: bool = False
     """Every statement's turn goes on to a value-less aside and then a value-less closing remark;
     the asked subject's competitors get a long remark, gold and every other statement a short one
-    (:data:`TAIL_SHORT_REMARK`, :data:`TAIL_LONG_REMARK`). The remark names no subject and stands two
-    sentences after the value, so no candidate clause and no candidate sentence's neighbours differ:
-    the clause and episode views see nothing. It is in the statement's *tail* (the statement to the
-    end of its turn), which the tail view reads (red team 28 on Prospective v3: a stance tail only
-    competitors carry)."""
+    (:data:`TAIL_SHORT_REMARK`, :data:`TAIL_LONG_REMARK`). The remark names no subject and stands
+    two sentences after the value, so no candidate clause and no candidate sentence's neighbours
+    differ: the clause and episode views see nothing. It is in the statement's *tail* (the statement
+    to the end of its turn), which the tail view reads (red team 28 on Prospective v3: a stance tail
+    only competitors carry)."""
     tail_random: bool = False
     """The clean control of :attr:`tail_tell`: every statement gets the aside and a remark drawn
     long or short at random, whatever its role."""
