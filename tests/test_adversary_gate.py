@@ -41,8 +41,10 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (adversary_fixtures.RECURRENCE_DEFECT, "learned_auc"),
     (SimulationSpec(tail_tell=True), "tail_gold_at_1"),
     (SimulationSpec(tail_tell=True), "tail_auc"),
+    (SimulationSpec(frame_echo=True), "tail_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
-        "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs", "tail-g1", "tail-auc"])
+        "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs", "tail-g1", "tail-auc",
+        "frame-echo"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"
@@ -456,3 +458,15 @@ def test_every_form_view_reports_its_coverage_and_exclusions_by_reason() -> None
         excluded = result.measured[f"{view}_reader_excluded"]
         assert sum(excluded[reason] for reason in EXCLUSIONS) == \
             excluded["single_candidate_session_or_gold_outside"]
+
+
+def test_a_frame_word_echoed_by_competitors_hides_gold_from_the_old_tier_not_from_the_tail_view(
+        ) -> None:
+    result = check(build_simulated_corpus(31, SimulationSpec(frame_echo=True)), declared=NONE)
+    for view in ("form", "episode"):
+        excluded = result.measured[f"{view}_reader_excluded"]
+        assert excluded["gold_holds_none"] == result.measured["by_shape"]["lookup"][
+            "measured_questions"]
+    assert result.measured["by_shape"]["lookup"]["tail_reader"]["questions"] == \
+        result.measured["by_shape"]["lookup"]["measured_questions"]
+    assert {"tail_gold_at_1", "tail_auc"} <= result.refused_rules()

@@ -729,6 +729,11 @@ def self_test() -> list[SelfTestCase]:
                             "view", tail_tell, "tail_gold_at_1"))
     cases.append(_tail_case("competitors' longer closing remark: the tail reader's within-question "
                             "AUC", tail_tell, "tail_auc"))
+    echo = check(build_simulated_corpus(28, SimulationSpec(frame_echo=True)), declared=none)
+    cases.append(_tail_case("competitors' statements echo the question's frame word (\"as far as I "
+                            "know\"): the clause and episode views' top tier holds no gold and "
+                            "they measure nothing; the tail view sets the frame aside and reads "
+                            "the longer statements (gold@1)", echo, "tail_gold_at_1"))
     cases.append(control_case("clean: every statement ends on an aside and a remark drawn long or "
                               "short whatever its role",
                               check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
