@@ -26,7 +26,10 @@ form reader, added after red team 19 beat WorkingMemory by word length, refused 
 435643f2 on every rung (rebuilt with twin frames as ac46ac6b: passes) and Forgetting c31bed48 on
 its pooled row (rebuilt with an intro before every statement as eaa1e882: passes; rebuilt again
 with one form in every frame bank as 93c7e8ad after red team 21: passes; rebuilt again with the
-article drawn alike for every role as 26b81c5a after red team 24: passes). The tests assert
+article drawn alike for every role as 26b81c5a after red team 24: passes; rebuilt again with one
+noun pool for every shape, a reopened declined bank and a competitor mix leaning to holder-follow as
+b78663e7 after red team 26: passes, where the same changes at the old mix were refused on the
+episode reader's pooled AUC, 0.658). The tests assert
 exactly the recorded refusals on exactly these bytes: a
 rebuilt corpus, a new refusal or a refusal that goes away all fail until this record is updated."""
 
