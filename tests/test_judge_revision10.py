@@ -101,6 +101,8 @@ GUARDS = [
     ("Sorvane, and I'll drop off Trelbic's leaflet.", KETTLE_Q, KETTLE, W),
     # a sequence with no present value is not read as a succession
     ("Ossian Tarr, then Wren Adley.", KEYS_Q, KEYS, W),
+    # ", though" ends a segment, yet a clause naming a relation's thing still annotates its value
+    ("Felsby Arms, though that's your dad's local.", INN_Q, INN, U),
     # a total written as a conclusion was already read
     ("total = 27 (kettle 5, radio 10, heater 12)", DAYS_Q, DAYS, C),
     ("Sorvane; you never favoured Trelbic.", KETTLE_Q, KETTLE, C),

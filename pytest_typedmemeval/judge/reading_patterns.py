@@ -438,6 +438,10 @@ OWNER_ALONE_PATTERNS: tuple[str, ...] = (
     # sister", "that one's meant for your dad")
     rf"\b(?:was|is|were|are|'s|'re) (?:only |just |meant |intended |really |actually )?for "
     rf"(?:your|my|his|her|their|the) {RELATIONS}\b",
+    # J22.3: "…, though that's your sister's physio": the annotating clause names the value as a
+    # relation's thing
+    rf"\b(?:that|this|it|which|who|she|he|they)(?:'?s| is| was|'re| are| were) (?:just |only |"
+    rf"actually |really )?(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s') \w+",
 )
 """J13.5: an owner named on its own — "(your partner's)", "that one is hers", "his, not yours" —
 read in a clause that annotates a value as well as in the value's own segment."""
