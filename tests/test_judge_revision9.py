@@ -145,4 +145,4 @@ def test_a_negated_invalidation_is_no_over_forgetting() -> None:
 
 
 def test_ruleset_version() -> None:
-    assert JUDGE_RULESET_VERSION == "9"
+    assert int(JUDGE_RULESET_VERSION) >= 9

@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "9"
+JUDGE_RULESET_VERSION = "10"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -46,6 +46,13 @@ CONCLUSION_MARKERS: tuple[str, ...] = (
 )
 # …or stands directly before one of these ("21 days in total").
 TRAILING_CONCLUSIONS: tuple[str, ...] = ("in total", "total", "altogether", "overall", "in all")
+_TOTAL_FIELD = re.compile(r"[\"']?\b[\w -]*?(?<![a-z])(?:total|sum)(?![a-z])[\w -]*[\"']?\s*[:=]\s*")
+"""J22.6: a key-value field whose name holds "total" or "sum" ("total_days": 38, total = 38)."""
+_CONCLUDING_GAP = re.compile(
+    r"\b(?:comes|came|come|coming|adds|added|add|adding|amounts?|amounted|amounting|sums?|summed|"
+    r"works?|worked|working) (?:out )?(?:up )?to\b")
+"""J22.6 (revision 10): a gap that concludes ("comes to", "adds up to", "works out to", "amounts
+to") joins working to its result, never two ends of a range."""
 # "A to B", "A-B", "between A and B", "A or B": two figures offered for one answer. A dash joins
 # only digits on one line ("20-22"; a bullet's dash is not a range); a word joiner may have at most
 # two words either side ("3 times, or possibly 4", "20 to 22 days"); "and" only after "between".
@@ -67,9 +74,13 @@ BACKWARDS_MARKERS = (
     r"starting (?:from|with|at) the (?:end|last|latest|most recent)|"
     r"before (?:that|him|her|them|it|those)|prior to (?:that|him|her|them))\b"
 )
-FIRST_MARKERS = r"\b(?:first|firstly|first of all|to begin with|to start with|initially|earliest)\b"
+# J22.9 (revision 10): "the first three", "the last two" count a stretch of the list; no item is
+# put first or last by it
+_COUNTED = r"(?! (?:two|three|four|five|six|seven|eight|nine|ten|few|couple|\d+)\b)"
+FIRST_MARKERS = (r"\b(?:first|firstly|first of all|to begin with|to start with|initially|earliest)\b"
+                 + _COUNTED)
 LAST_MARKERS = (r"\b(?:last|lastly|finally|at the end|latest|most recently)\b"
-                r"(?! (?:week|month|year|time|night|summer|winter|spring|autumn))")
+                r"(?! (?:week|month|year|time|night|summer|winter|spring|autumn))" + _COUNTED)
 
 # --- difference direction (J13.12, J21.1) ----------------------------------------------------------
 QUESTION_DIFFERENCE = r"how much (more|less) did i (?:spend|pay) (?:at|with|on|in) (.+?) than (?:at|with|on|in) (.+?)\?*$"
@@ -160,6 +171,8 @@ def judge_rules() -> dict[str, object]:
         "role_label": ROLE_LABEL,
         "scaffold_line": SCAFFOLD_LINE,
         "date_answer": DATE_ANSWER,
+        "total_field": _TOTAL_FIELD.pattern,
+        "concluding_gap": _CONCLUDING_GAP.pattern,
         "normalisation": json.loads(json.dumps(NORMALISATION_RULES)),
         "numbers": parsing_rules(),
     }
@@ -429,6 +442,13 @@ def committed_number(
                 number = after[0] if after else None
             if number is not None and (best is None or start > best[0]):
                 best = (start, number)
+    for match in _TOTAL_FIELD.finditer(answer_norm):
+        # J22.6 (revision 10): a structured answer's total field ("total_days": 38) is the
+        # "total" marker written as a key; its figure follows it directly
+        after = [n for n in numbers if n.position >= match.end()]
+        if after and not answer_norm[match.end():after[0].position].strip(" \"'$€£"):
+            if best is None or match.start() > best[0]:
+                best = (match.start(), after[0])
     if best is not None:
         return best[1]
     if key is not None:
@@ -501,6 +521,8 @@ def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
         if 0 <= left and right < len(numbers):
             a, b = numbers[left], numbers[right]
             gap = answer_norm[a.position + len(a.raw):b.position]
+            if _CONCLUDING_GAP.search(gap):
+                continue  # J22.6: "A + B comes to C" concludes, it offers no range (J7.1)
             if (dash.match(gap) or pattern.match(gap)) and (" and " not in f" {gap} " or "between" in
                                       answer_norm[max(0, a.position - 10):a.position]):
                 return b if a is committed else a

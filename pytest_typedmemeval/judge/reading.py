@@ -75,6 +75,11 @@ from .reading_patterns import (
     QUESTION_STOPWORDS,
     REPORTED_DECLINE,
     RETRACTING_PREFIXES,
+    KIND_COMPOUND_HEADS,
+    DURATION_PHRASE,
+    SUCCESSION_STEP,
+    PRESENT_MARK,
+    REPLACING_VERB,
     RETRACT_INTO_DECLINE,
     SEGMENT_BREAK,
     SENTENCE_BREAK,
@@ -180,6 +185,16 @@ _SUCCESSION = re.compile(
     r"moves? in|moved in|kicks? in|kicked in)\b|\b(?:comes?|came|gets?|got|is) back\b|"
     r"\b(?:is|are) (?:free|available|ready)\b")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
+_EVENT_PREFIXES = (("replaced",), ("replacing",))
+_DURATION = re.compile(DURATION_PHRASE + r"\b")
+_SUCCESSION_STEP = re.compile(SUCCESSION_STEP)
+_PRESENT_MARK = re.compile(PRESENT_MARK)
+_REPLACING_VERB = re.compile(REPLACING_VERB)
+_DURATION = re.compile(
+    r"(?:(?:good |long |short |little |few |couple of |number of |several |many )?"
+    r"(?:while|bit|time|spell|stretch|period|moment|season|year|years|month|months|week|weeks|"
+    r"day|days|decade|decades|fortnight))")
+_REPLACING_VERB = re.compile(r"\breplac(?:ed|ing)\b")
 
 
 Span = tuple[int, int]
@@ -210,6 +225,9 @@ def _same_kind(word: str, asked: Iterable[str]) -> bool:
             return True
         if len(short) >= KIND_CLIPPING_MIN_CHARS:
             return True
+        if short == word and len(short) >= KIND_DERIVATION_MIN_CHARS and \
+                long_[len(short):] in KIND_COMPOUND_HEADS:
+            return True  # J22.7: "hair" / "hairdresser"
     return False
 
 
@@ -299,7 +317,24 @@ class Reading:
             # "your response is in the format of …"), a quoted or bracketed decline is the narrated
             # response, not the answer's own
             reported += [m.span() for m in _QUOTED_OR_BRACKETED.finditer(self.norm, narration.start())]
-        return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
+        evidence = self._negated_evidence_of_event
+        return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)
+                and not _overlaps_any(m.span(), evidence)]
+
+    @cached_property
+    def _negated_evidence_of_event(self) -> list[Span]:
+        """J22.4 (revision 10): "There's no indication you replaced the X" denies the replacement
+        (J21.3), it does not decline: a negated claim of evidence followed in its clause by an
+        invalidation event cue. Read on the raw text (declines decide what is bound)."""
+        cues = [span for cue in NO_LONGER_EVENT_CUES for variant in {cue, cue.replace("'", "")}
+                for span in phrase_spans(self.norm, variant)]
+        cues += [m.span() for m in _SPLIT_EVENTS.finditer(self.norm)]
+        found = []
+        for match in _NEGATED_EVIDENCE.finditer(self.norm):
+            end = self.clause_end(match.end())
+            if any(match.end() <= cue[0] < end for cue in cues):
+                found.append(match.span())
+        return found
 
     @cached_property
     def decline_scopes(self) -> list[Span]:
@@ -455,6 +490,8 @@ class Reading:
                                              else seg_end)
                 if not marks and number == len(groups) - 1:
                     marks = self._succeeded_and_restated(index)
+                if not marks:
+                    marks = self._succession_step(begin, group[0])
                 if marks or own_mark or host_mark:
                     marked.update(s for s in self._all_value_spans if s[0] in group)
         return frozenset(marked)
@@ -473,6 +510,22 @@ class Reading:
         successors = [value for value in dict.fromkeys(self.key_values)
                       if any(start <= s[0] < end for s in self.value_spans(value))]
         return any(s[0] >= end for value in successors for s in self.value_spans(value))
+
+    def _succession_step(self, begin: int, position: int) -> bool:
+        """J22.2 (revision 10): "X looked after it originally, then Y, and now it's Z" — a value
+        introduced by a step of succession (then, after that, next, later) after an earlier value,
+        with a later value set in the present ("now", "these days", "currently"): Y is an earlier
+        holder (another time). Without the present value "X, then Y" is a sequence, unread here."""
+        if not _SUCCESSION_STEP.search(self.norm[begin:position]):
+            return False
+        if not any(s[1] <= begin for s in self._all_value_spans):
+            return False  # a step needs an earlier holder
+        for span in self._all_value_spans:
+            if span[0] > position:
+                clause = self.norm[max(self.clause_start(span[0]), position):span[0]]
+                if _PRESENT_MARK.search(clause) or _PRESENT_MARK.match(self.norm, span[1]):
+                    return True
+        return False
 
     def _held_until(self, start: int, end: int) -> bool:
         """J18.3: the value holds only until another takes over — "until" after the value in its
@@ -512,6 +565,8 @@ class Reading:
             kind = group not in ("item", "item2")
             if kinds_only and not kind:
                 continue
+            if _DURATION.match(text, m.start(group)):
+                continue  # J22.5: "for a while", "for a few years" is a time, no item
             words = {_stem(w) for w in _WORD.findall(_item_of(m))
                      if not (kind and w in _FILLERS) and w not in self.capitalised
                      and w not in self._key_words
@@ -759,6 +814,8 @@ class Reading:
             for gap in (0, 1):  # the prefix may stand one word earlier: "not the X", "isn't really X"
                 end = len(words) - gap
                 if end >= len(prefix) and tuple(words[end - len(prefix):end]) == prefix:
+                    if prefix in _EVENT_PREFIXES and self._prefix_event_negated(start):
+                        continue  # J22.4: "no sign you replaced the X" keeps X
                     return True
         if any(point > span[1] and self._value_after(point) for point in self.correction_points):
             return True
@@ -766,6 +823,18 @@ class Reading:
             return True
         return any(m.start() >= span[1] and any(d[0] >= m.start() for d in self.decline_spans)
                    for m in _RETRACT_INTO_DECLINE.finditer(self.norm))
+
+    def _prefix_event_negated(self, start: int) -> bool:
+        """J22.4 (revision 10): a replacing verb just before a value ("you replaced the X") retracts
+        it only when the replacement is asserted; negated by a negator or a negated claim of
+        evidence ("There's no sign you replaced the X", "you haven't replaced the X") the value
+        is the one still held (J21.3)."""
+        clause_start = self.clause_start(start)
+        verbs = list(_REPLACING_VERB.finditer(self.norm, clause_start, start))
+        if not verbs:
+            return False
+        verb = verbs[-1].start()
+        return self.negated(verb) or bool(_NEGATED_EVIDENCE.search(self.norm, clause_start, verb))
 
     @cached_property
     def retraction_points(self) -> list[int]:

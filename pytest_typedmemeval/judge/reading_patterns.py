@@ -347,13 +347,23 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
     # landlord any more")
     r"\b(?:isn'?t|is not|aren'?t|are not|'?s not|'?re not) (?:your|yours)\b(?: \w+){0,3}? "
     r"(?:now|any ?more|these days|at the moment|currently|nowadays|today)\b",
+    # J22.8 (revision 10): the value named as the asked kind's earlier holder ("Your previous
+    # trowel was X", "your old podiatrist was X"): "previous" is "former" (J5) as an adjective
+    r"\b(?:your|my) (?:previous|former|old|prior|earlier) (?!(?:chats?|conversations?|sessions?|"
+    r"messages?|notes?|discussions?|exchanges?|questions?|answers?)\b)\w+(?: \w+)? "
+    r"(?:was|were|had been)\b",
 )
 """J5: event cues split by their object ("you gave the Zendak Sengat away")."""
 
 NEGATED_EVIDENCE = (
     r"\b(?:nothing (?:\w+ )?(?:suggests|indicates|shows|says|implies|points to|tells me)|"
+    # J22.4 (revision 10): "nothing to suggest / nothing suggesting you sold it"
+    r"nothing (?:to (?:suggest|indicate|show|say|imply)|suggesting|indicating|showing)|"
     r"no (?:sign|signs|indication|evidence|suggestion|hint|hints|reason to think|reason to believe)"
     r"(?: at all)? (?:\w+ )?(?:that|of)|"
+    # J22.4: the clause follows with no "that" ("There's no sign you replaced the X")
+    r"no (?:sign|signs|indication|evidence|suggestion|hint|hints|reason to think|reason to believe)"
+    r"(?: at all)?(?= (?:you|you'?ve|you'?d|it|it'?s|they|she|he|the|your)\b)|"
     r"(?:i )?(?:don'?t|do not|can'?t|cannot) see (?:any(?:thing)?|no) (?:\w+ )?(?:that|sign|indication|"
     r"suggestion))\b"
 )
@@ -424,6 +434,14 @@ OWNER_ALONE_PATTERNS: tuple[str, ...] = (
     # J18.4: "not yours any more / now" is the user's loss, an invalidation, not another owner
     r"\bnot (?:yours|your own)\b(?! ?(?:any ?more|any longer|now|these days|nowadays))",
     r"\b(?:belongs|belonged) to\b",
+    # J22.3 (revision 10): a clause giving the value to another holder ("but that was for your
+    # sister", "that one's meant for your dad")
+    rf"\b(?:was|is|were|are|'s|'re) (?:only |just |meant |intended |really |actually )?for "
+    rf"(?:your|my|his|her|their|the) {RELATIONS}\b",
+    # J22.3: "…, though that's your sister's physio": the annotating clause names the value as a
+    # relation's thing
+    rf"\b(?:that|this|it|which|who|she|he|they)(?:'?s| is| was|'re| are| were) (?:just |only |"
+    rf"actually |really )?(?:your|my|his|her|their|the) {RELATIONS}(?:'?s|s') \w+",
 )
 """J13.5: an owner named on its own — "(your partner's)", "that one is hers", "his, not yours" —
 read in a clause that annotates a value as well as in the value's own segment."""
@@ -454,7 +472,9 @@ OTHER_ITEM_PATTERNS: tuple[str, ...] = (
     r"\b(?:a|an|your|the) (?P<item2>\w+) (?:for|at|on) the \w+",
     # "only a physio (X)", "the only tradesperson you mentioned was X", "but that's a camera",
     # "X, your osteopath": a value bound to a role or kind of its own
-    r"\b(?:only|just|merely|simply) (?:a|an|the|your|my) (?P<item3>\w+)",
+    # J22.7 (revision 10): a kind of two words ("only your chemistry tutor (X)") is read whole:
+    # its last word is the kind, the first may be the question's own place
+    r"\b(?:only|just|merely|simply) (?:a|an|the|your|my) (?P<item3>\w+(?: (?!(?:and|or|but|for|at|in|on|of|to|was|is|were|are|who|which|that)\b)\w+(?=\s*[(,.;:!?\u2014\u2013]))?)",
     r"\bthe only (?P<item4>\w+)",
     r"\b(?:that|this|it|which|who|she|he)(?:'?s| is| was| were| are) (?:just |only |actually )?"
     r"(?:a|an|the|your|my) (?P<item5>(?:\w+ )?\w+)(?=\s*(?:[,.;!?)|]|$))",
@@ -502,6 +522,8 @@ ITEM_FILLERS: tuple[str, ...] = (
     "same one", "case", "idea", "thing", "lot",
     # J21.6 (revision 9): adjectives of time name no kind ("your previous one was X")
     "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
+    # J22.9 (revision 10): a count names no kind ("X, Y and Z were the first three")
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "all",
 )
 """J13.5: words an item pattern captures that name no kind of thing ("that's the one you chose")."""
 EARLIER_ADVERB = (
@@ -523,11 +545,22 @@ _USER_DECLINED = (
     r"(?:keen|interested|sold on|convinced|fussed|happy with|taken with)|"
     r"a (?:no|pass|hard no) from you|vetoed|nixed|binned|"
     r"(?:didn'?t|did not|never) (?:fancy|fancied|warm to|take to)|holding off|put (?:it |that |them )?off|shelved|skipped|let (?:it|that) pass|"
+    # J22.1 (revision 10): decline verbs in every tense and person ("you bypass X", "you're
+    # refusing X", "you shelve it", "you turned X away", "you gave the X a miss")
+    r"bypass(?:es|ed|ing)?|refus(?:e|es|ing)|reject(?:s|ing)?|shelv(?:e|es|ing)|"
+    r"skip(?:s|ping)?|rul(?:e|es|ing) (?:\w+ ){0,3}?out|pass(?:es|ing)? (?:on|over)|passed over|"
+    r"turn(?:s|ed|ing)? (?:\w+ ){0,3}?away|sa(?:y|ys|ying) no to|"
+    r"(?:give|gives|gave|giving) (?:\w+ ){1,3}?a miss|"
+    r"drop(?:s|ping)?(?! (?:off|by|in|round|over|back)\b)|"
     r"only (?:asked|looked|enquired|inquired|thought|wondered|considered|browsed|mentioned|priced|"
     r"shortlisted|compared)|"
     r"(?:didn'?t|did not|never|wouldn'?t|would not|chose not to|decided not to) (?:end up |actually |"
     r"really |then |ever )?(?:go with|go for|go ahead|take|took|pick|choose|want|book|hire|buy|"
-    r"accept|follow|keep|sign|engage|commit|proceed|use|like|fit))"
+    r"accept|follow|keep|sign|engage|commit|proceed|use|like|fit|"
+    # J22.1: the take-up verbs negated ("you didn't select X", "never favoured it")
+    r"select|favour|favor|opt for|settle on)|"
+    r"never (?:actually |really |ended up )?(?:selected|favoured|favored|accepted|opted for|settled on)"
+    r")"
 )
 CONTRAST_PATTERNS: tuple[str, ...] = (
     # the user's act was not completed or went the other way (any negative-outcome predicate)
@@ -592,6 +625,9 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     # J20.3 (revision 8): "moved off / came off / got off X" — X is what the user left
     r"\b(?:moved|moving|came|coming|got|getting|switched|switching) (?:off|away from|out of)\b",
     r"\b(?:dropped|ditched|binned off|cut loose)\b",
+    # J22.5 (revision 10): the thing handed back ("had X for a week but handed it back")
+    r"\b(?:handed|gave|took|sent|brought) (?:it|them|that|those|the \w+) back\b",
+    r"\b(?:handed|gave|took|sent|brought) back\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
 )
@@ -630,6 +666,7 @@ PLACE_PHRASE = r"\b(?:for|at) (?:the|your|my) (?P<place>[a-z]+(?:'s)?(?: [a-z]+)
 none of whose words is the question's binds the value to another instance, when the question
 names a place of its own."""
 SEGMENT_BREAK = (r"[.;!?\n()\u2014\u2013]|\s-\s|,? but\b|, and\b|, whereas\b|, while\b|"
+                 r", (?:al)?though\b|"
                  r", (?=(?:until|till)\b)")
 QUESTION_STOPWORDS: tuple[str, ...] = (
     "which", "what", "who", "whom", "whose", "when", "where", "how", "have", "has", "had", "i",
@@ -649,6 +686,8 @@ SUBJECT_KIND_FILLERS: tuple[str, ...] = (
     "call", "task", "job", "appointment", "number", "contact", "go-to", "man", "woman", "guy",
     "pro", "expert", "specialist", "service", "supplier", "vendor", "brand", "model", "make",
     "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
+    # J22.9 (revision 10): a count names no kind ("X, Y and Z were the first three")
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "all",
 )
 """J18.6: words that name no kind when they stand as the subject ("the holder is X", "the answer
 is X", "my best guess is X"): read with :data:`ITEM_FILLERS`."""
@@ -658,6 +697,32 @@ KIND_DERIVATION_SUFFIXES: tuple[str, ...] = (
     "er", "r", "ers", "or", "ors", "ist", "ists", "ian", "ians", "ier", "iers",
 )
 KIND_CLIPPING_MIN_CHARS = 6
+DURATION_PHRASE = (
+    r"(?:(?:good |long |short |little |few |couple of |number of |several |many )?"
+    r"(?:while|bit|time|spell|stretch|period|moment|season|year|years|month|months|week|weeks|"
+    r"day|days|decade|decades|fortnight))"
+)
+"""J22.5 (revision 10): "for a while", "for a few years" is a time, no other item (J13.5)."""
+SUCCESSION_STEP = (
+    r"(?:^|[,;\u2014\u2013(]|\band)\s*(?:and )?(?:then|after that|after (?:him|her|them)|next|"
+    r"later(?: on)?|subsequently)\s*,?\s*(?:it was |came |had it |took over\s*,?\s*)?$"
+)
+"""J22.2 (revision 10): the words just before a value that make it a step of a succession."""
+PRESENT_MARK = r"\b(?:now|these days|nowadays|currently|at present|at the moment|today)\b"
+"""J22.2: a later value set in the present closes a succession."""
+REPLACING_VERB = r"\breplac(?:ed|ing)\b"
+"""J22.4 (revision 10): the replacing verbs among RETRACTING_PREFIXES: negated, they retract
+nothing ("There's no sign you replaced the X" keeps X)."""
+KIND_COMPOUND_HEADS: tuple[str, ...] = (
+    "dresser", "dressers", "keeper", "keepers", "maker", "makers", "smith", "smiths", "monger",
+    "mongers", "wright", "wrights", "man", "men", "woman", "women", "person", "fitter", "fitters",
+    "layer", "layers", "cleaner", "cleaners", "sweep", "sweeps", "minder", "minders", "walker",
+    "walkers", "sitter", "sitters", "mender", "menders", "cutter", "cutters", "setter", "setters",
+)
+"""J22.7 (revision 10): an asked kind compounded of a thing and an agent noun ("hairdresser",
+"bookkeeper", "chimney sweep" written whole, "dogwalker"): the thing ("for your hair") binds a
+value to that kind. The thing must be at least KIND_DERIVATION_MIN_CHARS long; "booked" is no
+"book" (the verb's ending is no head)."""
 """J21.6 (revision 9): an item word and a question word are one kind when one is the other plus an
 agent suffix, the shorter at least KIND_DERIVATION_MIN_CHARS long ("roof" / "roofer", "tile" /
 "tiler", "garden" / "gardener"), or when the shorter, at least KIND_CLIPPING_MIN_CHARS long,
@@ -806,6 +871,11 @@ def reading_rules() -> dict[str, object]:
         "past_succession": PAST_SUCCESSION,
         "kind_derivation_min_chars": KIND_DERIVATION_MIN_CHARS,
         "kind_derivation_suffixes": list(KIND_DERIVATION_SUFFIXES),
+        "kind_compound_heads": list(KIND_COMPOUND_HEADS),
+        "duration_phrase": DURATION_PHRASE,
+        "succession_step": SUCCESSION_STEP,
+        "present_mark": PRESENT_MARK,
+        "replacing_verb": REPLACING_VERB,
         "kind_clipping_min_chars": KIND_CLIPPING_MIN_CHARS,
     }
 
