@@ -47,8 +47,9 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    semicolon, order drawn), the assistant's reply takes up the last of them from one bank for
    every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
    optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-reaction
-   episode (reaction and close drawn as a pair), and its session's own fact still shares its
-   sentence with a user-said competitor of a kind stated nowhere else (red teams 18 and 19: a
+   episode (reaction and close drawn as a pair), placed in a session drawn apart from what the
+   session holds (:func:`_host_suggestions`, red team 29) and trailing its shared sentence; every
+   session's own fact shares its sentence with a user-said competitor (red teams 18 and 19: a
    statement alone in its user turn was always own). No assistant leads (``lead_share=0``: their
    eligibility grows with the session's place). Kinds are facts a person holds several of at once (a plot in a village, a parking space
    in a town, a beach hut on an island), not homes one lives in (red team 13: "4-8 homes at once").
@@ -58,8 +59,9 @@ and K - 1 decoy kinds (uniform among the haystack's other sessions, as the value
 each get ``count`` competitors, hosted by :func:`..engine.cluster_hosts` so every session carries
 about one clustered mention; every session has exactly one competitor slot, and the slots no
 cluster takes talk about kinds the haystack states nowhere else (each a different one). So every
-session holds one own and one competitor statement, whatever its role (a suggestion's session one
-more, user-said, of an unstated kind). ``count = 1 + floor(dial x
+session holds one own and one user-said competitor statement, whatever its role (a slot whose
+form is the assistant's suggestion gets a user-said single of an unstated kind in its place, and
+the suggestion goes to a drawn session). ``count = 1 + floor(dial x
 (MAX_COUNT - 1) + u)``; the dial is searched once for the five rungs together
 (:func:`search_dial`): a per-rung dial would confound competition with distance. The forms are
 dealt evenly from :data:`FORMS` (closeness fixed).
@@ -102,7 +104,7 @@ WINDOWS: dict[int, tuple[int, int]] = {8: (5, 11), 15: (12, 19), 25: (20, 31), 4
 windows tile 5..63 without overlap, each holds its nominal d, gold is never first (d <= 63) or
 last (d >= 5)."""
 
-_DIAL = 0.625
+_DIAL = 0.875
 RECORDED_COMPETITION: dict[str, float] = {shape: _DIAL for shape in SHAPES}
 """One competitor share for every rung, from :func:`search_dial` (``workingmemory.calibration.json``);
 rebuilds read it and never search."""
@@ -373,6 +375,14 @@ the topic the same way ("the gym", never "her gym" or "that gym"): with a bank p
 reply would say which statement of a session was the user's own without the statement being read
 (red team 13 found the stance in closed vocabularies; the task-shaped "arranged" bank also misfit
 a sofa picked out: "Has it been giving you trouble?")."""
+
+PRESUPPOSING_REPLIES: tuple[str, ...] = ("it take much", "a busy spell", "debate at home")
+"""Fragments of "noted" replies never drawn for any statement of this vertical: their follow-ups
+presume the user went ahead ("Did it take much mulling over?", "Was it a busy spell?", "Did it
+cause much debate at home?"), and the reply takes up whichever statement of the sentence came
+last, a refusal half the time (red team 29: 761 of 1,519 follow-ups came after "nah, I kept
+clear"). Kept out of every statement's reply alike, own or competitor, so the reply still says
+nothing of the stance (red team 13)."""
 
 _NOUN_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.noun))
 _VERB_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.verb))
@@ -823,11 +833,11 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         kind = target[i] if i in target else single[i]
         rival.append(_dressed(Said(i, forms[i], kind), stream, persona, holding,
                               always_relation=False))
-    # A session whose competitor is the assistant's suggestion also gets a user-said competitor,
+    # A slot whose form is the assistant's suggestion gets a user-said competitor in its place,
     # said in the own statement's sentence like every other session's: red teams 18 and 19 found
     # a statement alone in its user turn always the user's own (653 of 653). It is a single (a
     # kind the haystack states nowhere else, drawn as the other singles are), so no cluster and
-    # no count changes.
+    # no count changes; the suggestion itself is said in a drawn session (_host_suggestions).
     extra: dict[int, Said] = {}
     for i in order.sample(range(n), n):
         if rival[i].form != "suggestion":
@@ -854,13 +864,50 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
             tail = _tail_of(partner.template)
             choice = [o for o in OPENINGS if o != here][int(stream.random() * (len(OPENINGS) - 1))]
             partner.template = choice.replace("{tail}", tail)
+    partners = [extra.get(i, rival[i]) for i in range(n)]
+    hosted = _host_suggestions(derive_rng(seed, VERTICAL, spec.key, "suggestion-hosts"), spec.key,
+                               own, partners, [said for said in rival if said.form == "suggestion"])
     every = own + rival + [extra[i] for i in sorted(extra)]
     _values(rng, every)
-    sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], rival[i],
-                         extra.get(i)) for i in range(n)]
+    sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], partners[i],
+                         hosted.get(i)) for i in range(n)]
     plan = conversation.HaystackPlan(spec.key, sessions, times, times[-1] + INTERVAL, persona,
                                      BANNED, SMALL_TALK, lead_share=0.0)
     return plan, every, count
+
+
+HOST_ATTEMPTS = 200
+"""How many drawn matchings of suggestions onto their drawn host sessions
+:func:`_host_suggestions` tries before drawing the host sessions again."""
+
+
+def _host_suggestions(rng: Any, key: str, own: Sequence[Said], partners: Sequence[Said],
+                      suggestions: Sequence[Said]) -> dict[int, Said]:
+    """The session each assistant suggestion is said in, drawn **apart from what the sessions
+    hold** (red team 29, issue 19): the host sessions are a uniform sample of the haystack's
+    sessions, one suggestion each, drawn before anything about them is looked at, so a session
+    hosts a suggestion at the same rate whether its shared sentence holds gold, another kind's own
+    fact, a clustered competitor or a single. (Before, a suggestion took the competitor slot of its
+    own session and a fresh single was said beside the own fact there, so a session holding a
+    clustered kind's user-said competitor never held a suggestion, 0 of 2,800, against 75 of 426
+    sessions holding a clustered kind's own fact: "the asked kind's clause whose session also asks
+    'which ...?'" was gold 7 of 7 times it fired.) The suggestions are then matched onto the hosts
+    in a drawn order that keeps a suggestion out of a session stating its own kind (the user would
+    ask "which gym do people go for?" beside "I have joined the gym X"); that matching moves no
+    suggestion in or out of a session. Sets each suggestion's ``session`` and returns them by
+    session."""
+    n = len(own)
+    for _ in range(HOST_ATTEMPTS):
+        hosts = rng.sample(range(n), len(suggestions))
+        for _ in range(HOST_ATTEMPTS):
+            order = rng.sample(list(suggestions), len(suggestions))
+            if all(said.kind.noun not in (own[j].kind.noun, partners[j].kind.noun)
+                   for said, j in zip(order, hosts)):
+                for said, j in zip(order, hosts):
+                    said.session = j
+                return {j: said for said, j in zip(order, hosts)}
+    raise GenerationError(f"{key}: no placement of {len(suggestions)} suggestions apart from the "
+                          "sessions stating their kinds")
 
 
 def _opening_of(template: str) -> str:
@@ -887,10 +934,11 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
         return conversation.Statement(text, f"the {kind.noun}", "assistant-offer-declined",
                                       role="assistant", request=request, reaction=reaction,
                                       close=close)
-    return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form])  # type: ignore[arg-type]
+    return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form],  # type: ignore[arg-type]
+                                  avoid=PRESUPPOSING_REPLIES)
 
 
-def _session(rng: Any, own: Said, rival: Said, extra: Said | None = None
+def _session(rng: Any, own: Said, partner: Said, suggestion: Said | None = None
              ) -> list[conversation.Statement]:
     """One session's statements. ``MERGED`` (the dial-independent default): a user competitor is
     said in the same sentence as the own fact, joined by a semicolon, in a drawn order (two facts
@@ -900,25 +948,18 @@ def _session(rng: Any, own: Said, rival: Said, extra: Said | None = None
     *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one
     statement episode and small talk, not two episodes with a change of subject between them
     (which made every session repeat an acknowledgement and a transition line: distinct sentences
-    0.39). An assistant suggestion keeps its own episode, after the own one (at a drawn place
-    among the small talk that follows it): drawn before or after, the own sentence of a suggestion
-    session followed another episode half the time against a fifth in every other session, and
-    only the gold session (never a competitor's host) can be one whose sentence holds the asked
-    kind, so the form reader's episode view read the lead-in before gold (distance-40 gold@1 0.42
-    against random 0.10). Placed so, the own sentence's place is drawn alike in every session."""
-    mine = _statement(rng, own)
-    other = _statement(rng, rival)
-    if rival.form == "suggestion":
-        # the own statement shares its sentence with the user-said extra competitor, as in every
-        # other session (red team 19: a statement alone in its turn was always own). The
-        # suggestion trails it: the shared sentence then opens its session as often as in a
-        # session without a suggestion. (Red team 17's "own statement always first, 0.90 against
-        # 0.66" was the own statement alone against a suggestion competitor; the asked kind's
-        # suggestion is now always a competitor and is read as one by its words.)
-        assert extra is not None
-        said = _merge(rng, mine, _statement(rng, extra))
-        return [said, dataclasses.replace(other, trails=True)]
-    return [_merge(rng, mine, other)]
+    0.39). Every session's shared sentence holds its own fact and its user-said ``partner`` (red
+    team 19: a statement alone in its turn was always own). An assistant ``suggestion``, placed in
+    the session by :func:`_host_suggestions` whatever the sentence holds, keeps its own episode
+    and *trails* the shared one (at a drawn place among the small talk that follows it): drawn
+    before or after, the shared sentence of a suggestion session followed another episode half
+    the time against a fifth in every other session, and the form reader's episode view read
+    that lead-in before gold (distance-40 gold@1 0.42 against random 0.10). Placed so, the shared
+    sentence's place is drawn alike in every session."""
+    said = _merge(rng, _statement(rng, own), _statement(rng, partner))
+    if suggestion is None:
+        return [said]
+    return [said, dataclasses.replace(_statement(rng, suggestion), trails=True)]
 
 
 def _merge(rng: Any, mine: conversation.Statement, other: conversation.Statement
