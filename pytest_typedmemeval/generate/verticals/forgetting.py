@@ -585,6 +585,11 @@ class Lifecycle:
     positions: tuple[int, ...]
 
 
+FILL_PASSES = 3
+"""Passes over the sessions filling each to its drawn competitor count."""
+MENTION_SPREAD = 2
+"""The most one subject of a haystack may be mentioned beyond another (its lifecycle's events and
+its competitors together)."""
 MATCHING_ATTEMPTS = 1000
 MIN_COMPETITORS, MAX_EXTRA = 2, 2
 """Competitors per session: MIN_COMPETITORS + MAX_EXTRA x the dial (dithered), so even the lowest
@@ -648,20 +653,23 @@ def _plan(seed: int, key: str, n: int, entries: Sequence[Entry], rate: float) ->
     subjects = entries
     wanted = [MIN_COMPETITORS + extra for extra in dither([MAX_EXTRA * rate] * n, rng)]
     threads = 0
+    for _ in range(FILL_PASSES):  # a later pass fills what balance kept short in an earlier one
+        for position in range(n):
+            while len(said[position]) - 1 < wanted[position]:
+                present = {s.entry for s in said[position]}
+                order = [e for e in rng.sample(subjects, len(subjects)) if e not in present]
+                order.sort(key=lambda e: mentions[e])
+                thread = _thread(rng, order, persona, used, position, said, wanted, threads,
+                                 mentions)
+                if thread is None:
+                    break  # no subject has room here now: the dial saturates here
+                threads += 1
+                for competitor in thread:
+                    mentions[competitor.entry] += 1
+                    said[competitor.session].append(competitor)
     for position in range(n):
-        while len(said[position]) - 1 < wanted[position]:
-            present = {s.entry for s in said[position]}
-            order = [e for e in rng.sample(subjects, len(subjects)) if e not in present]
-            order.sort(key=lambda e: mentions[e])
-            thread = _thread(rng, order, persona, used, position, said, wanted, threads)
-            if thread is None:
-                if len(said[position]) < 2:
-                    raise GenerationError(f"{key}: no competitor left for session {position}")
-                break  # every subject's room is used up: the dial saturates here
-            threads += 1
-            for competitor in thread:
-                mentions[competitor.entry] += 1
-                said[competitor.session].append(competitor)
+        if len(said[position]) < 2:
+            raise GenerationError(f"{key}: no competitor left for session {position}")
     _assign_values(rng, said)
     return Plan(key, lifecycles, said, persona, rng)
 
@@ -688,12 +696,13 @@ def _partner(rng: random.Random, entry: Entry, position: int, said: Sequence[Seq
 def _thread(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
             used: Counter[tuple[Entry, str, int | None]], position: int,
             said: Sequence[Sequence[Said]], wanted: Sequence[int],
-            number: int) -> list[Said] | None:
+            number: int, mentions: Counter[Entry]) -> list[Said] | None:
     """A competitor about the first of ``subjects`` with room left, as one mention (``instance``)
     or two 4-15 sessions apart (:data:`THREAD_KINDS`), one at ``position``; the kinds are in
     session order."""
     competitor = _competitor(rng, subjects, persona, used, position,
-                             lambda entry: _partner(rng, entry, position, said, wanted))
+                             lambda entry: _partner(rng, entry, position, said, wanted),
+                             mentions)
     if competitor is None:
         return None
     first, partner, klass = competitor
@@ -711,21 +720,30 @@ def _thread(rng: random.Random, subjects: Sequence[Entry], persona: conversation
 
 def _competitor(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
                 used: Counter[tuple[Entry, str, int | None]], position: int,
-                partner_of: Any) -> tuple[Said, int | None, str] | None:
+                partner_of: Any, mentions: Counter[Entry]) -> tuple[Said, int | None, str] | None:
     """A competitor about the first of ``subjects`` with room left (and, for a two-mention class,
     a partner session), of a class drawn by :data:`KIND_WEIGHTS`: per relation one arrangement
     (told as a statement and its follow-up, or as two follow-ups) and one declined option, one
-    other instance, up to :data:`OWN_DECLINED` options the user turned down."""
+    other instance, up to :data:`OWN_DECLINED` options the user turned down. A class is open only
+    while it keeps every subject of the haystack within :data:`MENTION_SPREAD` mentions of every
+    other (a thread adds two at once), so no subject recurs more than the rest."""
     holders = list(range(len(persona.relations)))
     for entry in subjects:
         partner = partner_of(entry)
+        others = [m for e, m in mentions.items() if e is not entry]
+        top, bottom = max(others, default=0), min(others, default=0)
+
+        def balanced(klass: str, entry: Entry = entry) -> bool:
+            after = mentions[entry] + (2 if klass in THREAD_KINDS else 1)
+            return max(top, after) - min(bottom, after) <= MENTION_SPREAD
+
         options = [(c, k, h, room) for c, k, hs, room, cap in (
             ("holder", "holder", holders, "holder", 1),
             ("holder-follow", "holder-follow", holders, "holder", 1),
             ("declined-other", "declined", holders, "declined", 1),
             ("declined-own", "declined", [None], "declined", OWN_DECLINED),
             ("instance", "instance", [None], "instance", 1))
-            for h in hs if used[entry, room, h] < cap
+            for h in hs if used[entry, room, h] < cap and balanced(c)
             and (partner is not None or c not in THREAD_KINDS)]
         if not options:
             continue
