@@ -661,6 +661,9 @@ def _plan(seed: int, key: str, n: int, entries: Sequence[Entry], rate: float) ->
                 order.sort(key=lambda e: mentions[e])
                 thread = _thread(rng, order, persona, used, position, said, wanted, threads,
                                  mentions)
+                if thread is None and len(said[position]) < 2:  # rare: balance left it bare
+                    thread = _thread(rng, order, persona, used, position, said, wanted, threads,
+                                     mentions, MENTION_SPREAD + 1)
                 if thread is None:
                     break  # no subject has room here now: the dial saturates here
                 threads += 1
@@ -696,13 +699,14 @@ def _partner(rng: random.Random, entry: Entry, position: int, said: Sequence[Seq
 def _thread(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
             used: Counter[tuple[Entry, str, int | None]], position: int,
             said: Sequence[Sequence[Said]], wanted: Sequence[int],
-            number: int, mentions: Counter[Entry]) -> list[Said] | None:
+            number: int, mentions: Counter[Entry],
+            spread: int = MENTION_SPREAD) -> list[Said] | None:
     """A competitor about the first of ``subjects`` with room left, as one mention (``instance``)
     or two 4-15 sessions apart (:data:`THREAD_KINDS`), one at ``position``; the kinds are in
     session order."""
     competitor = _competitor(rng, subjects, persona, used, position,
                              lambda entry: _partner(rng, entry, position, said, wanted),
-                             mentions)
+                             mentions, spread)
     if competitor is None:
         return None
     first, partner, klass = competitor
@@ -720,7 +724,8 @@ def _thread(rng: random.Random, subjects: Sequence[Entry], persona: conversation
 
 def _competitor(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
                 used: Counter[tuple[Entry, str, int | None]], position: int,
-                partner_of: Any, mentions: Counter[Entry]) -> tuple[Said, int | None, str] | None:
+                partner_of: Any, mentions: Counter[Entry],
+                spread: int) -> tuple[Said, int | None, str] | None:
     """A competitor about the first of ``subjects`` with room left (and, for a two-mention class,
     a partner session), of a class drawn by :data:`KIND_WEIGHTS`: per relation one arrangement
     (told as a statement and its follow-up, or as two follow-ups) and one declined option, one
@@ -735,7 +740,7 @@ def _competitor(rng: random.Random, subjects: Sequence[Entry], persona: conversa
 
         def balanced(klass: str, entry: Entry = entry) -> bool:
             after = mentions[entry] + (2 if klass in THREAD_KINDS else 1)
-            return max(top, after) - min(bottom, after) <= MENTION_SPREAD
+            return max(top, after) - min(bottom, after) <= spread
 
         options = [(c, k, h, room) for c, k, hs, room, cap in (
             ("holder", "holder", holders, "holder", 1),
