@@ -122,13 +122,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.109375, "still-valid": 0.375,
-                                          "never-known": 0.30859375}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.3125, "still-valid": 0.234375,
+                                          "never-known": 0.25390625}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
 ``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
 twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
-record describing another generator; still-valid first at coverage 0.733, then invalidated at
-0.70); never-known is the mean over the answered haystacks,
+record describing another generator), and again after red team 30's competitor threads (every
+value on the asked phrase told in two sessions); never-known is the mean over the answered haystacks,
 (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
