@@ -398,11 +398,11 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
         "months.",
-        "{Who} asked around for {a} {noun} for {poss} {target}. It was nearly {value}, but they were "
+        "{Who} chose {a} {noun} for {poss} {target} at last. It was {value}, but they were "
         "unavailable.",
         "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
         "bad word.",
-        "{Value} offered to start as {a} {noun} for {poss} {target}, but {who} could not fit them "
+        "{Value} had a free day as {a} {noun} for {poss} {target}, but {who} could not fit them "
         "in.",
         "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
         "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
@@ -416,8 +416,7 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
         "off.",
-        "{Who} shopped around for {a} {noun} for {poss} {target}. It was nearly {value}, but it was out "
-        "of stock.",
+        "{Who} chose {a} {noun} for {poss} {target} at last. It was {value}, but it was out of stock.",
         "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
         "warned against it.",
         "{Value} came up in a sale as {a} {noun} for {poss} {target}, but {who} could not justify the "
@@ -426,7 +425,7 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "shop.",
         "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
         "now.",
-        "{My} {rel} swore by {value}. Even so, {who} passed it over as {a} {noun} for {poss} "
+        "{My} {rel} swore by {value}. Even so, {who} never got it as {a} {noun} for {poss} "
         "{target}."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
