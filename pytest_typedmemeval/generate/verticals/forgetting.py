@@ -398,7 +398,7 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
         "months.",
-        "{Who} chose {a} {noun} for {poss} {target} at last. It was {value}, but they were "
+        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but they were "
         "unavailable.",
         "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
         "bad word.",
@@ -416,7 +416,7 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
         "off.",
-        "{Who} chose {a} {noun} for {poss} {target} at last. It was {value}, but it was out of stock.",
+        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but it was out of stock.",
         "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
         "warned against it.",
         "{Value} came up in a sale as {a} {noun} for {poss} {target}, but {who} could not justify the "
