@@ -145,6 +145,41 @@ def test_competitors_carry_values_are_read_back_and_never_answer(corpus) -> None
     assert sum(kinds.values()) / len(_gold(corpus)) >= 3
 
 
+def _value_session_counts(record: dict[str, Any]) -> dict[str, list[int]]:
+    """Per role ("own", "rival"), how many haystack sessions mention each value that a user
+    sentence names together with the asked kind and place, counted on the text as red team 30
+    did (a session mentions a value if its text holds it anywhere)."""
+    asked = _asked(record)
+    key = record["typedmemeval"]["answer_key"]
+    gold = key.get("must_name", key.get("accepted"))[0]
+    named = {r.value for r in fg.read(_stay(record))
+             if r.entry is asked and r.target == asked.target}
+    texts = [" ".join(t["content"] for t in s) for s in record["haystack_sessions"]]
+    counts: dict[str, list[int]] = {"own": [], "rival": []}
+    for value in sorted(named):
+        mentions = sum(bool(re.search(rf"\b{re.escape(value)}\b", text)) for text in texts)
+        counts["own" if value == gold else "rival"].append(mentions)
+    return counts
+
+
+def test_value_session_counts_do_not_say_whose_the_value_is(corpus) -> None:
+    """Red team 30 beat b78663e7 at gold@1 1.000 (35/35, both gold sessions and the value) by
+    counting: of the values named with the asked kind and place, only the user's own was mentioned
+    in two sessions (the statement and its follow-up), every competitor's in one. Every value named
+    with the asked phrase is now a thread of two mentions whatever its role, so the count of
+    sessions mentioning a value has the same distribution for the own value and the competitors'
+    and "the value that recurs" picks among the candidates at random."""
+    by_role: dict[str, Counter[int]] = {"own": Counter(), "rival": Counter()}
+    for record in _gold(corpus):
+        for role, counts in _value_session_counts(record).items():
+            by_role[role].update(counts)
+    shares = {role: {n: c / sum(counts.values()) for n, c in counts.items()}
+              for role, counts in by_role.items()}
+    assert sum(by_role["rival"].values()) >= 2 * len(_gold(corpus)), by_role
+    for n in set(shares["own"]) | set(shares["rival"]):
+        assert abs(shares["own"].get(n, 0.0) - shares["rival"].get(n, 0.0)) < 0.1, shares
+
+
 def test_every_session_holds_one_own_event_and_one_to_four_competitors(corpus) -> None:
     """Gold sessions look like every other session: one own lifecycle event, 1-4 competitors,
     every lifecycle 4-15 sessions apart (so the gap does not mark the asked one either)."""

@@ -122,13 +122,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.109375, "still-valid": 0.375,
-                                          "never-known": 0.30859375}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.3125, "still-valid": 0.234375,
+                                          "never-known": 0.25390625}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
 ``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
 twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
-record describing another generator; still-valid first at coverage 0.733, then invalidated at
-0.70); never-known is the mean over the answered haystacks,
+record describing another generator), and again after red team 30's competitor threads (every
+value on the asked phrase told in two sessions); never-known is the mean over the answered haystacks,
 (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
@@ -142,7 +142,7 @@ QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
            "never-known": "You never told me you have {a} {noun} {purpose}."}
-KIND_WEIGHTS: dict[str, float] = {"holder": 0.05, "holder-follow": 0.45, "declined-other": 0.1,
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.1, "holder-follow": 0.4, "declined-other": 0.1,
                                   "declined-own": 0.3, "instance": 0.1}
 """The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
 user's own declined options are closest to gold: same holder, same purpose, another modality).
@@ -151,7 +151,26 @@ Most relations' arrangements are told with their follow-up (``holder-follow``): 
 follow-up frame from a statement frame (its act, its pronouns, its shorter words) found gold
 (red team 26: P(gold | follow-up-shaped episode) 0.56 against 0.22 otherwise; the word-length
 reader's 0.58-0.64 and the episode reader's AUC 0.66 at the re-searched dial). At these weights
-it is about 0.38 against 0.26."""
+it is about 0.38 against 0.26.
+
+Since red team 30 the weights are of *threads*, not mentions: every competitor on the asked phrase
+is a value told in two sessions (:data:`THREAD_KINDS`), as gold's is, so the mention mix is holder
+statements 0.05, relations' follow-ups 0.45, declined 0.4, instances 0.1 (of which a twentieth are
+statements), as before."""
+THREAD_KINDS: dict[str, tuple[str, str]] = {
+    "holder": ("holder", "holder-follow"), "holder-follow": ("holder-follow", "holder-follow"),
+    "declined-other": ("declined", "declined"), "declined-own": ("declined", "declined")}
+"""Per competitor class on the asked phrase, the kinds of its two mentions, 4-15 sessions apart
+(an ``instance``, about another purpose, is told once). Why (red team 30, issue 19): competitor
+values were each told once and only the user's own value twice (the statement and its follow-up),
+so "the value named with the asked kind and place that two sessions mention" found the answer and
+both gold sessions in 35/35 without reading a word of stance. Now every value named with the asked
+phrase is told in exactly two sessions whatever its role: a relation's arrangement and what became
+of it ("my sister settled on X" ... "my sister had X for months, and she let them go"), or a
+relation's arrangement told twice (kept, then kept or ended), or an option the user or a relation
+turned down and turned down again. A careful reader tells them apart by meaning (whose, and
+declined or taken); the count says nothing. A holder's first of two follow-ups always keeps the
+arrangement, so nothing ended is told again as running."""
 OWN_DECLINED = 4
 """Options one user may have turned down for one subject in one haystack."""
 
@@ -189,13 +208,13 @@ def _entries(category: str, rows: str) -> tuple[Entry, ...]:
 
 BASE_ENTRIES: tuple[Entry, ...] = _entries("service", """
 plumber, boiler, radiators, electrician; physio, shoulder, knee, radiographer;
-vet, tabby, rabbit, cattery; chimney sweep, cottage, farmhouse, thatcher;
+vet, tabby, rabbit, cat behaviourist; chimney sweep, cottage, farmhouse, thatcher;
 window cleaner, conservatory, shopfront, blind fitter; music teacher, cello, flute, luthier;
 gardener, orchard, allotment, tree surgeon; babysitter, twins, toddler, paediatrician;
 mechanic, van, hatchback, valeter; personal trainer, marathon, triathlon, nutritionist;
 solicitor, conveyancing, lease, surveyor; tutor, chemistry exam, geography coursework, invigilator;
 osteopath, sciatica, neck, pharmacist; florist, wedding, anniversary, caterer;
-housekeeper, office, guesthouse, receptionist; dog groomer, spaniel, poodle, kennel;
+housekeeper, office, guesthouse, receptionist; dog groomer, spaniel, poodle, pet minder;
 tailor, wool coat, waistcoat, embroiderer; key cutter, garage, shed, handyman;
 farrier, pony, carthorse, saddler; upholsterer, armchair, sofa, furniture restorer;
 glazier, greenhouse, skylight, carpenter; bricklayer, porch, extension, scaffolder;
@@ -279,7 +298,7 @@ KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
 the length of a follow-up never says its mood)."""
 
 INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
-                "I had a long chat with my {rel} {over} {when}.",
+                "I had a good chat with my {rel} {over} {when}.",
                 "My {rel} and I swapped news {over} {when}.",
                 "I caught up with my {rel} {over} {when}.",
                 "My {rel} came round {when}, and we traded updates {over}.",
@@ -372,42 +391,42 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
         "off."),
     ("declined", "service"): (
-        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but {my} first impressions "
+        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but {my} first impressions "
         "were poor.",
         "After a lot of asking around, {who} backed off from {value} as {a} {noun} for {poss} "
         "{target}.",
         "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
         "months.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but they were "
+        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but they were "
         "unavailable.",
         "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
         "bad word.",
-        "{Value} was free as {a} {noun} for {poss} {target} now, but {who} could not fit them "
+        "{Value} had a free day as {a} {noun} for {poss} {target}, but {who} could not fit them "
         "in.",
         "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
         "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
         "year.",
-        "{My} {rel} swore by {value}. {Who} never hired them as {a} {noun} for {poss} {target}, "
-        "even so."),
+        "{My} {rel} swore by {value}. Even so, {who} never hired them as {a} {noun} for {poss} "
+        "{target}."),
     ("declined", "item"): (
-        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but it felt flimsy to "
+        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but it felt flimsy to "
         "{me}.",
         "After reading a pile of reviews, {who} ruled out {value} as {a} {noun} for {poss} {target}.",
         "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
         "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
         "off.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but it was out of stock.",
+        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but it was out of stock.",
         "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
         "warned against it.",
-        "{Value} was on sale as {a} {noun} for {poss} {target} now, but {who} could not justify the "
+        "{Value} came up in a sale as {a} {noun} for {poss} {target}, but {who} could not justify the "
         "cost.",
         "{Who} skipped {value} as {a} {noun} for {poss} {target}, after {who} compared a few in the "
         "shop.",
         "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
         "now.",
-        "{My} {rel} swore by {value}. {Who} never got one as {a} {noun} for {poss} {target}, even "
-        "so."),
+        "{My} {rel} swore by {value}. Even so, {who} never got it as {a} {noun} for {poss} "
+        "{target}."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
     "{Who} took stock of {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
@@ -546,6 +565,10 @@ class Said:
     """Persona relation index (``None``: the user)."""
     lifecycle: int | None = None
     value: str = ""
+    thread: int | None = None
+    """A competitor thread's number: its mentions share one value (see :data:`THREAD_KINDS`)."""
+    mood: str | None = None
+    """A relation's follow-up forced to keep (the first of two), else drawn."""
 
     @property
     def target(self) -> str:
@@ -561,6 +584,11 @@ class Lifecycle:
     positions: tuple[int, ...]
 
 
+FILL_PASSES = 3
+"""Passes over the sessions filling each to its drawn competitor count."""
+MENTION_SPREAD = 2
+"""The most one subject of a haystack may be mentioned beyond another (its lifecycle's events and
+its competitors together)."""
 MATCHING_ATTEMPTS = 1000
 MIN_COMPETITORS, MAX_EXTRA = 2, 2
 """Competitors per session: MIN_COMPETITORS + MAX_EXTRA x the dial (dithered), so even the lowest
@@ -622,43 +650,111 @@ def _plan(seed: int, key: str, n: int, entries: Sequence[Entry], rate: float) ->
     used: Counter[tuple[Entry, str, int | None]] = Counter()
     mentions: Counter[Entry] = Counter(s.entry for session in said for s in session)
     subjects = entries
-    for position, extra_count in enumerate(dither([MAX_EXTRA * rate] * n, rng)):
-        for _ in range(MIN_COMPETITORS + extra_count):
-            present = {s.entry for s in said[position]}
-            order = [e for e in rng.sample(subjects, len(subjects)) if e not in present]
-            order.sort(key=lambda e: mentions[e])
-            competitor = _competitor(rng, order, persona, used, position)
-            if competitor is None:
-                if len(said[position]) < 2:
-                    raise GenerationError(f"{key}: no competitor left for session {position}")
-                break  # every subject's room is used up: the dial saturates here
-            mentions[competitor.entry] += 1
-            said[position].append(competitor)
+    wanted = [MIN_COMPETITORS + extra for extra in dither([MAX_EXTRA * rate] * n, rng)]
+    threads = 0
+    for _ in range(FILL_PASSES):  # a later pass fills what balance kept short in an earlier one
+        for position in range(n):
+            while len(said[position]) - 1 < wanted[position]:
+                present = {s.entry for s in said[position]}
+                order = [e for e in rng.sample(subjects, len(subjects)) if e not in present]
+                order.sort(key=lambda e: mentions[e])
+                thread = _thread(rng, order, persona, used, position, said, wanted, threads,
+                                 mentions)
+                if thread is None and len(said[position]) < 2:  # rare: balance left it bare
+                    thread = _thread(rng, order, persona, used, position, said, wanted, threads,
+                                     mentions, MENTION_SPREAD + 1)
+                if thread is None:
+                    break  # no subject has room here now: the dial saturates here
+                threads += 1
+                for competitor in thread:
+                    mentions[competitor.entry] += 1
+                    said[competitor.session].append(competitor)
+    for position in range(n):
+        if len(said[position]) < 2:
+            raise GenerationError(f"{key}: no competitor left for session {position}")
     _assign_values(rng, said)
     return Plan(key, lifecycles, said, persona, rng)
 
 
+def _partner(rng: random.Random, entry: Entry, position: int, said: Sequence[Sequence[Said]],
+             wanted: Sequence[int]) -> int | None:
+    """The session of a thread's other mention: 4-15 sessions from ``position`` (later when the
+    haystack has room after it, else earlier), not about ``entry`` yet, among those still short of
+    their drawn competitor count if any (else any under the most a session carries), drawn
+    uniformly, so a competitor thread's gap is spread as a lifecycle's is."""
+    low, high = GAP_RANGE
+    n = len(said)
+    later = [q for q in range(position + low, min(n, position + high + 1))]
+    earlier = [q for q in range(max(0, position - high), position - low + 1)]
+    for sessions in (later, earlier):
+        free = [q for q in sessions if all(s.entry is not entry for s in said[q])]
+        short = [q for q in free if len(said[q]) - 1 < wanted[q]]
+        roomy = [q for q in free if len(said[q]) - 1 < MIN_COMPETITORS + MAX_EXTRA]
+        if short or roomy:
+            return rng.choice(short or roomy)
+    return None
+
+
+def _thread(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
+            used: Counter[tuple[Entry, str, int | None]], position: int,
+            said: Sequence[Sequence[Said]], wanted: Sequence[int],
+            number: int, mentions: Counter[Entry],
+            spread: int = MENTION_SPREAD) -> list[Said] | None:
+    """A competitor about the first of ``subjects`` with room left, as one mention (``instance``)
+    or two 4-15 sessions apart (:data:`THREAD_KINDS`), one at ``position``; the kinds are in
+    session order."""
+    competitor = _competitor(rng, subjects, persona, used, position,
+                             lambda entry: _partner(rng, entry, position, said, wanted),
+                             mentions, spread)
+    if competitor is None:
+        return None
+    first, partner, klass = competitor
+    if klass not in THREAD_KINDS:
+        return [first]
+    assert partner is not None
+    sessions = sorted((position, partner))
+    kinds = THREAD_KINDS[klass]
+    out = [Said(first.entry, kind, session, holder=first.holder, thread=number)
+           for kind, session in zip(kinds, sessions)]
+    if kinds == ("holder-follow", "holder-follow"):
+        out[0].mood = "reaffirmation"
+    return out
+
+
 def _competitor(rng: random.Random, subjects: Sequence[Entry], persona: conversation.Persona,
-                used: Counter[tuple[Entry, str, int | None]], position: int) -> Said | None:
-    """A competitor about the first of ``subjects`` with room left, of a class drawn by
-    :data:`KIND_WEIGHTS`: per relation one arrangement (told as a statement or with its follow-up)
-    and one declined option, one other instance, up to :data:`OWN_DECLINED` options the user
-    turned down."""
+                used: Counter[tuple[Entry, str, int | None]], position: int,
+                partner_of: Any, mentions: Counter[Entry],
+                spread: int) -> tuple[Said, int | None, str] | None:
+    """A competitor about the first of ``subjects`` with room left (and, for a two-mention class,
+    a partner session), of a class drawn by :data:`KIND_WEIGHTS`: per relation one arrangement
+    (told as a statement and its follow-up, or as two follow-ups) and one declined option, one
+    other instance, up to :data:`OWN_DECLINED` options the user turned down. A class is open only
+    while it keeps every subject of the haystack within :data:`MENTION_SPREAD` mentions of every
+    other (a thread adds two at once), so no subject recurs more than the rest."""
     holders = list(range(len(persona.relations)))
     for entry in subjects:
+        partner = partner_of(entry)
+        others = [m for e, m in mentions.items() if e is not entry]
+        top, bottom = max(others, default=0), min(others, default=0)
+
+        def balanced(klass: str, entry: Entry = entry) -> bool:
+            after = mentions[entry] + (2 if klass in THREAD_KINDS else 1)
+            return max(top, after) - min(bottom, after) <= spread
+
         options = [(c, k, h, room) for c, k, hs, room, cap in (
             ("holder", "holder", holders, "holder", 1),
             ("holder-follow", "holder-follow", holders, "holder", 1),
             ("declined-other", "declined", holders, "declined", 1),
             ("declined-own", "declined", [None], "declined", OWN_DECLINED),
             ("instance", "instance", [None], "instance", 1))
-            for h in hs if used[entry, room, h] < cap]
+            for h in hs if used[entry, room, h] < cap and balanced(c)
+            and (partner is not None or c not in THREAD_KINDS)]
         if not options:
             continue
         weights = [KIND_WEIGHTS[c] / sum(1 for o in options if o[0] == c) for c, *_ in options]
-        _, kind, holder, room = rng.choices(options, weights)[0]
+        klass, kind, holder, room = rng.choices(options, weights)[0]
         used[entry, room, holder] += 1
-        return Said(entry, kind, position, holder=holder)
+        return Said(entry, kind, position, holder=holder), partner, klass
     return None
 
 
@@ -676,18 +772,30 @@ def _asked(plan: Plan, follow: str, taken: Sequence[Entry], key: str, seed: int)
 def _assign_values(rng: random.Random, said: Sequence[Sequence[Said]]) -> None:
     """Draw every value the haystack needs from its type's one pool, then hand them out in session
     order: nothing about a value depends on which statement a question will ask about."""
-    fresh = [s for session in said for s in session if s.kind not in ("invalidation", "reaffirmation")]
+    seen: set[tuple[str, int]] = set()
+    fresh = []
+    for s in (s for session in said for s in session):
+        thread = (("lifecycle", s.lifecycle) if s.lifecycle is not None
+                  else ("thread", s.thread) if s.thread is not None else None)
+        if thread is None or thread not in seen:
+            fresh.append(s)
+            if thread is not None:
+                seen.add(thread)
     drawn = {kind: values.draw(rng, kind, sum(1 for s in fresh if s.entry.value_type == kind))
              for kind in ("person", "brand")}
-    of_lifecycle: dict[int, str] = {}
+    of_thread: dict[tuple[str, int], str] = {}
     for s in fresh:
         s.value = drawn[s.entry.value_type].pop()
         if s.lifecycle is not None:
-            of_lifecycle[s.lifecycle] = s.value
+            of_thread["lifecycle", s.lifecycle] = s.value
+        elif s.thread is not None:
+            of_thread["thread", s.thread] = s.value
     for session in said:
         for s in session:
             if s.lifecycle is not None:
-                s.value = of_lifecycle[s.lifecycle]
+                s.value = of_thread["lifecycle", s.lifecycle]
+            elif s.thread is not None:
+                s.value = of_thread["thread", s.thread]
 
 
 def _shown(entry: Entry, value: str, *, initial: bool = False) -> str:
@@ -727,6 +835,7 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     other = persona.holder(rng.choice(others))
     slots.update(rel=other.noun, rs=other.subj)
     mood = s.kind if s.kind in MOODS else rng.choice(MOODS)
+    mood = s.mood or mood  # drawn all the same, so the stream does not depend on it
     slots.update(a=rng.choice(ARTICLES) or article(entry.noun), noun=entry.noun, target=s.target,
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
                  act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]))
