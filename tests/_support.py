@@ -29,7 +29,9 @@ with one form in every frame bank as 93c7e8ad after red team 21: passes; rebuilt
 article drawn alike for every role as 26b81c5a after red team 24: passes; rebuilt again with one
 noun pool for every shape, a reopened declined bank and a competitor mix leaning to holder-follow as
 b78663e7 after red team 26: passes, where the same changes at the old mix were refused on the
-episode reader's pooled AUC, 0.658). The tests assert
+episode reader's pooled AUC, 0.658; rebuilt again with every competitor value told in two sessions
+as 3498e956 after red team 30: passes, its still-valid clause row at AUC 0.694 not beyond chance,
+p 0.006). The tests assert
 exactly the recorded refusals on exactly these bytes: a
 rebuilt corpus, a new refusal or a refusal that goes away all fail until this record is updated."""
 
