@@ -6,7 +6,7 @@ Usage (from anywhere, with the package installed):
     python scripts/verticals_table.py report.json
     python scripts/verticals_table.py --samples     # three sessions per vertical, as shipped
     python scripts/verticals_table.py --adversaries # the adversary gate's figures per shape
-    python scripts/verticals_table.py --form        # the form reader's two views per shape
+    python scripts/verticals_table.py --form        # the form reader's three views per shape
 
 The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
 shipped bytes by the same functions the gates use; the outcome vectors are read from the report of
@@ -137,12 +137,15 @@ def _form_cells(row: dict, view: str) -> str:
 
 
 def form_table() -> list[str]:
-    """The form reader's clause and episode views per shape and pooled (adversary gate rules
-    ``form_*`` and ``episode_*``), recomputed from the shipped bytes."""
-    lines = ["| corpus | shape | verdict (both views) | clause: questions | candidate sessions | "
-             "gold@1 / random (bound) | AUC | episode: questions | candidate sessions | "
-             "gold@1 / random (bound) | AUC |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    form_rules = {"form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc"}
+    """The form reader's clause, episode and tail views per shape and pooled (adversary gate rules
+    ``form_*``, ``episode_*`` and ``tail_*``), recomputed from the shipped bytes."""
+    views = ("form", "episode", "tail")
+    header = "| corpus | shape | verdict (all views) |" + "".join(
+        f" {label}: questions | candidate sessions | gold@1 / random (bound) | AUC |"
+        for label in ("clause", "episode", "tail"))
+    lines = [header, "|---|---|---|" + "---|---|---|---|" * len(views)]
+    form_rules = {f"{prefix}_{figure}" for prefix in ("form", "episode", "tail")
+                  for figure in ("gold_at_1", "auc")}
     for corpus in shipped_corpora():
         result = adversaries.check(corpus)
         measured = result.measured
@@ -150,17 +153,16 @@ def form_table() -> list[str]:
         fired = {(r.rule, r.shape) for r in result.refusals}
         rows = sorted(measured["by_shape"].items())
         pooled = measured.get("pooled", {})
-        if pooled.get("form_reader", {}).get("status") == "measured" or pooled.get(
-                "episode_reader", {}).get("status") == "measured":
+        if any(pooled.get(f"{v}_reader", {}).get("status") == "measured" for v in views):
             rows.append((adversaries.POOLED, pooled))
         for shape, row in rows:
             measured_any = any(row.get(f"{v}_reader", {}).get("status") == "measured"
-                               for v in ("form", "episode"))
+                               for v in views)
             verdict = ("refused" if any(rule in form_rules and where == shape
                                         for rule, where in fired)
                        else "passed" if measured_any else "—")
-            lines.append(f"| {name} | {shape} | {verdict} | {_form_cells(row, 'form')} | "
-                         f"{_form_cells(row, 'episode')} |")
+            lines.append(f"| {name} | {shape} | {verdict} | "
+                         + " | ".join(_form_cells(row, v) for v in views) + " |")
     return lines
 
 
