@@ -144,9 +144,12 @@ MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
 KINDS = ("reminder", "validity", "plan", "schedule")
-STANCE = {"own": "arranged", "declined": "declined", "earlier": "state", "holder": "other",
-          "suggestion": "assistant-offer-declined", "cancelled": "declined"}
-"""The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`); own plans "intends"."""
+STANCE = {"own": "noted", "cancelled": "noted", "suggestion": "assistant-offer-declined"}
+"""The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`): one neutral bank for
+every user statement, gold or competitor (red team 28: with a bank per stance, 21 first sentences
+of replies followed only gold and 55 only competitors, and a bag of words over the reply found gold
+at 0.929 held out; the stance banks also asked "were you disappointed?" after the user's own
+refusal)."""
 
 NOUNS = tuple("""boiler|burglar alarm|roof|chimney|gutters|fridge|generator|fence|heat pump|wiring|
 shutters|drains|skylight|dishwasher|radiators|cooker|extractor fan|security gate|water softener|
@@ -172,7 +175,7 @@ def phrase(subject: Subject) -> str:
     return f"the {subject[0]} at the {subject[1]}"
 
 
-OWN: dict[str, tuple[str, ...]] = {
+BODIES: dict[str, tuple[str, ...]] = {
     "reminder": (
         "I have set a reminder to call {value} about {subject} in {span}.",
         "My phone will remind me to call {value} about {subject} in {span}.",
@@ -202,73 +205,49 @@ OWN: dict[str, tuple[str, ...]] = {
         "should make things a bit easier.",
         "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
 }
-"""The user's own statements, one bank for gold and every other subject's own statement."""
+"""The statement bodies, one bank for every user statement of a kind, gold or competitor: what
+the user arranged (a reminder, a cover, a plan, a hand-over), with its span. A statement is a body
+and a :data:`TAILS` tail, and only the tail says whether the arrangement stands."""
+
+TAILS: tuple[dict[str, str], ...] = (
+    {"own": "I have since rechecked it, so that part is settled.",
+     "cancelled": "I have since cancelled it, so that part is settled."},
+    {"own": "That is not off, as far as I know.",
+     "cancelled": "That is now off, as far as I know."},
+    {"own": "It is staying put, as things stand.",
+     "cancelled": "It is dropped now, as things stand."},
+    {"own": "Since then I have kept it, and I am glad I did.",
+     "cancelled": "Since then I have axed it, and I am glad I did."},
+    {"own": "It is still going ahead, I am happy to say.",
+     "cancelled": "It is never going ahead, I am sorry to say."},
+    {"own": "I decided to keep it after all, on reflection.",
+     "cancelled": "I decided to drop it after all, on reflection."},
+    {"own": "On second thoughts I let it stand, to keep things simple.",
+     "cancelled": "On second thoughts I let it lapse, to keep things simple."},
+    {"own": "It has not moved since then, for what it is worth.",
+     "cancelled": "It has all ended since then, for what it is worth."},
+)
+"""The stance tails, written as twins (red team 28: every competitor was the own frame plus a
+stance tail and gold the bare frame, so the shortest named statement about the asked subject was
+gold in 0.661 of haystacks, random 0.170; a form-only reader 0.709 held out). Every user statement,
+gold included, is a body and a tail; within a row the own tail (the arrangement stands) and the
+cancelled one (it was undone) have the same word-length sequence, commas and sentence count
+(:func:`length_sequence_imbalance`, checked at import), and share every word but the one or two
+that carry the stance, so the stance is read from meaning, not from form, and no short closed
+list of words names it. Each tail fits every kind ("it" is the reminder, cover, plan or
+hand-over) and claims nothing happened beyond the arrangement (a plan is never said booked)."""
+USER_FORMS: tuple[str, ...] = ("own", "cancelled")
+TAIL_FORM: dict[str, str] = {row[form]: form for row in TAILS for form in USER_FORMS}
+
+OWN: dict[str, tuple[str, ...]] = {
+    kind: tuple(f"{body} {row['own']}" for body in bodies for row in TAILS)
+    for kind, bodies in BODIES.items()}
+"""The user's own statements (every body with every own tail), one bank for gold and every other
+subject's own statement."""
 
 COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
-    "declined": {
-        "reminder": (
-            "I nearly set a reminder about {subject}, to call {value} in {span}. In the end I "
-            "decided against calling them.",
-            "I almost put in a reminder about {subject} to call {value} in {span}. Then I chose "
-            "someone else.",
-            "I was going to set a reminder about {subject} to call {value}, but a friend warned "
-            "me off them."),
-        "validity": (
-            "{value} offered me cover for {subject}, and it would still be valid for the next "
-            "{span}, but I turned it down.",
-            "I nearly took cover from {value} for {subject}, and it would be valid for the next "
-            "{span}. The terms were poor, so I said no.",
-            "I was going to get cover from {value} for {subject}, and it would be valid for the "
-            "next {span}, but the quote was far too high."),
-        "plan": (
-            "I have not booked {value} for {subject} yet, and in the end I decided against "
-            "them.",
-            "I nearly planned to book {value} for {subject}. Their quote was far too high, so I "
-            "dropped the idea.",
-            "I was going to book {value} for {subject} in {span}, but a friend warned me off them."),
-        "schedule": (
-            "The idea was that {value} looks after {subject} for now and takes over in {span}, "
-            "but it fell through.",
-            "{value} offered to be the one looking after {subject} for now and to take over in "
-            "{span}. I said no.",
-            "{value} asked to be the one who looks after {subject} for now, but I said no."),
-    },
-    "earlier": {
-        "reminder": (
-            "I had a reminder about {subject} to call {value}. It went off weeks ago and that "
-            "call is done.",
-            "A past reminder about {subject} to call {value} went off a while back, so that one "
-            "is finished."),
-        "validity": (
-            "I had old cover from {value} for {subject}, and it was valid for the next {span} "
-            "from the day I signed. It has already run out.",
-            "I took out a previous cover from {value} for {subject}, and it was valid for the "
-            "next {span}, but it ran out a while ago."),
-        "schedule": (
-            "{value} was looking after {subject} years ago, and nobody takes over from them now.",
-            "Years back, {value} was looking after {subject}, but that is long over now."),
-    },
-    "holder": {
-        "reminder": (
-            "My {rel} has set a reminder about the {noun} at {poss} {hplace} to call {value} in "
-            "{span}.",
-            "My {rel} has a reminder about the {noun} at {poss} {hplace}, due in {span}, to call "
-            "{value}."),
-        "validity": (
-            "My {rel} has cover from {value} for the {noun} at {poss} {hplace}, and it is valid "
-            "for the next {span}.",
-            "My {rel} got cover from {value} for the {noun} at {poss} {hplace}, and it is still "
-            "valid for the next {span}."),
-        "plan": (
-            "My {rel} has not booked anyone for the {noun} at {poss} {hplace} yet, but means to "
-            "book {value} in {span}.",
-            "My {rel} means to book {value} for the {noun} at {poss} {hplace} in {span}."),
-        "schedule": (
-            "My {rel} has {value} looking after the {noun} at {poss} {hplace} for now, and "
-            "someone else takes over in {span}.",
-            "For now {value} looks after the {noun} at {poss} {hplace} for my {rel}, and takes "
-            "over for good in {span}."),
-    },
+    "cancelled": {kind: tuple(f"{body} {row['cancelled']}" for body in bodies for row in TAILS)
+                  for kind, bodies in BODIES.items()},
     "suggestion": {
         "reminder": ("You could set a reminder about {subject} to call {value}.",
                      "One option is a reminder about {subject} to call {value}."),
@@ -284,22 +263,13 @@ COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
                      "later."),
     },
 }
-CANCELLED = {
-    "reminder": ("Scratch that: I have since cancelled that reminder.",
-                 "I cancelled it the next day, as someone else is dealing with it."),
-    "validity": ("Scratch that: I have since cancelled that cover.",
-                 "I cancelled it the next day, as the terms were poor."),
-    "plan": ("Scratch that: I have since dropped that plan.",
-             "I dropped the idea the next day, as the quote was far too high."),
-    "schedule": ("Scratch that: the whole arrangement has since fallen through.",
-                 "The next day the whole arrangement fell through."),
-}
-"""A later state: the own statement word for word, then a sentence undoing it."""
-COMPETITORS["cancelled"] = {kind: tuple(f"{own} {end}" for own in OWN[kind] for end in CANCELLED[kind])
-                            for kind in KINDS}
-"""Competitor constructions by form and kind, all from the own frames and carrying the question's
-own words: the own statement undone (cancelled), under a modality (declined), at an earlier state,
-for another holder's own thing, or suggested by the assistant."""
+"""Competitor constructions by form and kind. A user-said competitor is an own body with a
+cancelled twin tail (one bank of bodies for every role, so its sentences, words and commas are
+distributed as gold's); the assistant's suggestion, declined by the user, carries no user turn
+with a name. Red team 28 read the earlier forms (a modal "I nearly set", an earlier state in the
+past tense, another holder's own thing) by their frames, which no own statement shared: they are
+gone, and with them their misfits ("was valid for the next ten weeks", "nobody takes over from
+them now", "For now X looks after ... and takes over for good")."""
 REQUESTS = {
     "reminder": ("Do you know anyone I could call about {subject}?",
                  "Who would be good to call about {subject}?"),
@@ -310,11 +280,32 @@ REQUESTS = {
                  "Do you know anyone who could look after {subject}?"),
 }
 """The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
-FORMS = {kind: tuple(form for form in ("cancelled", "declined", "cancelled", "earlier", "suggestion",
-                                        "holder") if kind in COMPETITORS[form]) for kind in KINDS}
-"""The competitor forms each kind deals evenly over a haystack's competitor slots; ``cancelled`` (the
-own sentence word for word, then undone) twice, so a sentence like gold's own is no rarer among
-competitors than the own sentences are among sessions."""
+FORMS = {kind: ("cancelled", "suggestion", "suggestion") if kind == "schedule"
+         else ("cancelled", "cancelled", "cancelled", "suggestion") for kind in KINDS}
+"""The competitor forms each kind deals evenly over a haystack's competitor slots. A hand-over
+names two people, and a haystack draws its people in one call from a pool with no first name or
+surname twice (about sixty people): with every competitor a two-name hand-over the pool runs dry,
+so hand-over haystacks deal more one-name suggestions."""
+
+
+def length_sequence(text: str) -> tuple[Any, ...]:
+    """What red team 28's form reader saw (as red team 22's in WorkingMemory): a text's words in
+    order, each as its length, with commas, colons and full stops kept and every slot as itself."""
+    return tuple(t if t.startswith("{") or t in ",:." else len(re.sub(r"[^A-Za-z]", "", t))
+                 for t in re.findall(r"\{\w+\}|[A-Za-z']+|[,:.]", text))
+
+
+def length_sequence_imbalance(banks: Mapping[str, Sequence[str]]) -> list[str]:
+    """The word-length sequences whose share differs between the own bank and another bank (empty
+    when sound): each bank is what its role draws from uniformly, so a sequence must make up the
+    same share of every bank, or the role can be read from word lengths in order."""
+    shares = {form: {seq: n / len(bank) for seq, n in Counter(map(length_sequence, bank)).items()}
+              for form, bank in banks.items()}
+    own = shares["own"]
+    return [f"{form} {' '.join(map(str, seq))}: own {own.get(seq, 0.0):.3f}, "
+            f"{form} {share.get(seq, 0.0):.3f}"
+            for form, share in shares.items() for seq in sorted(set(own) | set(share), key=str)
+            if abs(own.get(seq, 0.0) - share.get(seq, 0.0)) > 1e-9]
 
 SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
          "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
@@ -391,6 +382,7 @@ def _pattern(template: str) -> re.Pattern[str]:
     groups = {"subject": f"the (?P<noun>{nouns}) at the (?P<place>{places})", "value2": _NAME,
               "value": _NAME, "span": spans, "rel": _RELS, "poss": "his|her", "noun": f"(?P<hnoun>{nouns})",
               "hplace": f"(?P<hplace>{places})"}
+    groups["tail"] = "|".join(sorted(map(re.escape, TAIL_FORM), key=len, reverse=True))
     pattern = re.escape(template)
     for name, group in groups.items():
         named = group if name in ("subject", "noun", "hplace") else f"(?P<{name}>{group})"
@@ -399,11 +391,11 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 def _forms() -> list[tuple[str, str, re.Pattern[str]]]:
-    """Every construction's pattern, longest template first: a cancelled statement holds an own
-    one word for word, so it must be read (and consumed) before the own patterns run."""
-    found = [(kind, "own", t) for kind, ts in OWN.items() for t in ts]
-    found += [(kind, form, t) for form, kinds in COMPETITORS.items() for kind, ts in kinds.items()
-              for t in ts]
+    """Every construction's pattern, longest template first. A user statement's pattern is its
+    body with any tail (form ``"user"``: the tail that matched names the form), so there is one
+    pattern per body, not one per body and tail."""
+    found = [(kind, "user", f"{t} {{tail}}") for kind, ts in BODIES.items() for t in ts]
+    found += [(kind, "suggestion", t) for kind, ts in COMPETITORS["suggestion"].items() for t in ts]
     return [(kind, form, _pattern(t)) for kind, form, t in sorted(found, key=lambda f: -len(f[2]))]
 
 
@@ -437,7 +429,8 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
                     names = tuple(v for v in (groups.get("value"), groups.get("value2")) if v)
                     if any(value_pool.value_type(v) != "person" for v in names):
                         raise GenerationError(f"session {index}: {names} is not a person: {text!r}")
-                    found.append(Reading(index, kind, form, groups.get("noun") or groups["hnoun"],
+                    said = TAIL_FORM[groups["tail"]] if form == "user" else form
+                    found.append(Reading(index, kind, said, groups.get("noun") or groups["hnoun"],
                                          groups.get("place"), groups.get("rel"), names,
                                          SPANS.get(groups.get("span") or "", 0)))
                     rest = rest[:m.start()] + "\x00" + rest[m.end():]
@@ -449,6 +442,12 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
 
 def _assert_banks() -> None:
     """Import-time assertions (GENERATION.md "Checks that belong in every generator")."""
+    assert set(TAIL_FORM.values()) == set(USER_FORMS) and len(TAIL_FORM) == len(TAILS) * len(USER_FORMS)
+    tails = {form: [row[form] for row in TAILS] for form in USER_FORMS}
+    assert not length_sequence_imbalance(tails), length_sequence_imbalance(tails)
+    for kind in KINDS:  # whole statements: one body bank, twin tails
+        whole = {"own": OWN[kind], "cancelled": COMPETITORS["cancelled"][kind]}
+        assert not length_sequence_imbalance(whole), length_sequence_imbalance(whole)
     noun_words = [w for n in NOUNS for w in raw_tokens(n)]
     assert len(noun_words) == len(set(noun_words)) and len(PLACES) == len(set(PLACES)), "bank repeats"
     assert_disjoint("subjects", _SUBJECT_WORDS, "frames", FRAME_WORDS | content_words(
@@ -603,13 +602,45 @@ class Said:
                        SPANS[self.span] if self.span else 0)
 
 
-clusters_for = engine.clusters_for
+def clusters_for(n: int, count: int, slots: int | None = None) -> int:
+    """How many subjects are clustered (an own statement and ``count`` competitors each): as many
+    as the haystack's ``slots`` competitor slots hold, at least two and at most ``n``.
+
+    Why: red team 28 found the asked subject was the haystack's most-named one in 0.586 of
+    haystacks (a random subject 0.071): with :func:`..engine.clusters_for`'s "cover every session
+    about once" only two or three subjects recurred, so the asked one was one of two or three.
+    Spending every slot on clusters makes the tie at the top as wide as the slots allow (every
+    subject when ``count`` is one), and the asked subject is one of them, uniformly."""
+    if slots is None:
+        return engine.clusters_for(n, count)
+    return max(2, min(n, slots // max(count, 1)))
 
 
 def _cluster_sessions(rng: Any, n: int, level: int, owns: Sequence[int], count: int,
                       capacity: list[int]) -> list[list[int]]:
     """:func:`..engine.cluster_hosts` for a level's competitors (a seam the tests cut)."""
     return engine.cluster_hosts(rng, n, owns, count, capacity, what=f" of level {level}")
+
+
+def _clusters(seed: int, spec: Spec, n: int, count: int, capacity: list[int]
+              ) -> tuple[tuple[int, ...], list[list[int]]]:
+    """The clustered subjects' own sessions (gold first) and each one's competitor sessions: the
+    most clusters whose competitors :func:`_cluster_sessions` can place (``capacity`` is spent),
+    from :func:`clusters_for` down. Each try draws afresh from the same key, so the number found
+    depends on the haystack's size, slots and ``count`` only, never on where gold is."""
+    for k in range(clusters_for(n, count, sum(capacity)), 1, -1):
+        owns = (spec.gold, *spec.decoys[:k - 1])
+        room = list(capacity)
+        try:
+            clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n,
+                                         spec.level, owns, count, room)
+        except GenerationError:
+            if k == 2:
+                raise
+            continue
+        capacity[:] = room
+        return owns, clusters
+    raise GenerationError(f"{spec.key}: no clusters")
 
 
 def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said],
@@ -627,14 +658,12 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     n, kind = spec.h + 1, KIND_OF_SHAPE[spec.shape]
     times, _ = engine.daily_times(rng, n, gap_days=(1, 1))
     persona = conversation.draw_persona(rng)
-    doubles = set(rng.sample(range(n), n if 2 * spec.level > n else (n + 1) // 2))
+    doubles = set(rng.sample(range(n), n))  # two competitor slots in every session
     slots = [(i, j) for i in range(n) for j in range(2 if i in doubles else 1)]
     forms = dict(zip(slots, engine.deal(rng, FORMS[kind], len(slots))))
     count = min(spec.level, 1 + math.floor(share * (spec.level - 1) + rng.random()))
     capacity = [2 if i in doubles else 1 for i in range(n)]
-    owns = (spec.gold, *spec.decoys[:clusters_for(n, count) - 1])
-    clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n, spec.level,
-                                 owns, count, capacity)
+    owns, clusters = _clusters(seed, spec, n, count, capacity)
     templates = iter(engine.deal(rng, OWN[kind], n))
     own = [Said(i, "own", spec.subjects[i], template=next(templates)) for i in range(n)]
     targets: dict[int, list[Subject]] = {i: [] for i in range(n)}
@@ -646,8 +675,8 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     rival: list[Said] = []
     for i, j in slots:
         stream = draws[(i, j)]
-        single = stream.choice([s for s in spec.subjects if s not in clustered
-                                and s != spec.subjects[i]])
+        loose = [s for s in spec.subjects if s not in clustered and s != spec.subjects[i]]
+        single = stream.choice(loose) if loose else None
         said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else single)
         bank = COMPETITORS[said.form][kind]
         said.template = bank[int(stream.random() * len(bank))]
@@ -700,7 +729,7 @@ def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
     if holder is not None:
         return conversation.Statement(text, f"{holder['poss']} {said.subject[0]}", "other",
                                       holder=f"your {holder['rel']}")
-    stance = "intends" if said.form == "own" and kind == "plan" else STANCE[said.form]
+    stance = STANCE[said.form]
     if said.form == "suggestion":
         return conversation.Statement(text, phrase(said.subject), stance,  # type: ignore[arg-type]
                                       role="assistant", request=request)
