@@ -198,7 +198,7 @@ BODIES: dict[str, tuple[str, ...]] = {
         "I have been putting it off, but I intend to book {value} for {subject} in {span}.",
         "I would like to book {value} for {subject} in {span}, if the budget allows."),
     "schedule": (
-        "{value} is looking after {subject} for now, and {value2} takes over in {span}.",
+        "{value} looks after {subject} for now, and {value2} takes over in {span}.",
         "For now {value} looks after {subject}, but {value2} takes over in {span}.",
         "Until {value2} takes over in {span}, {value} looks after {subject}.",
         "Right now {value} looks after {subject}. In {span} {value2} takes over from them, which "
@@ -625,22 +625,47 @@ def _cluster_sessions(rng: Any, n: int, level: int, owns: Sequence[int], count: 
 def _clusters(seed: int, spec: Spec, n: int, count: int, capacity: list[int]
               ) -> tuple[tuple[int, ...], list[list[int]]]:
     """The clustered subjects' own sessions (gold first) and each one's competitor sessions: the
-    most clusters whose competitors :func:`_cluster_sessions` can place (``capacity`` is spent),
-    from :func:`clusters_for` down. Each try draws afresh from the same key, so the number found
-    depends on the haystack's size, slots and ``count`` only, never on where gold is."""
-    for k in range(clusters_for(n, count, sum(capacity)), 1, -1):
+    most clusters, from :func:`clusters_for` down and leaving one subject unclustered, whose
+    competitors :func:`_cluster_sessions` can place (``capacity`` is spent) and whose leftover
+    slots, spread evenly over the unclustered subjects (:func:`_singles`), give none of them more
+    than ``count`` (so the most-named subjects are the clusters, the asked one among them, and no
+    loose subject stands out either); failing that, the most that place. Each try draws afresh
+    from the same key; gold's session is one own session among the clusters' like the others."""
+    slots, placed = sum(capacity), None
+    for k in range(min(n - 1, clusters_for(n, count, sum(capacity))), 1, -1):
         owns = (spec.gold, *spec.decoys[:k - 1])
         room = list(capacity)
         try:
             clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n,
                                          spec.level, owns, count, room)
         except GenerationError:
-            if k == 2:
-                raise
             continue
-        capacity[:] = room
-        return owns, clusters
-    raise GenerationError(f"{spec.key}: no clusters")
+        placed = placed or (owns, clusters, room)
+        if -(-(slots - k * count) // (n - k)) <= count:
+            capacity[:] = room
+            return owns, clusters
+    if placed is None:
+        raise GenerationError(f"{spec.key}: no room for two clusters of {count} competitors")
+    capacity[:] = placed[2]
+    return placed[0], placed[1]
+
+
+def _singles(rng: Any, spec: Spec, open_slots: Sequence[tuple[int, int]],
+             clustered: set[Subject]) -> dict[tuple[int, int], Subject]:
+    """The subject of each competitor slot no cluster took: the unclustered subjects in turn, each
+    slot taking one of those named fewest so far (a drawn order among ties) other than its own
+    session's, so mention counts stay even (red team 28: a subject a haystack names more than the
+    others is a question-blind tell)."""
+    loose = [s for s in spec.subjects if s not in clustered]
+    order = rng.sample(loose, len(loose))
+    named: Counter[Subject] = Counter()
+    out: dict[tuple[int, int], Subject] = {}
+    for slot in rng.sample(list(open_slots), len(open_slots)):
+        fits = [s for s in order if s != spec.subjects[slot[0]]] or order  # one loose subject
+        pick = min(fits, key=lambda s: named[s])
+        named[pick] += 1
+        out[slot] = pick
+    return out
 
 
 def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said],
@@ -672,12 +697,12 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
             targets[i].append(spec.subjects[owns[x]])
     clustered = {spec.subjects[o] for o in owns}
     draws = {slot: derive_rng(seed, VERTICAL, spec.key, "slot", *slot) for slot in slots}
+    singles = _singles(derive_rng(seed, VERTICAL, spec.key, "singles"), spec,
+                       [(i, j) for i, j in slots if j >= len(targets[i])], clustered)
     rival: list[Said] = []
     for i, j in slots:
         stream = draws[(i, j)]
-        loose = [s for s in spec.subjects if s not in clustered and s != spec.subjects[i]]
-        single = stream.choice(loose) if loose else None
-        said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else single)
+        said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else singles[(i, j)])
         bank = COMPETITORS[said.form][kind]
         said.template = bank[int(stream.random() * len(bank))]
         relation = stream.randrange(len(persona.relations))
