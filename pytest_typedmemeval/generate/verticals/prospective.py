@@ -25,51 +25,38 @@ last, and only the answer key knows it:
    of a thing, or another thing at the same place, by itself). The asked subject is chosen after
    the draw, uniformly among those whose words the fewest other haystacks ask about, so every
    asked subject's words are filler elsewhere.
-2. *Clusters that cover the haystack.* Besides the asked subject, ``K - 1`` other drawn subjects,
-   the **decoys**, get exactly its treatment: an own statement and as many competitors.
-   ``K = max(2, round(n / (count + 1)))`` (:func:`clusters_for`), and the clusters pick their
-   host sessions in rounds, each taking a session with the fewest clustered mentions so far, so
-   about every session holds one mention of a clustered subject. A haystack recurs around K
-   subjects and recurrence is spread over all its sessions, so the within-haystack recurrence the
-   adversary gate reads (since the Episodic v3 red team) says neither which subject is asked nor
-   where gold is. (With one decoy only, the two own sessions were the only ones sure to hold a
-   recurring subject in a valued sentence: the learned adversary's AUC on expiring-validity was
-   0.81.)
+2. *Clusters as wide as the slots allow.* Besides the asked subject, ``K - 1`` other drawn
+   subjects, the **decoys**, get exactly its treatment: an own statement and as many competitors.
+   Every session has two competitor slots, and ``K`` is the most clusters the slots hold
+   (:func:`clusters_for`, :func:`_clusters`); the slots no cluster takes are spread evenly over the
+   unclustered subjects (:func:`_singles`), none of which gets more than the clusters' count when
+   the slots allow it. The clusters pick their host sessions in rounds, each taking a session with
+   the fewest clustered mentions so far. (Red team 28: with ``K = max(2, round(n / (count + 1)))``
+   only two or three subjects recurred and the asked one was the haystack's most-named subject in
+   0.586 of haystacks, a random subject 0.071; with one decoy only, earlier, the learned
+   adversary's AUC on expiring-validity was 0.81.)
 3. *Values from one pool.* Every person a haystack names comes from one :func:`..values.draw`
    call, dealt to its statements in a shuffled order: the gold value is whichever name lands on
    the gold statement. People only (callee, cover provider, booking, carer); a trade name would
    misfit most subjects.
 4. *One make-up for every session*: one **own** statement (the user's reminder, cover, plan or
-   hand-over, of the haystack's kind, about the session's subject, with its span) and one or two
-   **competitors** with values (two in a drawn half of the sessions, or in all of them when the
-   clusters need the room). A competitor is about the asked subject, a decoy, or a subject of
-   another session, and its form is dealt evenly from :data:`FORMS`, every one made from the own
-   frames and carrying the question's words: ``cancelled`` (the own statement word for word, then
-   undone: "Scratch that: I have since cancelled that reminder"; dealt twice, so a sentence like
-   gold's own is as common among competitors as among own statements), ``declined`` ("I nearly
-   set a reminder to call ..."), ``earlier`` (a reminder already dealt with, a cover already run
-   out, a former carer; plans have none, a past booking would answer "have I booked anyone"),
-   ``holder`` (the own frame for a persona relation's own thing at another instance of the place:
-   "My sister has cover from X for the boiler at her cottage") and ``suggestion`` (an assistant
-   suggestion the user declines). Every validity competitor carries the own frame's "valid for
-   the next {span}", so the sentence holding a clustered subject reads alike whichever form it has.
-   *Competitors word the subject as the question does* (since the phrase reader of the adversary
-   gate: "a sentence with the question's phrases" covered as-of gold 1.00): every competitor's
-   sentence holds the subject's phrase ("the boiler at the cottage"; a holder's "the boiler at
-   her cottage") and the question's own verb phrase at least as closely as the own frames (one
-   bank for gold and every other subject): a hand-over competitor says "was looking after",
-   "the one looking after", "who looks after" or "looks after" (as-of, prospective and current
-   ask "was looking after", "will be looking after", "who looks after"; four of the five own
-   frames say "looks after", one "is looking after"), a reminder one "a reminder about {subject}"
-   (due-later asks "my reminder about"; every own frame says "to call", as every competitor
-   does), a validity one "{subject}, and it ... valid" (expiring-validity asks "{subject}, and is
-   it still valid"; no own frame has it), a plan competitor "booked ... for {subject} yet" (a
-   suggestion "if you have not booked anyone for {subject} yet", a declined "I have not booked X
-   for {subject} yet", a holder's "has not booked anyone for the boiler at her cottage yet";
-   not-yet-true asks "have I booked anyone for {subject} yet"; no own frame has it).
-   ``cancelled`` copies an own statement, so it ties gold. The lowest level is 6 (was 4: with 4
-   competitors at most five sessions held the subject, so any reader of it had gold in its top
-   five). The search keeps the phrase reader at or under the ceiling.
+   hand-over, of the haystack's kind, about the session's subject, with its span) and two
+   **competitors** with values. A competitor is about the asked subject, a decoy, or a subject of
+   another session, and its form is dealt evenly from :data:`FORMS`: ``cancelled`` (a user
+   statement undone) or ``suggestion`` (an assistant suggestion the user declines; more of them in
+   hand-over haystacks, whose statements name two people each). **Every user statement, gold
+   included, is a body and a stance tail** (:data:`BODIES`, :data:`TAILS`): one bank of bodies for
+   every role, and twin tails with the same word-length sequence, commas and sentence count, so a
+   reader of form cannot tell the own statement from its cancelled twins (red team 28: the
+   competitors were the own frame plus a tail and gold the bare frame; the shortest named
+   statement about the asked subject was gold in 0.661 of haystacks, random 0.170, and a learned
+   form reader 0.709). The assistant answers every user statement from one neutral reply bank
+   (red team 28: a bank per stance made the reply a role oracle, 0.929 held out). Every
+   competitor names the subject as the question does ("the boiler at the cottage") and its body
+   holds the question's verb phrase as often as gold's (every hand-over body says "looks after";
+   every reminder body "to call"). The lowest level is 6 (was 4: with 4 competitors at most five
+   sessions held the subject, so any reader of it had gold in its top five). The search keeps the
+   phrase reader at or under the ceiling.
 5. *The dial* (``RECORDED_COMPETITION``, per shape, in [0, 1]) is the **competitor share**: each
    clustered subject gets ``1 + floor(d (level - 1) + u)`` competitors. The level is the
    difficulty band (6 / 8 / 10 / 12, bands 1-4, every level in every shape), so the dial is
