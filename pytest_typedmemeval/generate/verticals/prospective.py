@@ -340,6 +340,12 @@ TIME_BLIND = {
 """Per question, answers a clock-blind or careless system gives; none may grade correct. ``{other}``
 is another value of the haystack (for seeds, the other name of the hand-over)."""
 
+DECLINES = tuple(row for row in episodes_bank.STATEMENT_REPLIES["assistant-offer-declined"]
+                 if not re.search(r"think \{topic\} over|wait and see", row.reply))
+"""How the user turns a suggestion down: the shared bank without the two rows whose echo misreads
+with a subject phrase (red team 28: "I would rather think the smoke detectors at the tannery over
+on my own", "Waiting to see with the loft insulation at the barn is fair enough")."""
+
 _SUBJECT_WORDS = frozenset(w for text in (*NOUNS, *PLACES) for w in raw_tokens(text))
 _TEMPLATES = [t for ts in OWN.values() for t in ts] + [
     t for forms in COMPETITORS.values() for ts in forms.values() for t in ts] + [
@@ -743,8 +749,15 @@ def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
                                       holder=f"your {holder['rel']}")
     stance = STANCE[said.form]
     if said.form == "suggestion":
+        decline = rng.choice(DECLINES)
+        fill = {"topic": phrase(said.subject)}
         return conversation.Statement(text, phrase(said.subject), stance,  # type: ignore[arg-type]
-                                      role="assistant", request=request)
+                                      role="assistant", request=request,
+                                      reaction=episodes_bank.render(
+                                          episodes_bank.choose_alternatives(decline.reply, rng), fill),
+                                      close=episodes_bank.render(
+                                          episodes_bank.choose_alternatives(decline.close or "", rng),
+                                          fill))
     return conversation.Statement(text, phrase(said.subject), stance)  # type: ignore[arg-type]
 
 
