@@ -283,9 +283,9 @@ def test_competitors_carry_the_subject_phrase_as_the_question_words_it(
     for shape, question in pro.QUESTIONS.items():
         asked = {p for p in _pairs(question.format(subject="the boiler at the cottage", offset="ten days"))
                  if not set(p) & {*_NUMBERS, "two", "days", "weeks", "ago"}}
-        held = {max(len(asked & _pairs(s)) for s in re.split(r"(?<=[.?!])\s+", body.format(
-                    subject="the boiler at the cottage", value="Ann Bee", value2="Cy Dee", span="nine weeks")))
-                for body in pro.BODIES[pro.KIND_OF_SHAPE[shape]]}
+        filled = [body.format(subject="the boiler at the cottage", value="Ann Bee", value2="Cy Dee",
+                              span="nine weeks") for body in pro.BODIES[pro.KIND_OF_SHAPE[shape]]]
+        held = {max(len(asked & _pairs(s)) for s in re.split(r"(?<=[.?!])\s+", text)) for text in filled}
         assert len(held) == 1, (shape, held)
     corpus = corpus_from_text(dump_json(records), "typedmemeval-prospective-v3", "prospective")
     measured = adversaries.check(corpus).measured["by_shape"]

@@ -987,27 +987,23 @@ READER_BOUND, LEARNED_TRIES = 0.60, 12
 of the corpus-wide adversary check the search may take before it gives up."""
 
 
-def search_dial(seed: int = SEED) -> dict[str, Any]:
-    """The authoring search. Per shape, building only that shape (a shape reads only its own dial):
-    :func:`..calibration.search_shape` (sweep, then bisect), every point measured by the reference
-    BM25, the whole Appendix D panel (lexical members and, with the ``[dense]`` extra, the dense
-    and hybrid arms) and the subject-and-value reader. A shape's candidates are its points with the
-    reference and the panel at or under the ceiling and the reader at or under its bound, nearest
-    the target first. Then the whole corpus, built from each shape's first candidate, goes through
-    the adversary gate (its learned adversary trains across shapes, so it cannot be searched per
-    shape); a shape it refuses moves to its next candidate, and every such step is recorded, so
-    the record shows how much of the choice the adversaries made."""
+Searched = tuple[dict[str, calibration.ShapeSearch], dict[tuple[str, float], float],
+                 dict[tuple[str, float], float]]
+"""Per-shape searches, the reader's gold@1 and the phrase reader's coverage@5 at every point."""
+
+
+def search_shapes(seed: int = SEED, shapes: Sequence[str] = CALIBRATED_SHAPES) -> Searched:
+    """The per-shape half of :func:`search_dial` (a shape reads only its own dial, so shapes can be
+    searched in separate processes and handed to :func:`search_dial` as ``searched``)."""
     from ...corpus.models import QuestionRecord
     from ...gates import adversaries
     from ...retrieval import panel
-    from ..primitives import dump_json
-    from ..sidecar import corpus_from_text
 
     dense = panel.dense_retriever()
     reader: dict[tuple[str, float], float] = {}
     phrase: dict[tuple[str, float], float] = {}
     searches: dict[str, calibration.ShapeSearch] = {}
-    for shape in CALIBRATED_SHAPES:
+    for shape in shapes:
         def evaluate(dial: float, shape: str = shape) -> tuple[float, float]:
             records = [QuestionRecord.model_validate(r)
                        for r in build(seed, {shape: dial}, shapes=(shape,)).records]
@@ -1028,6 +1024,26 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
             return reference, max(m for mean in means if (m := mean.get(shape)) is not None)
 
         searches[shape] = calibration.search_shape(evaluate, shape)
+    return searches, reader, phrase
+
+
+def search_dial(seed: int = SEED, searched: Searched | None = None) -> dict[str, Any]:
+    """The authoring search. Per shape, building only that shape (a shape reads only its own dial):
+    :func:`..calibration.search_shape` (sweep, then bisect), every point measured by the reference
+    BM25, the whole Appendix D panel (lexical members and, with the ``[dense]`` extra, the dense
+    and hybrid arms) and the subject-and-value reader. A shape's candidates are its points with the
+    reference and the panel at or under the ceiling and the reader at or under its bound, nearest
+    the target first. Then the whole corpus, built from each shape's first candidate, goes through
+    the adversary gate (its learned adversary trains across shapes, so it cannot be searched per
+    shape); a shape it refuses moves to its next candidate, and every such step is recorded, so
+    the record shows how much of the choice the adversaries made."""
+    from ...gates import adversaries
+    from ...retrieval import panel
+    from ..primitives import dump_json
+    from ..sidecar import corpus_from_text
+
+    dense = panel.dense_retriever()
+    searches, reader, phrase = searched if searched is not None else search_shapes(seed)
     ceiling = calibration.SATURATION_CEILING
     def nearest(search: calibration.ShapeSearch) -> list[float]:
         """The shape's allowed points, nearest the target first (ties: the smaller dial)."""
