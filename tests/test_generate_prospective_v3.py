@@ -349,8 +349,7 @@ def test_a_suggestion_is_declined_in_the_next_user_turn(records: list[dict[str, 
         for session in record["haystack_sessions"]:
             for i, turn in enumerate(session):
                 if turn["role"] == "assistant" and re.search(
-                        r"^(?:You could|One option is|If (?:you have not|nobody)"
-                        r"|\w+ \w+ (?:does cover|could be))", turn["content"]):
+                        r"^(?:You could (?:ring|ask|try)|\w+ \w+ (?:is worth|might help))", turn["content"]):
                     seen += 1
                     assert session[i + 1]["role"] == "user"
                     assert any(re.fullmatch(declines, session[i + 1]["content"])

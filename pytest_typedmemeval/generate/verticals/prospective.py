@@ -236,24 +236,22 @@ COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
     "cancelled": {kind: tuple(f"{body} {row['cancelled']}" for body in bodies for row in TAILS)
                   for kind, bodies in BODIES.items()},
     "suggestion": {
-        "reminder": ("You could set a reminder about {subject} to call {value}.",
-                     "One option is a reminder about {subject} to call {value}."),
-        "validity": ("You could get cover from {value} for {subject}, and it would be valid for "
-                     "the next {span} from the day you sign.",
-                     "{value} does cover for {subject}, and it would be valid for the next {span} "
-                     "from the day you sign up."),
-        "plan": ("If you have not booked anyone for {subject} yet, you could book {value}.",
-                 "If nobody is booked for {subject} yet, one option is to book {value}."),
-        "schedule": ("{value} could be the one who looks after {subject} for now and takes over "
-                     "in {span}.",
-                     "You could have {value} looking after {subject} for now, and take over "
-                     "later."),
+        "reminder": ("You could ring {value} about {subject}.",
+                     "{value} is worth a ring about {subject}."),
+        "validity": ("You could ask {value} about {subject}.",
+                     "{value} is worth a try for {subject}."),
+        "plan": ("You could try {value} for {subject}.",
+                 "{value} is worth asking about {subject}."),
+        "schedule": ("You could ask {value} to help with {subject}.",
+                     "{value} might help with {subject}."),
     },
 }
 """Competitor constructions by form and kind. A user-said competitor is an own body with a
 cancelled twin tail (one bank of bodies for every role, so its sentences, words and commas are
 distributed as gold's); the assistant's suggestion, declined by the user, carries no user turn
-with a name. Red team 28 read the earlier forms (a modal "I nearly set", an earlier state in the
+with a name, and holds none of the question's words but the subject (the adversary gate's form
+reader took the suggestions, alone in an assistant turn, as candidates beside gold and read them by
+place: form AUC 0.94 on due-later in the first rebuild). Red team 28 read the earlier forms (a modal "I nearly set", an earlier state in the
 past tense, another holder's own thing) by their frames, which no own statement shared: they are
 gone, and with them their misfits ("was valid for the next ten weeks", "nobody takes over from
 them now", "For now X looks after ... and takes over for good")."""
@@ -733,7 +731,12 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         instant = pivot - margin[0] if spec.side == 0 else pivot + margin[0]
         shift = timedelta(days=OFFSETS.get(spec.offset, 0))
         asked = [instant + shift if spec.shape == "as-of" else instant - shift]
-    plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED)
+    # No assistant leads (lead_share 0): a lead may only ask about a topic an earlier statement
+    # introduced, so it fell on competitors more than on gold (the first mention of the asked
+    # subject is never led), and the led statement stands without the change-of-subject lines in
+    # its turn; the gate's episode reader read that place (AUC 0.87 on due-later).
+    plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED,
+                                     lead_share=0.0)
     return plan, every, asked, tuple(spec.subjects[o] for o in owns)
 
 
