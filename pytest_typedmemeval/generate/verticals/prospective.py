@@ -1066,7 +1066,8 @@ def search_dial(seed: int = SEED, searched: Searched | None = None) -> dict[str,
                                   f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
         refused = sorted({r.shape for r in adversaries.check(corpus).refusals if r.shape})
         steps.append({"dial": dial, "refused_by_adversaries": refused})
-        movable = [s for s in refused if chosen[s] + 1 < len(candidates[s])]
+        # a pooled refusal ("(all shapes)") names no shape to move: only per-shape ones move
+        movable = [s for s in refused if s in chosen and chosen[s] + 1 < len(candidates[s])]
         if not movable:
             break
         for shape in movable:
