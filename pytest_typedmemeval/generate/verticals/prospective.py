@@ -224,16 +224,31 @@ that carry the stance, so the stance is read from meaning, not from form, and no
 list of words names it. Each tail fits every kind ("it" is the reminder, cover, plan or
 hand-over) and claims nothing happened beyond the arrangement (a plan is never said booked)."""
 USER_FORMS: tuple[str, ...] = ("own", "cancelled")
-TAIL_FORM: dict[str, str] = {row[form]: form for row in TAILS for form in USER_FORMS}
+
+
+def _joined(tail: str) -> str:
+    """A tail as the statement's last clause: "..., and that is not off, as far as I know." (one
+    sentence with the body's last, not a sentence of its own: sixteen tail sentences repeated over
+    every statement pushed the corpus's distinct-sentence share under Appendix D's 0.50)."""
+    return tail if tail.startswith("I ") else tail[:1].lower() + tail[1:]
+
+
+def with_tail(body: str, tail: str) -> str:
+    """A body and its tail joined into one statement (the body's final stop becomes ", and")."""
+    assert body.endswith(".")
+    return f"{body[:-1]}, and {_joined(tail)}"
+
+
+TAIL_FORM: dict[str, str] = {_joined(row[form]): form for row in TAILS for form in USER_FORMS}
 
 OWN: dict[str, tuple[str, ...]] = {
-    kind: tuple(f"{body} {row['own']}" for body in bodies for row in TAILS)
+    kind: tuple(with_tail(body, row["own"]) for body in bodies for row in TAILS)
     for kind, bodies in BODIES.items()}
 """The user's own statements (every body with every own tail), one bank for gold and every other
 subject's own statement."""
 
 COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
-    "cancelled": {kind: tuple(f"{body} {row['cancelled']}" for body in bodies for row in TAILS)
+    "cancelled": {kind: tuple(with_tail(body, row["cancelled"]) for body in bodies for row in TAILS)
                   for kind, bodies in BODIES.items()},
     "suggestion": {
         "reminder": ("You could ring {value} about {subject}.",
@@ -385,7 +400,7 @@ def _forms() -> list[tuple[str, str, re.Pattern[str]]]:
     """Every construction's pattern, longest template first. A user statement's pattern is its
     body with any tail (form ``"user"``: the tail that matched names the form), so there is one
     pattern per body, not one per body and tail."""
-    found = [(kind, "user", f"{t} {{tail}}") for kind, ts in BODIES.items() for t in ts]
+    found = [(kind, "user", with_tail(t, "{tail}")) for kind, ts in BODIES.items() for t in ts]
     found += [(kind, "suggestion", t) for kind, ts in COMPETITORS["suggestion"].items() for t in ts]
     return [(kind, form, _pattern(t)) for kind, form, t in sorted(found, key=lambda f: -len(f[2]))]
 
