@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .adapter.factories import AdapterFactory
     from .adapter.protocol import Answer, Evidence, MemoryAgent, Session, Turn
     from .corpus.identity import CorpusError
     from .corpus.loading import Corpus, load_corpus
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from .results import QuestionResult
 
 _HOMES = {
+    "AdapterFactory": ".adapter.factories",
     "Answer": ".adapter.protocol", "Evidence": ".adapter.protocol", "MemoryAgent": ".adapter.protocol",
     "Session": ".adapter.protocol", "Turn": ".adapter.protocol",
     "Corpus": ".corpus.loading", "CorpusError": ".corpus.identity", "load_corpus": ".corpus.loading",
@@ -34,6 +36,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "AdapterFactory",
     "Answer",
     "AnswerKey",
     "Corpus",

@@ -39,8 +39,12 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(family=4), "haystack_diff"),
     (SimulationSpec(phrase_free_competitors=True), "phrase_reader"),
     (adversary_fixtures.RECURRENCE_DEFECT, "learned_auc"),
+    (SimulationSpec(tail_tell=True), "tail_gold_at_1"),
+    (SimulationSpec(tail_tell=True), "tail_auc"),
+    (SimulationSpec(frame_echo=True), "tail_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
-        "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs"])
+        "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs", "tail-g1", "tail-auc",
+        "frame-echo"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"
@@ -407,3 +411,62 @@ def test_the_known_workingmemory_fixed_positions_and_haystack_diff_are_caught(sh
     result = shipped_results["typedmemeval-workingmemory-v2"]
     rules = {row["rule"] for row in result.measured["would_refuse"]}
     assert {"position_prior", "haystack_diff"} <= rules
+
+
+def test_the_tail_tell_is_invisible_to_the_clause_and_episode_views() -> None:
+    """The widened candidate rule sees what the old views did not: the competitors' longer closing
+    remark is value-less and two sentences after the value."""
+    result = check(build_simulated_corpus(31, SimulationSpec(tail_tell=True)), declared=NONE)
+    assert not result.refused_rules() & {"form_gold_at_1", "form_auc", "episode_gold_at_1",
+                                         "episode_auc"}, result.summary()
+    row = result.measured["by_shape"]["lookup"]
+    assert row["tail_reader"]["gold_at_1"] > row["episode_reader"]["gold_at_1"] + 0.5
+
+
+def test_frame_words_are_the_shapes_shared_question_words_and_the_subject_is_the_rest() -> None:
+    from types import SimpleNamespace
+
+    from pytest_typedmemeval.gates.form_reader import frame_words, subject_words
+
+    questions = ["In what order did I add names to the football squad?",
+                 "In what order did I add names to the volunteer roster?",
+                 "In what order did I add names to the choir rota?"]
+    frames = frame_words([SimpleNamespace(shape="list-order", question=q) for q in questions])
+    assert frames["list-order"] == frozenset({"order", "add", "names"})
+    assert subject_words(questions[0], frames["list-order"]) == {"football", "squad"}
+    assert subject_words("Who looked after the paving ten days ago?", frozenset({"ago", "days"})
+                         ) == {"looked", "paving"}
+    # nothing left: every question word
+    assert subject_words("Who said that?", frozenset({"said"})) == {"said"}
+
+
+def test_values_are_masked_in_the_tail_view() -> None:
+    from pytest_typedmemeval.gates.form_reader import mask_values
+
+    assert mask_values("I added Greta Eastwick to the squad in nine weeks.") == \
+        "I added X X to the squad in X weeks."
+
+
+def test_every_form_view_reports_its_coverage_and_exclusions_by_reason() -> None:
+    from pytest_typedmemeval.gates.form_reader import EXCLUSIONS
+
+    result = check(build_simulated_corpus(32, SimulationSpec(no_gold_questions=3)), declared=NONE)
+    row = result.measured["by_shape"]["lookup"]
+    for view in ("form", "episode", "tail"):
+        reader = row[f"{view}_reader"]
+        assert reader["coverage"] == f"{reader['questions']} of {row['measured_questions']}"
+        excluded = result.measured[f"{view}_reader_excluded"]
+        assert sum(excluded[reason] for reason in EXCLUSIONS) == \
+            excluded["single_candidate_session_or_gold_outside"]
+
+
+def test_a_frame_word_echoed_by_competitors_hides_gold_from_the_old_tier_not_from_the_tail_view(
+        ) -> None:
+    result = check(build_simulated_corpus(31, SimulationSpec(frame_echo=True)), declared=NONE)
+    for view in ("form", "episode"):
+        excluded = result.measured[f"{view}_reader_excluded"]
+        assert excluded["gold_holds_none"] == result.measured["by_shape"]["lookup"][
+            "measured_questions"]
+    assert result.measured["by_shape"]["lookup"]["tail_reader"]["questions"] == \
+        result.measured["by_shape"]["lookup"]["measured_questions"]
+    assert {"tail_gold_at_1", "tail_auc"} <= result.refused_rules()

@@ -82,3 +82,39 @@ def test_statement_contract_is_checked() -> None:
         c.Statement("I would suggest Zentra.", "the kettle", role="assistant")
     with pytest.raises(GenerationError, match="holder"):
         c.Statement("My sister booked Tomas Rendle.", "the kiln", stance="other")
+
+
+def test_a_trailing_statement_follows_the_others_and_leaves_their_place_as_if_alone() -> None:
+    """``Statement.trails``: the episode comes after every other statement episode of its session,
+    and the first statement opens its session as often as it does alone (WorkingMemory: with both
+    episodes shuffled, the shared sentence of a suggestion session followed another episode half
+    the time against a fifth elsewhere, and the form reader's episode view read the lead-in)."""
+    weights = ((0, 0.6), (1, 0.4))
+    first_alone = first_with = 0
+    runs = 2000
+    for i in range(runs):
+        alone = c.render_session(random.Random(i), [_statement("Harriet Colby")],
+                                 c.draw_persona(random.Random(1)), frozenset(), small_talk=weights)
+        first_alone += alone.statement_turns[0] == 0
+        trailing = c.Statement("Ottoline Prew is a name people mention.", "the roof at the chapel",
+                               "assistant-offer-declined", role="assistant",
+                               request="Which roofer do people like?", trails=True)
+        both = c.render_session(random.Random(i), [_statement("Harriet Colby"), trailing],
+                                c.draw_persona(random.Random(1)), frozenset(), small_talk=weights)
+        assert both.statement_turns[0] < both.statement_turns[1]
+        first_with += both.statement_turns[0] == 0
+    assert abs(first_alone - first_with) / runs < 0.04
+    assert 0.75 < first_alone / runs < 0.85
+
+
+def test_without_a_trailing_statement_the_draws_are_unchanged() -> None:
+    """The default shuffles every episode as before: other verticals' bytes do not move."""
+    statements = [_statement("Harriet Colby"), _statement("Anya Ashdown", "the roof at the chapel")]
+    persona = c.draw_persona(random.Random(1))
+    rendered = c.render_session(random.Random(3), statements, persona, frozenset())
+    rng = random.Random(3)
+    small = c._weighted(rng, c.SMALL_TALK_WEIGHTS)
+    kinds: list[int | None] = [0, 1, *([None] * min(small, 1))]
+    rng.shuffle(kinds)
+    assert [k for k in kinds if k is not None] == sorted(
+        range(2), key=lambda k: rendered.statement_turns[k])

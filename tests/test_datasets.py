@@ -450,3 +450,65 @@ def test_longmemevals_own_abstention_wording_is_a_decline(tmp_path: Path) -> Non
     lme = by_id(load_longmemeval(write_longmemeval(tmp_path / "lme.json")).questions)["e47becba_abs"]
     scored = score_answer(lme, "The information provided is not enough to tell which toaster.")
     assert (scored.outcome.value, scored.correct) == ("abstained", True), scored.reason
+
+
+DATASET_ABSTENTION_WORDINGS = (
+    # LongMemEval's own abstention golds open with this; its variants
+    "The information provided is not enough.",
+    "The information provided is not sufficient to determine that.",
+    "Not enough information.",
+    "There is not enough information to answer.",
+    "Insufficient information.",
+    # LoCoMo category 5's upstream substring rule: "not mentioned" / "no information available"
+    "Not mentioned.",
+    "Not mentioned in the conversation.",
+    "That is not mentioned in the conversation.",
+    "No information available.",
+    "No information available about that.",
+    # the record as subject, in the datasets' own nouns
+    "The conversation does not mention this.",
+    "The conversations do not mention what was bought.",
+    "The conversation does not provide that information.",
+    "The text does not say.",
+    "The dialogue does not mention it.",
+    "The given context doesn't specify.",
+    "Cannot be determined from the conversation.",
+    # a third person's telling negated (LongMemEval "the user", LoCoMo's named speakers)
+    "The user did not mention it.",
+    "Bo never mentioned buying anything in Lisbon.",
+)
+
+
+@pytest.mark.parametrize("trap", ["No", "That", "a kettle"])
+@pytest.mark.parametrize("answer", DATASET_ABSTENTION_WORDINGS)
+def test_the_datasets_own_abstention_wordings_abstain_on_a_locomo_probe(
+        tmp_path: Path, answer: str, trap: str) -> None:
+    """Issue 23 item 6 (judge revision 8, J20.7): the decline reading shared with the judge covers
+    the public datasets' own abstention wordings, and a function-word trap ("No", "That") is never
+    found inside them."""
+    import dataclasses
+
+    adversarial = by_id(load_locomo(write_locomo(tmp_path / "locomo10.json")).questions)["conv-1/q005"]
+    scored = score_answer(dataclasses.replace(adversarial, trap_answers=(trap,)), answer)
+    assert (scored.outcome.value, scored.correct) == ("abstained", True), scored.reason
+
+
+@pytest.mark.parametrize("answer", DATASET_ABSTENTION_WORDINGS)
+def test_the_datasets_own_abstention_wordings_abstain_on_a_longmemeval_probe(
+        tmp_path: Path, answer: str) -> None:
+    """Issue 23 item 6: LongMemEval ``_abs`` questions grade these wordings ``abstained``, not
+    ``wrong``."""
+    lme = by_id(load_longmemeval(write_longmemeval(tmp_path / "lme.json")).questions)["e47becba_abs"]
+    scored = score_answer(lme, answer)
+    assert (scored.outcome.value, scored.correct) == ("abstained", True), scored.reason
+
+
+@pytest.mark.parametrize("answer", ["Not enough information.", "No information available.",
+                                    "The text does not say.", "Not mentioned."])
+def test_a_dataset_abstention_wording_on_an_answerable_question_is_abstained_not_wrong(
+        tmp_path: Path, answer: str) -> None:
+    """Below the F1 threshold, the same wordings are ``abstained`` (not ``wrong``) where the gold
+    has an answer."""
+    question = by_id(load_locomo(write_locomo(tmp_path / "locomo10.json")).questions)["conv-1/q000"]
+    scored = score_answer(question, answer)
+    assert (scored.outcome.value, scored.correct) == ("abstained", False), scored.reason

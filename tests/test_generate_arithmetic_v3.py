@@ -701,12 +701,14 @@ def _tracked_mentions(shape: str) -> tuple[list[tuple[int, int]], list[tuple[int
 
 
 def _correlation(pairs: list[tuple[int, int]]) -> float:
+    """Pearson correlation; 0.0 when either side is constant (deltas at its recorded dial names
+    every tracked shop exactly four times: a constant count says nothing of the own purchases)."""
     xs, ys = [float(a) for a, _ in pairs], [float(b) for _, b in pairs]
     mx, my = statistics.mean(xs), statistics.mean(ys)
     sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
     sx = sum((x - mx) ** 2 for x in xs) ** 0.5
     sy = sum((y - my) ** 2 for y in ys) ** 0.5
-    return sxy / (sx * sy)
+    return sxy / (sx * sy) if sx and sy else 0.0
 
 
 def test_mentions_of_a_shop_say_nothing_of_its_own_purchases() -> None:

@@ -235,14 +235,13 @@ def test_every_recommendation_session_holds_two_clustered_statements(
 def test_take_ups_and_declines_share_one_grammar(stated: list[epi.Built]) -> None:
     """Red teams 6-10 each found a surface cue between take-ups and declines written apart (reply
     length, close length, echo, where the subject sits, commas): now only the act differs. In the
-    built corpus every reply frame occurs with both stances, and take-up and decline acts (and
-    their gerunds) are as long."""
+    built corpus every reply frame occurs with both stances."""
     found: dict[str, set[str]] = {"taken": set(), "declined": set()}
     bodies = [(frame, kind, re.compile(re.escape(frame.split("{lead}, ", 1)[1]
                                                  .format(act=act, purpose="@")).replace("@", ".+")
                                        + "$"))
               for frame in epi.REPLY_FRAMES for kind, acts in epi.STANCE_ACTS.items()
-              for act, _ in acts]
+              for act in acts]
     for built in stated:
         for session in built.stay.sessions:
             for turn in session:
@@ -251,10 +250,46 @@ def test_take_ups_and_declines_share_one_grammar(stated: list[epi.Built]) -> Non
                     for frame, kind in found_here:
                         found[kind].add(frame)
     assert found["taken"] == found["declined"] == set(epi.REPLY_FRAMES)
-    for part in (0, 1):
-        assert abs(epi._mean_length([a[part] for a in epi.STANCE_ACTS["taken"]])
-                   - epi._mean_length([a[part] for a in epi.STANCE_ACTS["declined"]])) \
-            <= epi.LENGTH_MATCH
+
+
+def test_stance_verbs_and_list_frames_are_length_twins() -> None:
+    """Red team 27 read list-order's role off the frame's character length (15/15 exact) and the
+    stance off the close verb's word lengths (0.73-0.75): every take-up verb has a decline of the
+    same word-length sequence, every add frame a left-off twin, so each role's bank holds every
+    sequence in the same share."""
+    for pairs in (epi.LIST_PAIRS, epi.STANCE_PAIRS):
+        for up, down in pairs:
+            assert up != down and epi.length_sequence(up) == epi.length_sequence(down)
+    for banks in epi.STANCE_BANKS.values():
+        assert epi.length_sequence_imbalance(banks) == []
+
+
+def test_the_length_check_refuses_the_banks_red_team_27_beat() -> None:
+    """The import-time check would have refused revision 3's list frames and stance verbs."""
+    old_add = ("I added {value} to {subject}.", "I put {value} on {subject}, but only after asking first.",
+               "I have added {value} to {subject}, which is coming along nicely.",
+               "After some thought, I popped {value} onto {subject}.")
+    old_left = ("I thought about adding {value} to {subject}, but decided against it.",
+                "I nearly put {value} on {subject}.",
+                "In the end I left {value} off {subject}, which is coming along anyway.",
+                "After some thought, I did not add {value} to {subject}.")
+    assert epi.length_sequence_imbalance({"add": old_add, "considered": old_left})
+    assert epi.length_sequence_imbalance({"taken": ("going for", "settling on"),
+                                          "declined": ("giving up on", "passing on")})
+
+
+def test_list_statements_take_one_reply_bank(lists: list[epi.Built]) -> None:
+    """Red team 27: adds were answered from "arranged" and names left off from "declined" (no reply
+    frame followed both; the reply's word lengths found gold at 0.93). Both now take one bank."""
+    stances = {(x.kind, epi._statement(__import__("random").Random(0), x).stance)
+               for built in lists for s in built.draft.sessions for x in s}
+    assert stances == {("add", epi.LIST_REPLY_STANCE), ("considered", epi.LIST_REPLY_STANCE)}
+
+
+def test_other_holders_are_one_word(stated: list[epi.Built]) -> None:
+    """No "your friend from work's dining chairs" (red team 27)."""
+    holders = {x.holder for b in stated for s in b.draft.sessions for x in s if x.holder}
+    assert holders and all(" " not in h for h in holders)
 
 
 def test_user_turn_values_are_reused_and_never_reach_an_assistant_turn(
@@ -346,7 +381,8 @@ def test_two_items_of_the_asked_list_in_one_session_are_refused(lists: list[epi.
     turn = built.stay.piece_turns[first.session][first.piece]
     text = built.stay.sessions[first.session][turn].text
     doubled = _with_turn(built.stay, first.session, turn,
-                         f"{text} I added {second.value} to {built.draft.asked.phrase()}.")
+                         f"{text} " + epi.ADD[0].format(value=second.value,
+                                                        subject=built.draft.asked.phrase()))
     with pytest.raises(GenerationError, match="one user item per session"):
         _redo(built._replace(stay=doubled), "list-order")
 

@@ -192,6 +192,32 @@ def test_never_known_noun_occurs_nowhere_and_the_valued_near_miss_is_read_back(c
         assert record["typedmemeval"]["answer_key"]["expected_negative"] == "abstain"
 
 
+def test_never_known_nouns_come_from_the_one_pool(corpus) -> None:
+    """Red team 26: never-known nouns came from a pool of siblings no haystack ever named, so "the
+    asked noun is in no *other* haystack" told never-known apart 15/15 (every known noun was in six
+    or more). Now every noun is an entry, twins are never in one haystack, and how many other
+    haystacks name the asked noun does not separate the shapes: no threshold puts every
+    never-known question on one side and every known one on the other. (The per-haystack rule,
+    "the noun is absent from this haystack, so abstain", is memory and stays: §2.5 rule 7.)"""
+    for entry in fg.ENTRIES:
+        assert fg.SIBLINGS[fg.SIBLINGS[entry]] is entry
+    texts = {tuple(r["haystack_session_ids"]): "\n".join(_turns(r)).lower() for r in corpus}
+    for text in texts.values():
+        held = {e for e in fg.ENTRIES if f"{e.noun} for the " in text}
+        assert not any(fg.SIBLINGS[e] in held for e in held), "a haystack holds both twins"
+    elsewhere: dict[str, list[int]] = {"never-known": [], "known": []}
+    for record in corpus:
+        noun = QUESTION.match(record["question"])[1]  # type: ignore[index]
+        own = tuple(record["haystack_session_ids"])
+        count = sum(1 for key, text in texts.items() if key != own and noun in text)
+        never = record["question_type"] == "never-known"
+        if never:
+            assert any(e.noun == noun for e in fg.ENTRIES) and count >= 1, noun
+        elsewhere["never-known" if never else "known"].append(count)
+    assert min(elsewhere["never-known"]) <= max(elsewhere["known"])
+    assert min(elsewhere["known"]) <= max(elsewhere["never-known"])
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -259,7 +285,9 @@ def test_gold_values_are_drawn_from_the_pool_as_every_value_is() -> None:
         for index in range(fg.N_INVALIDATED):
             paired = index < fg.N_PAIRS
             key = f"pair/{index:02d}" if paired else f"solo/{index:02d}"
-            plan = fg._plan(seed, key, *sizes[key], rates["still-valid" if paired else "invalidated"])
+            deal = sizes[key]
+            plan = fg._plan(seed, key, deal.n, deal.entries,
+                            rates["still-valid" if paired else "invalidated"])
             asked = [fg._asked(plan, "invalidation", (), f"invalidated/{index:02d}", seed)]
             if paired:
                 asked.append(fg._asked(plan, "reaffirmation", (asked[0],),

@@ -17,6 +17,7 @@ import pytest
 from pytest_typedmemeval.corpus import naturalness
 from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.gates import adversaries
+from pytest_typedmemeval.generate.length_balance import length_sequence
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.vertical_specs import VERTICAL_SPECS
 from pytest_typedmemeval.generate import episodes_bank, values
@@ -208,6 +209,68 @@ def test_twin_check_refuses_the_tails_red_team_20_beat() -> None:
         assert len({tuple(v) for v in lengths.values()}) == 1, row
 
 
+RED_TEAM_22_TAILS = (
+    {"own": "yes, I went ahead, and my {rel} was really glad",
+     "holder": "nah, just my {rel} has, and I felt quite amused",
+     "declined": "nah, I backed out, and my {rel} felt quite glad",
+     "hypothetical": "nah, I just asked, and my {rel} was very amused"},
+    {"own": "yep, I finally did, and my {rel} felt very happy",
+     "holder": "nah, my {rel} did that, and I felt quite curious",
+     "declined": "nah, I held off, and my {rel} felt quite pleased",
+     "hypothetical": "nah, I only asked, and my {rel} was very curious"},
+    {"own": "yeah, I did, and my {rel} felt rather pleased",
+     "holder": "nope, my {rel} did, and I felt rather curious",
+     "declined": "nope, I passed, and my {rel} was very pleased",
+     "hypothetical": "nope, I only looked, and my {rel} was curious"},
+)
+"""Three rows of the ``bc5e43e8…`` bank: equal as sorted profiles, not word by word."""
+
+
+def test_length_sequence_check_refuses_the_tails_red_team_22_beat() -> None:
+    """Red team 22: word lengths in order found gold 0.950 held out ("I did" ``1 3`` and "I finally
+    did" ``1 7 3`` occurred only in own tails). Those rows pass the sorted-profile check and fail
+    the sequence check; the shipped bank passes both, for tails and for whole statements."""
+    assert wm.twin_mismatches(RED_TEAM_22_TAILS) == []
+    refused = wm.length_sequence_imbalance(wm.tail_banks(RED_TEAM_22_TAILS))
+    assert any(" , 1 3 , " in line.split(":")[0] for line in refused), refused
+    assert wm.length_sequence_imbalance(wm.tail_banks(wm.TAILS)) == []
+    assert wm.length_sequence_imbalance(
+        {"own": wm.OWN, **{form: wm.COMPETITORS[form] for form in wm.USER_FORMS}}) == []
+    for row in wm.TAILS:
+        assert len({length_sequence(t) for t in row.values()}) == 1, row
+
+
+def test_word_length_order_does_not_find_gold(corpus: list[dict[str, Any]]) -> None:
+    """Red team 22's untrained rule: the asked kind's user clauses, split at commas and colons, the
+    second-to-last segment as word lengths; rank the lengths of own acts of the old bank ("1 3",
+    "1 7 3") first, then "1 4 5". Refused above max(2 x random, random + 0.10), as above."""
+    hits, chance = [], []
+    for record in corpus:
+        gold = record["typedmemeval"]["gold_components"][0]["session_index"]
+        clauses = _user_clauses_of_the_asked_kind(record)
+        def score(clause: str) -> int:
+            segments = [s.strip() for s in re.split(r"[,:;]", clause) if s.strip()]
+            act = " ".join(str(len(w)) for w in re.findall(r"[A-Za-z']+", segments[-2]))
+            return 2 if act in ("1 3", "1 7 3") else 1 if act == "1 4 5" else 0
+        scores = [score(c) for _, c in clauses]
+        top = [s for (s, _), n in zip(clauses, scores) if n == max(scores)]
+        hits.append(sum(s == gold for s in top) / len(top))
+        chance.append(sum(s == gold for s, _ in clauses) / len(clauses))
+    random = sum(chance) / len(chance)
+    assert sum(hits) / len(hits) <= max(2 * random, random + 0.10), (sum(hits) / len(hits), random)
+
+
+def test_conjunctions_follow_the_sense_and_no_very_delighted() -> None:
+    """Red team 22: "yes, I went ahead, but my sister was amused" and "very delighted"."""
+    for row in wm.TAILS:
+        for form, tail in row.items():
+            assert "very delighted" not in tail
+            if form == "own" and tail.endswith("pleased"):
+                assert ", and my {rel}" in tail, tail
+            if tail.endswith("puzzled"):
+                assert ", but my {rel}" in tail, tail
+
+
 def _user_clauses_of_the_asked_kind(record: dict[str, Any]) -> list[tuple[int, str]]:
     kind = wm.asked_kind(record["question"])
     out = []
@@ -302,6 +365,30 @@ def test_the_adversaries_stay_at_chance(corpus: list[dict[str, Any]]) -> None:
                for entry in result.measured["exemptions_applied"].values())
     pooled = result.measured["pooled"]["learned"]
     assert pooled["gold_at_1"] <= pooled["gold_at_1_bound"] and pooled["auc"] <= 0.65
+    episode = result.measured["pooled"]["episode_reader"]
+    assert episode["gold_at_1"] <= episode["gold_at_1_bound"] and episode["auc"] <= 0.65
+
+
+def test_a_suggestion_follows_the_shared_sentence_of_its_session(corpus: list[dict[str, Any]]) -> None:
+    """Issue 19: with the suggestion's episode drawn before or after, the shared (own and
+    competitor) sentence of a suggestion session followed another episode half the time against a
+    fifth in other sessions; only gold's session, never a competitor's host, can be both, and the
+    form reader's episode view read the lead-in sentence before gold (distance-40 gold@1 0.42
+    against random 0.10). The suggestion now trails, so the shared sentence's place is drawn alike
+    in every session."""
+    opens = {True: [0, 0], False: [0, 0]}
+    for record in corpus:
+        for session in _texts(record):
+            asked = [t for t, text in enumerate(session)
+                     if any(request.split("{")[0] in text for request in wm.REQUESTS)]
+            shared = [t for t, text in enumerate(session) if "whether I have" in text]
+            assert len(shared) == 1
+            if asked:
+                assert asked[0] > shared[0], session
+            opens[bool(asked)][0] += shared[0] == 0
+            opens[bool(asked)][1] += 1
+    share = {key: first / total for key, (first, total) in opens.items()}
+    assert abs(share[True] - share[False]) < 0.05, share
 
 
 # --- conversation ---------------------------------------------------------------------------------
@@ -373,7 +460,7 @@ def test_the_banks_keep_question_words_out_of_frames_and_values_out_of_kinds() -
     pool = values.pool_words()
     for kind in wm.KINDS:
         assert not set(raw_tokens(kind.noun + " " + kind.verb)) & pool
-    assert {"nah", "nope", "only", "not", "passed"} <= frames  # the reason a competitor does not answer
+    assert {"nah", "nope", "only", "not", "kept", "clear", "instead"} <= frames  # why a competitor does not answer
 
 
 def test_no_kind_is_named_inside_another_kind_or_a_verb() -> None:

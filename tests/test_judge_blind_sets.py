@@ -24,21 +24,31 @@ FROZEN = {"blindA": "7a9502f59bda5aca1707d96f85e1816069d10bdba4f16824a47f3785ec4
           "blindE2": "c7ff44d03a145095b15a936b7e8828f132c4283c9bc9199118227d0c98059437",
           "blindF1": "2bbcbd0c4bd9af47c9a82f7ff48b13ad4ec4ee9c8b210de39cf816ab7ac707e8",
           "blindF2": "d212ebef17bb8dd4bdb278e1ac23c11e422c117521eb285896bc7076c358385e",
+          "blindG1": "a57289f123e7fc4818901cec591832334198ba121ff091cc1a7bb02a67156ccd",
+          "blindG2": "be8534c30732bec5bba06cbe50533df9525b8a24515d25517b51e0f33c3b6eac",
+          "blindH1": "025a228c302ce569d4088fa2560ca07e1d212124196b37620dd6ae30d5b76955",
+          "blindH2": "a9a0c068948e8df6c90136ef83829001527d4dca95b86d048ea6aa323c27154a",
           "real1": "1d9d49365b1f59ebec9c1f9b65946b1b51fcc70c0b31caa7bfd0c827a045f217",
           "real2": "eae564dc20aa856ec9e32921074c79c87c2d7042f12983a0d906c0f22fe0e9e7",
           "real3": "981cf5e7be69fffe8857abbfd6e6be25cfec1c0d3a011c14389aad4d81284f9a"}
 FLOOR = {"blindA": 0.975, "blindB": 0.955, "blindD1": 0.99, "blindD2": 0.99, "blindE1": 0.99,
-         "blindE2": 0.99, "blindF1": 0.99, "blindF2": 0.99, "real1": 0.95, "real2": 0.90,
-         "real3": 0.80}
+         "blindE2": 0.99, "blindF1": 0.99, "blindF2": 0.99, "blindG1": 0.99, "blindG2": 0.99,
+         "blindH1": 0.99, "blindH2": 0.99, "real1": 0.95, "real2": 0.95, "real3": 0.90}
 """Agreement each set held when the floor was set (blind A: 0.8981 at its first run, 0.9633
 after judge revision 3's fixes, 0.9786 after revision 4's; blind B: 0.9484 at its first run,
 0.9604 after revision 4; D1: 0.9733 at its first run, 1.0 after revision 4; D2: 0.9499 at its
 first run, 1.0 after revision 4 — D1 and D2 were what revision 4 was fixed from, so their
 after-figures are not held-out evidence; E1/E2: 0.9903/0.9892 at their first run (revision 4),
 1.0 after revision 6, fitted; F1/F2: 0.9913/0.9721 at their first run (ruleset 6), 1.0 after
-revision 7, fitted; the real-model sets real1/real2/real3 (SmolLM2-135M answers, labelled blind):
-0.75 at real1's first run and 0.9808 after revision 5 (fitted), real2 0.9136 and real3 0.8269 at
-their first runs, held out from every fix since); a floor, not a target."""
+revision 7, fitted; G1/G2: 0.9915/0.9848 at their first run (ruleset 7), 0.9972/1.0 after
+revision 8, fitted — G1-216 stays disagreeing, its label departing from J12 (J20.2); H1/H2:
+0.9886/0.9773 at their first run (ruleset 8), 0.9943/1.0 after revision 9, fitted — H1-114 (J13.5:
+another holder's thing alone is not read) and H1-335 (J6: a not-yet with another key value as the
+plan is wrong) stay disagreeing, their labels departing from the contract (J21.7); the
+real-model sets real1/real2/real3 (SmolLM2-135M answers, labelled blind): 0.75 at real1's first
+run and 0.9808 after revision 5 (fitted), real2 0.9136 and real3 0.8269 at their first runs, held
+out until revision 8, after which they read 0.9630 and 0.9423 (every clear label agreeing; fitted));
+a floor, not a target."""
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

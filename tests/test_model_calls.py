@@ -253,7 +253,9 @@ def test_the_ceiling_is_never_crossed_by_concurrent_calls(loopback_openai: Loopb
     settings = ModelSettings(model="m", base_url=loopback_openai.base_url, max_usd=0.2,
                              max_tokens=100, concurrency=8, cache_dir=None)
     caller = ModelCaller(settings, environ={}, prices=PRICED)
-    batch = [([{"role": "user", "content": f"question {i}"}], None) for i in range(60)]
+    # 100 calls of $0.003 each against $0.2: the ceiling binds. A call's worst case is about
+    # $0.012; refused are only calls that settled spend alone leaves no room for (issue 24).
+    batch = [([{"role": "user", "content": f"question {i}"}], None) for i in range(100)]
     results = caller.complete_many(batch)
     snapshot = caller.ledger.snapshot()
     caller.close()
@@ -264,6 +266,48 @@ def test_the_ceiling_is_never_crossed_by_concurrent_calls(loopback_openai: Loopb
     assert snapshot["spent_usd"] <= 0.2 and snapshot["reserved_usd"] == 0
     assert loopback_openai.count == len(answered) == snapshot["calls"]
     assert snapshot["spent_usd"] == pytest.approx(len(answered) * 30 * 100 / 1e6)
+    worst = (len("question 99".encode()) + 8 + 100) * 100 / 1e6
+    assert snapshot["spent_usd"] + worst > 0.2  # no call was refused while settled spend had room
+
+
+def test_a_reservation_in_flight_makes_a_request_wait_not_refuse() -> None:
+    """Issue 24: refuse on settled spend plus the request's own worst case; another request's open
+    reservation (which usually settles far lower) only makes it wait."""
+    ledger = CostLedger(1.0)
+    assert ledger.try_reserve(0.7, what="a")  # in flight, worst case $0.7
+    assert ledger.try_reserve(0.5, what="b") is False  # would cross only because of a's reservation
+    assert ledger.snapshot()["refused"] == 0 and ledger.snapshot()["reserved_usd"] == pytest.approx(0.7)
+    ledger.settle(0.7, 0.1)  # a settles far lower
+    assert ledger.try_reserve(0.5, what="b")  # now admitted
+    ledger.settle(0.5, 0.5)
+    with pytest.raises(ModelCallError, match=r"\$0\.600000 spent would cross the ceiling"):
+        ledger.try_reserve(0.5, what="c")  # settled spend alone leaves no room: refused for good
+    assert ledger.try_reserve(0.3, what="d")
+    with pytest.raises(ModelCallError, match="still reserved by requests in flight, after waiting 2s"):
+        ledger.try_reserve(0.3, what="e", final=True, waited_seconds=2)  # the wait is bounded
+    assert ledger.snapshot()["refused"] == 2
+
+
+def test_a_waiting_request_is_admitted_once_the_reservation_settles(loopback_openai: LoopbackOpenAI) -> None:
+    """End to end on the caller: a request whose admission waits on another's open reservation
+    is sent once that one settles (the wait polls; the fake sleep settles the other meanwhile)."""
+    loopback_openai.script = lambda body: Reply(content="teal", usage={
+        "prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30})
+    settings = ModelSettings(model="m", base_url=loopback_openai.base_url, max_usd=0.02,
+                             max_tokens=100, concurrency=1, cache_dir=None)
+    ledger = CostLedger(0.02)
+    ledger.reserve(0.015, what="another process's call")  # open: the next call cannot fit beside it
+    polls: list[float] = []
+
+    async def settle_the_other(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 3:
+            ledger.settle(0.015, 0.001)
+
+    caller = ModelCaller(settings, environ={}, prices=PRICED, ledger=ledger, sleep=settle_the_other)
+    assert caller.complete([{"role": "user", "content": "question"}]).text == "teal"
+    caller.close()
+    assert len(polls) == 3 and ledger.snapshot()["refused"] == 0
 
 
 _WORKER = textwrap.dedent("""

@@ -124,6 +124,9 @@ class _InFlight:
 
     name: str | None = None
     started: float = 0.0
+    awaitable: Any = None
+    """What the call returned to await (``wait_for`` runs it as a task of its own, which is the
+    task a watchdog finds running on a blocked loop)."""
 
 
 class AdapterCalls:
@@ -182,6 +185,7 @@ class AdapterCalls:
             result = function(*args, **kwargs)
             if not inspect.isawaitable(result):
                 return result
+            in_flight.awaitable = result
             if self.timeout is None:
                 return await result
             try:
@@ -190,6 +194,7 @@ class AdapterCalls:
                 raise AdapterTimeout(f"{method_name(function)}() exceeded {_timeout_text(self.timeout)}") from None
         finally:
             in_flight.name = None
+            in_flight.awaitable = None
 
     async def _drive_async(self, agent: Any, sessions: tuple[Any, ...], ask: dict[str, Any],
                            in_flight: _InFlight) -> Any:

@@ -141,3 +141,36 @@ def check_agent(agent: object, origin: str) -> None:
         except TypeError as error:
             raise TypeError(f"{origin} returned {type(agent).__name__}, whose {name}{signature} cannot be "
                             f"called as {shown} ({error}); {PROTOCOL}") from None
+
+
+class AdapterFactory:
+    """What a ``typedmemeval_agent`` fixture returns to give one adapter instance per question in
+    flight (``--tme-parallel N``): a zero-argument callable the plugin calls once per slot (once
+    in all when N = 1). A fixture that returns an adapter itself gives one instance, so N > 1 is
+    refused for it: two questions answered at once on one instance would reset each other.
+
+        @pytest.fixture(scope="session")
+        def typedmemeval_agent():
+            return AdapterFactory(MyAdapter)
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        if not callable(make):
+            raise TypeError(f"AdapterFactory takes a zero-argument callable, not {type(make).__name__}")
+        self.make = make
+        self.calls = 0
+        self._first: Any = None
+
+    def build(self) -> Any:
+        """One fresh instance."""
+        self.calls += 1
+        return self.make()
+
+    def first(self) -> Any:
+        """The instance every one-at-a-time caller shares (slot 0), built on first use."""
+        if self._first is None:
+            self._first = self.build()
+        return self._first
+
+    def __repr__(self) -> str:
+        return f"AdapterFactory({getattr(self.make, '__qualname__', self.make)!r})"

@@ -141,8 +141,33 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
     if calls is None:
         calls = AdapterCalls(timeout, loop=loop)
     view = adapter_view(record)
-    block = record.typedmemeval
     started = time.perf_counter()
+    raw: Any = None
+    failure: BaseException | None = None
+    try:
+        raw = calls.drive(agent, view.sessions, question_kwargs(view))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - any adapter failure is this question's error
+        failure = error
+    finally:
+        if own_calls:
+            calls.close()
+    return result_of_answer(corpus, record, judge, raw=raw, error=failure, started=started)
+
+
+def question_kwargs(view: Any) -> dict[str, Any]:
+    """What ``answer()`` is asked with, from the adapter's view of a record."""
+    return {"question": view.question, "query_time": view.query_time, "instruction": view.instruction}
+
+
+def result_of_answer(corpus: CorpusIdentity, record: QuestionRecord, judge: Judge, *, raw: Any,
+                     error: BaseException | None, started: float) -> QuestionResult:
+    """The question's result from what the adapter did (``raw``, what ``answer()`` returned, or
+    the ``error`` it raised): the answer is checked, judged and attributed here, so a question
+    answered ahead of its turn (``--tme-parallel``) is judged exactly as one answered inline.
+    ``started`` is the ``perf_counter`` reading the question's duration counts from."""
+    block = record.typedmemeval
     answer_text: str | None = None
     coverage: float | None = None
     source: str | None = None
@@ -150,20 +175,18 @@ def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, jud
     unknown = 0
     order_consistent: bool | None = None
     try:
-        raw = calls.drive(agent, view.sessions, {"question": view.question, "query_time": view.query_time,
-                                                 "instruction": view.instruction})
+        if error is not None:
+            raise error
         answer_text, evidence = read_answer(raw)
     except KeyboardInterrupt:
         raise
-    except BaseException as error:  # noqa: BLE001 - any adapter failure is this question's error
-        verdict = Verdict(Outcome.ERROR, failure_reason(error))
+    except BaseException as failure:  # noqa: BLE001 - any adapter failure is this question's error
+        answer_text = None
+        verdict = Verdict(Outcome.ERROR, failure_reason(failure))
     else:
         coverage, source, attribution, surfaced_indices, unknown = _coverage(record, evidence)
         verdict = _judged(judge, record, answer_text, surfaced_indices)
         order_consistent = _surfaced_order(record, answer_text, surfaced_indices)
-    finally:
-        if own_calls:
-            calls.close()
     return QuestionResult(
         corpus_id=corpus.corpus_id, corpus_sha256=corpus.sha256, question_id=record.question_id,
         vertical=block.vertical, shape=block.shape, pair_id=block.pair_id, arm=block.arm,

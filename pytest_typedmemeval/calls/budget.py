@@ -14,8 +14,14 @@ stop them, so it is refused before the first call unless the user says ``--tme-a
 **Pre-admission.** Before a request is sent, its worst-case cost is reserved against the ceiling:
 every prompt byte counted as a token (a byte-level BPE token covers at least one byte, so this
 bounds the prompt from above) plus a few tokens per message, and ``max_tokens`` of output. A call
-whose reservation would cross the ceiling is refused unsent. After the reply the reservation is
-replaced by the cost of the reported usage (or kept whole when the server reports none).
+is refused unsent when the spend already *settled* plus its own worst case crosses the ceiling.
+When only other calls' open reservations stand in the way, it waits for them to settle (bounded,
+:meth:`CostLedger.try_reserve`) instead of being refused for good. After the reply the reservation
+is replaced by the cost of the reported usage (or kept whole when the server reports none).
+
+What stays order-dependent under a binding ceiling: which of several requests gets the last of
+the budget (the first admitted, by the ledger lock), and a request that waited past its bound is
+refused on spent plus reserved, as before.
 
 **One ledger across processes.** With a ledger path, every reserve and settle is a read-modify-write
 of one small JSON file under an exclusive ``fcntl`` lock, so pytest-xdist workers given the same
@@ -162,18 +168,39 @@ class CostLedger:
                 os.close(fd)  # releases the lock
 
     def reserve(self, worst_usd: float, *, what: str) -> None:
-        """Admit a call whose cost is at most ``worst_usd``, or refuse it unsent."""
+        """Admit a call whose cost is at most ``worst_usd``, or refuse it unsent (at once, even if
+        only other calls' reservations stand in the way: see :meth:`try_reserve` to wait)."""
+        self.try_reserve(worst_usd, what=what, final=True)
+
+    def try_reserve(self, worst_usd: float, *, what: str, final: bool = False,
+                    waited_seconds: float = 0.0) -> bool:
+        """Admit a call whose cost is at most ``worst_usd`` (True), or say it must wait (False), or
+        refuse it unsent (raises ``ModelCallError("ceiling")``, the refusal counted).
+
+        A call is refused for good only on what is *settled*: spent so far plus its own worst case
+        crosses the ceiling. When it would cross only because other calls' reservations are still
+        in flight — reservations that usually settle far lower — the answer is False: wait for them
+        and ask again (``final`` once the wait is over: then it is refused on spent plus reserved,
+        and the reason says so). So under a binding ceiling a request is not lost because another
+        process's reservation happened to be open at that moment."""
         with self._state() as state:
-            committed = state.spent_usd + state.reserved_usd
-            refused = committed + worst_usd > self.ceiling_usd + 1e-12
-            if refused:
-                state.refused += 1  # counted and written back before the refusal is raised
-            else:
+            spent, reserved = state.spent_usd, state.reserved_usd
+            if spent + reserved + worst_usd <= self.ceiling_usd + 1e-12:
                 state.reserved_usd += worst_usd
-        if refused:
+                return True
+            for_good = spent + worst_usd > self.ceiling_usd + 1e-12 or reserved <= 1e-12
+            if not for_good and not final:
+                return False
+            state.refused += 1  # counted and written back before the refusal is raised
+        if for_good:
             raise ModelCallError("ceiling", f"{what}: refused before sending: its worst-case cost "
-                                 f"${worst_usd:.6f} on top of ${committed:.6f} spent or reserved "
-                                 f"would cross the ceiling ${self.ceiling_usd:g} (--tme-max-usd)")
+                                 f"${worst_usd:.6f} on top of ${spent:.6f} spent would cross the "
+                                 f"ceiling ${self.ceiling_usd:g} (--tme-max-usd)")
+        waited = f", after waiting {waited_seconds:g}s for them to settle" if waited_seconds else ""
+        raise ModelCallError("ceiling", f"{what}: refused before sending: its worst-case cost "
+                             f"${worst_usd:.6f} on top of ${spent:.6f} spent and ${reserved:.6f} still "
+                             f"reserved by requests in flight{waited} would cross the ceiling "
+                             f"${self.ceiling_usd:g} (--tme-max-usd)")
 
     def settle(self, worst_usd: float, actual_usd: float) -> None:
         """The call was answered: replace its reservation by what it cost."""

@@ -18,6 +18,7 @@ LLM judge) calls :meth:`ModelCaller.complete`; batch code (the probe runner) han
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
@@ -40,6 +41,8 @@ from .retry import BREAKER_AFTER, delay_before, is_transient, parse_retry_after,
 from .settings import ModelSettings
 
 Messages = Sequence[Mapping[str, str]]
+ADMISSION_POLL_SECONDS = 0.05
+"""How often a request waiting for admission under the ceiling asks the ledger again."""
 T = TypeVar("T")
 
 
@@ -158,11 +161,11 @@ class ModelCaller:
             attempt = 0
             while True:
                 attempt += 1
-                sequence = await inflight.acquire()
+                await self._admit(worst)
                 try:
-                    self.ledger.reserve(worst, what=f"a call to {self.settings.model}")
+                    sequence = await inflight.acquire()
                 except BaseException:
-                    await inflight.release(sequence, answered=False)
+                    self.ledger.release(worst, billed=False)
                     raise
                 try:
                     reply = await self._send(request)
@@ -213,6 +216,24 @@ class ModelCaller:
                                   finish_reason=reply.get("finish_reason"))
         finally:
             await inflight.leave()
+
+    async def _admit(self, worst: float) -> None:
+        """Reserve ``worst`` against the ceiling, waiting (bounded by :attr:`admission_wait_seconds`)
+        while only other requests' open reservations stand in the way (:meth:`.budget.CostLedger.try_reserve`).
+        Admission comes before the in-flight slot, so a waiting request holds no slot."""
+        what = f"a call to {self.settings.model}"
+        polls = max(1, math.ceil(self.admission_wait_seconds / ADMISSION_POLL_SECONDS))
+        for _ in range(polls):
+            if self.ledger.try_reserve(worst, what=what):
+                return
+            await self._sleep(ADMISSION_POLL_SECONDS)
+        self.ledger.try_reserve(worst, what=what, final=True, waited_seconds=self.admission_wait_seconds)
+
+    @property
+    def admission_wait_seconds(self) -> float:
+        """How long a request waits for other requests' reservations: the reservations it waits
+        for last one attempt each, so twice the request timeout."""
+        return 2 * self.settings.timeout_seconds
 
     @property
     def inflight_bound(self) -> tuple[int, int, int]:

@@ -126,10 +126,11 @@ from .selftest.adversaries import (
 GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
                           "subject_value_reader", "fact_only_bm25", "phrase_reader",
-                          "form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc")
+                          "form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc",
+                          "tail_gold_at_1", "tail_auc")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
                                 "subject_value_reader", "fact_only_bm25", "phrase_reader",
-                                "form_reader", "episode_reader")
+                                "form_reader", "episode_reader", "tail_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -142,8 +143,17 @@ LEARNED_ALPHA = 0.01
 """Learned adversary: a figure above its bound refuses only when no-signal chance gives one so high
 less often than this (module docstring, "Small shapes")."""
 FORM_VIEWS = 2
-"""The form reader's two views (clause and episode) share its rows' alpha: each is judged against
-chance at alpha / 2, so adding the episode view did not raise the gate's false refusals."""
+"""The form reader's clause and episode views share its rows' alpha: each is judged against chance
+at alpha / 2, so adding the episode view did not raise the gate's false refusals. The tail view
+(:mod:`.form_reader`, after red teams 27 and 28) is judged at alpha / 2 as well rather than taking a
+third of it: a third would make the clause and episode views' rules stricter than they were (an
+existing rule weakened), and on Prospective's seven rows alpha / 3 falls below the null draws'
+resolution (1 / 2001), so nothing could be refused there. The price, measured: the form reader's
+false refusals on random relabellings of the shipped corpora (``scripts/form_reader_null.py``) and
+on clean simulated corpora (``false_refusal_rate``), both in the CHANGELOG and within budget."""
+FORM_READER_VIEWS: tuple[tuple[str, str], ...] = (("form", "clause"), ("episode", "episode"),
+                                                  ("tail", "tail"))
+"""The form reader's views as the gate names them (rule prefix, :data:`.form_reader.VIEWS` name)."""
 POOLED = "(all shapes)"
 """The shape name of the learned adversary's pooled row: every measured question of the corpus."""
 POSITION_MARGIN = 0.25
@@ -196,8 +206,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     singled, shares = haystack_diff(haystacks)
     halves = split_halves(haystacks, [qi for qi, h in enumerate(haystacks) if h.ranked]
                           ) if haystacks else {}
-    form, form_excluded = form_scores(haystacks, halves) if haystacks else ({}, {})
-    episode, episode_excluded = form_scores(haystacks, halves, "episode") if haystacks else ({}, {})
+    form_views = {prefix: form_scores(haystacks, halves, view) if haystacks else ({}, {})
+                  for prefix, view in FORM_READER_VIEWS}
     shapes = sorted({h.shape for h in haystacks})
     ranked_shapes = {h.shape for h in haystacks if h.ranked}
     # Bonferroni over the rows judged against chance: every shape, and the pooled row
@@ -311,7 +321,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             for name in ("subject_value_reader", "fact_only_bm25", "phrase_reader"):
                 row[name] = {"status": "not_applicable",
                              "reason": "no question of the shape has both gold and filler"}
-        for view, scored in (("form", form), ("episode", episode)):
+        for view, (scored, _) in form_views.items():
             name = f"{view}_reader"
             row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view)
             if row[name]["status"] == "measured":
@@ -333,7 +343,7 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
     else:
         pooled["learned"] = {"status": "not_applicable",
                              "reason": "fewer than two measured shapes: the per-shape row is it"}
-    for view, scored in (("form", form), ("episode", episode)):
+    for view, (scored, _) in form_views.items():
         name = f"{view}_reader"
         view_pooled = [q for q, h in enumerate(haystacks)
                        if q in scored and h.shape not in exclude_from_pool]
@@ -344,8 +354,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
             pooled[name] = {"status": "not_applicable",
                             "reason": "fewer than two measured shapes: the per-shape row is it"}
     measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
-                                "form_reader_excluded": form_excluded,
-                                "episode_reader_excluded": episode_excluded,
+                                **{f"{view}_reader_excluded": excluded
+                                   for view, (_, excluded) in form_views.items()},
                                 "learned_split": learned_info, "per_question": per_question}
     return measured, findings
 
@@ -422,7 +432,7 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
     bounds and chance. ``view`` is ``form`` (clauses) or ``episode``; it seeds the null draws."""
     tested = [q for q in questions if q in form]
     if not tested:
-        return {"status": "not_applicable",
+        return {"status": "not_applicable", "coverage": f"0 of {len(questions)}",
                 "reason": "no question of the shape has candidates in two or more sessions with "
                           "gold among them (nothing a reader of form could break)"}
     g1 = mean_or_none([tied_gold_at_1(form[q][1], form[q][0].gold) for q in tested])
@@ -431,7 +441,8 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
     assert g1 is not None and auc is not None and rnd is not None
     draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
                         for q in tested], key=f"{view}\x1f{key}")
-    return {"status": "measured", "questions": len(tested), "gold_at_1": g1,
+    return {"status": "measured", "questions": len(tested),
+            "coverage": f"{len(tested)} of {len(questions)}", "gold_at_1": g1,
             "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),
             "gold_at_1_p_value": p_value(draws["gold_at_1"], g1),
             "mean_candidate_sessions": mean_or_none([len(form[q][0].session_list) for q in tested]),
@@ -449,6 +460,12 @@ _FORM_VIEW_WORDS = {
                 "commas, sentences, neighbours)",
                 "gold's episode (its intro, statement and follow-up) is shaped differently from its "
                 "competitors'; draw every intro and follow-up for every role"),
+    "tail": ("tail", "among the sentences naming the question's subject (its words less its "
+             "shape's question frame), each read to the end of its turn with values masked, a "
+             "classifier of their form alone (lengths, commas, sentences, place in the turn)",
+             "gold's statement with what follows it in its turn is shaped differently from its "
+             "competitors' (a stance tail only competitors carry, frames of different lengths by "
+             "role); draw every frame and tail for every role, matched in length"),
 }
 """Per view: the rule prefix, what the reader does, and the usual cause (the findings' words)."""
 
@@ -522,7 +539,8 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("phrase_reader", "phrase_reader", "coverage_at_5"),
             ("form_gold_at_1", "form_reader", "gold_at_1"), ("form_auc", "form_reader", "auc"),
             ("episode_gold_at_1", "episode_reader", "gold_at_1"),
-            ("episode_auc", "episode_reader", "auc")):
+            ("episode_auc", "episode_reader", "auc"),
+            ("tail_gold_at_1", "tail_reader", "gold_at_1"), ("tail_auc", "tail_reader", "auc")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -704,6 +722,22 @@ def self_test() -> list[SelfTestCase]:
                              "episode_gold_at_1"))
     cases.append(defect_case("competitors' lead-ins longer than gold's: the episode reader's "
                              "within-question AUC", episode_tell, "episode_auc"))
+    tail_tell = check(build_simulated_corpus(26, SimulationSpec(tail_tell=True)), declared=none)
+    cases.append(_tail_case("competitors' statements end their turn, after an aside, on a longer "
+                            "value-less remark than gold's (no candidate clause or neighbour "
+                            "differs): the tail reader's gold@1, and not the clause or episode "
+                            "view", tail_tell, "tail_gold_at_1"))
+    cases.append(_tail_case("competitors' longer closing remark: the tail reader's within-question "
+                            "AUC", tail_tell, "tail_auc"))
+    echo = check(build_simulated_corpus(28, SimulationSpec(frame_echo=True)), declared=none)
+    cases.append(_tail_case("competitors' statements echo the question's frame word (\"as far as I "
+                            "know\"): the clause and episode views' top tier holds no gold and "
+                            "they measure nothing; the tail view sets the frame aside and reads "
+                            "the longer statements (gold@1)", echo, "tail_gold_at_1"))
+    cases.append(control_case("clean: every statement ends on an aside and a remark drawn long or "
+                              "short whatever its role",
+                              check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
+                                    declared=none)))
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",
@@ -743,6 +777,16 @@ def self_test() -> list[SelfTestCase]:
     cases.append(_tie_case())
     cases.append(_false_refusal_case(SELF_TEST_SIMULATION_TRIALS))
     return cases
+
+
+def _tail_case(name: str, result: GateResult, rule: str) -> SelfTestCase:
+    """A tell only the tail view can read: its rule fires and no clause- or episode-view rule does
+    (the widened candidate rule sees what the old ones did not)."""
+    fired = result.refused_rules()
+    old = sorted(fired & {"form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc"})
+    ok = result.status == "refused" and rule in fired and not old
+    return SelfTestCase(name, "defect", rule, ok,
+                        f"expected {rule} and no clause or episode rule; fired {sorted(fired)}")
 
 
 def _tie_case() -> SelfTestCase:

@@ -51,6 +51,29 @@ session (the first seven also centred and ranked). Everything else — the train
 the bounds, chance — is the clause view's; the two views share the gate's alpha
 (``adversaries.FORM_VIEWS``).
 
+**The tail view** (rules ``tail_gold_at_1`` and ``tail_auc``; after red teams 27 and 28). Both views
+above pick their tier by *every* distinct question word, and a question's own frame words ("In what
+order did I **add** names to …", "have I **booked anyone** for … **yet**") recur in the competitors'
+frames ("After some thought, I did not *add* X to …"; "My partner has not *booked anyone* for …
+*yet*") more than in gold's: the top tier held competitors only, and the views measured 1 of 15
+Episodic list-order questions and 14 of 50 Prospective questions, while red team 27 read list-order
+15 of 15 by the frame's length and red team 28 read Prospective 0.66 against 0.17 by the length of
+the statement "from the subject's sentence to the end of the turn". The tail view names the subject
+first: the question's words less its shape's *frame* (:func:`frame_words`: words more than half the
+shape's questions hold) and less its numbers and calendar words (when, not what). Its candidates are
+the sentences holding the most of those words whose **tail** — the sentence to the end of its turn —
+holds a value (a subject named with no value anywhere after it is the subject-and-value reader's
+business), each read on its tail with every value-like token masked to ``X`` (:func:`mask_values`:
+drawn names and amounts are noise). Features (:data:`TAIL_FEATURES`): words, characters per word,
+characters, commas, other punctuation, sentences, the first sentence's words, its index in the turn,
+the turn's sentences, alone, the turn's place in its session, candidates in the session; the first
+seven also centred and ranked. **No value count**: how many values a statement holds is what it says
+(a prior attempt that let value-less sentences in with value counts read "holds a value" as gold —
+content, which a relabelling null cannot see, so the null understated the false refusals). Judged at
+the gate's alpha / 2, like each other view (``adversaries.FORM_VIEWS`` says why not a third).
+Measured and excluded questions are counted per view and reason (:data:`EXCLUSIONS`); every row
+carries its ``coverage``.
+
 Pure: a function of the haystacks' text and a half assignment; no clock, no global random state.
 """
 
@@ -63,7 +86,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..retrieval.tokenizer import tokenize
-from ..retrieval.values import sentences, value_like_tokens
+from ..retrieval.values import CALENDAR_WORDS, NUMBER_WORDS, sentences, value_like_tokens
 
 FORM_MARGIN = 0.15
 """Refused when the form reader's gold@1 among candidate sessions exceeds random + 0.15 (and chance
@@ -100,7 +123,18 @@ RELATIVE_FEATURES: tuple[str, ...] = BASE_FEATURES[:RELATIVE]
 FEATURES: tuple[str, ...] = (*BASE_FEATURES, *(f"{name}_centred" for name in RELATIVE_FEATURES),
                              *(f"{name}_rank" for name in RELATIVE_FEATURES))
 """The clause view's full feature row."""
-VIEWS: tuple[str, ...] = ("clause", "episode")
+TAIL_FEATURES: tuple[str, ...] = (
+    "words", "chars_per_word", "chars", "commas", "other_punctuation", "sentences",
+    "first_sentence_words", "index_in_turn", "turn_sentences", "alone_in_turn", "turn_position",
+    "candidates_in_session")
+"""The tail view's features: a candidate sentence read to the end of its turn, every value-like
+token masked to one letter (names and amounts are drawn at random; their lengths are noise, and
+how many a statement holds is what it says, not how it is written). No value count: every tail
+holds one, and a count of them is content (how much a statement states)."""
+VIEWS: tuple[str, ...] = ("clause", "episode", "tail")
+FRAME_SHARE = 0.5
+"""A question word held by more than this share of its shape's questions is the shape's *frame*
+("In what order did I add names to ...", "have I booked anyone for ... yet"), not its subject."""
 
 
 class FormHaystack(Protocol):
@@ -158,6 +192,66 @@ def _episode_row(said: Sequence[str], i: int, turn_position: float) -> list[floa
             float(min(len(said), 6)), turn_position]
 
 
+def mask_values(text: str) -> str:
+    """``text`` with every value-like token replaced by ``X`` (the tail view's form is read on the
+    frame, not on the drawn names and amounts)."""
+    for token in sorted(set(value_like_tokens(text)), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w$\u00a3\u20ac]){re.escape(token)}(?![\w'])", "X", text)
+    return text
+
+
+def _tail_row(said: Sequence[str], i: int, turn_position: float) -> list[float]:
+    """Form of sentence ``i`` of a turn read to the end of the turn, values masked."""
+    tail = [mask_values(sentence) for sentence in said[i:]]
+    text = " ".join(tail)
+    n = max(1, len(text.split()))
+    return [float(n), len(_LETTERS.findall(text)) / n, float(len(text)),
+            float(text.count(",")), float(len(_OTHER_PUNCTUATION.findall(text))),
+            float(len(tail)), float(len(tail[0].split())), float(min(i, 3)),
+            float(min(len(said), 6)), float(len(said) == 1), turn_position]
+
+
+def _tail_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, int, list[float]]]:
+    """The tail view: every sentence holding a subject word whose tail (it to the end of its turn)
+    holds a value, with its row. Red team 28's unit: a competitor is gold's statement plus a
+    stance tail ("Scratch that: ...", ", but a friend warned me off them.")."""
+    found: list[tuple[int, int, list[float]]] = []
+    for s, turns in enumerate(haystack.texts):
+        for t, text in enumerate(turns):
+            said = sentences(text)
+            for i, sentence in enumerate(said):
+                overlap = len(words.intersection(tokenize(sentence)))
+                if overlap and value_like_tokens(" ".join(said[i:])):
+                    found.append((s, overlap, _tail_row(said, i, t / max(1, len(turns) - 1))))
+    return found
+
+
+def frame_words(haystacks: Sequence[FormHaystack]) -> dict[str, frozenset[str]]:
+    """Per shape, the question words more than :data:`FRAME_SHARE` of its questions hold: the
+    shape's question frame, which names no subject."""
+    by_shape: dict[str, list[set[str]]] = {}
+    for haystack in haystacks:
+        by_shape.setdefault(haystack.shape, []).append(set(tokenize(haystack.question)))
+    out: dict[str, frozenset[str]] = {}
+    for shape, questions in by_shape.items():
+        counts: dict[str, int] = {}
+        for words in questions:
+            for word in words:
+                counts[word] = counts.get(word, 0) + 1
+        out[shape] = frozenset(w for w, c in counts.items() if c > FRAME_SHARE * len(questions))
+    return out
+
+
+def subject_words(question: str, frame: frozenset[str] = frozenset()) -> set[str]:
+    """The question's content words less its shape's frame and less its numbers and calendar words
+    ("ten days ago" says when, not what; a shape's questions draw it, so it escapes the frame), all
+    of them when nothing is left."""
+    words = set(tokenize(question))
+    when = {word for word in words
+            if word.isdigit() or word in NUMBER_WORDS or word in CALENDAR_WORDS}
+    return (words - frame - when) or words
+
+
 def _clause_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, int, list[float]]]:
     """The clause view: every clause holding a value and a question word, with its row."""
     found: list[tuple[int, int, list[float]]] = []  # (session, overlap, row)
@@ -194,26 +288,44 @@ def _episode_found(haystack: FormHaystack, words: set[str]) -> list[tuple[int, i
     return found
 
 
-def candidates(haystack: FormHaystack, view: str = "clause") -> Candidates | None:
+EXCLUSIONS: tuple[str, ...] = ("no_candidates", "one_candidate_session", "gold_holds_none",
+                                "every_candidate_session_gold")
+"""Why a question is not measured in a view (counted per view in the gate's ``measured``)."""
+
+
+def candidates(haystack: FormHaystack, view: str = "clause",
+               frame: frozenset[str] = frozenset()) -> Candidates | None:
     """The question's candidates in one view (:data:`VIEWS`) with their features, or ``None``
-    when nothing is left to break (candidates in fewer than two sessions, or none in gold)."""
+    when nothing is left to break (candidates in fewer than two sessions, or none in gold).
+    ``frame``: its shape's frame words (:func:`frame_words`), which the tail view sets aside."""
+    got = candidates_or_exclusion(haystack, view, frame)
+    return got if isinstance(got, Candidates) else None
+
+
+def candidates_or_exclusion(haystack: FormHaystack, view: str = "clause",
+                            frame: frozenset[str] = frozenset()) -> Candidates | str:
+    """:func:`candidates`, or the reason (one of :data:`EXCLUSIONS`) the question is excluded."""
     words = set(tokenize(haystack.question))
-    if not words:
-        return None
     if view == "clause":
-        found = _clause_found(haystack, words)
+        found = _clause_found(haystack, words) if words else []
     elif view == "episode":
-        found = _episode_found(haystack, words)
+        found = _episode_found(haystack, words) if words else []
+    elif view == "tail":
+        found = _tail_found(haystack, subject_words(haystack.question, frame)) if words else []
     else:
         raise ValueError(f"form reader view {view!r} is not one of {VIEWS}")
     if not found:
-        return None
+        return "no_candidates"
     top = max(overlap for _, overlap, _ in found)
     tier = [(s, row) for s, overlap, row in found if overlap == top]
     session_list = tuple(sorted({s for s, _ in tier}))
     gold = frozenset(i for i, s in enumerate(session_list) if s in haystack.gold)
-    if len(session_list) < 2 or not gold or len(gold) == len(session_list):
-        return None
+    if len(session_list) < 2:
+        return "one_candidate_session"
+    if not gold:
+        return "gold_holds_none"
+    if len(gold) == len(session_list):
+        return "every_candidate_session_gold"
     per_session = {s: sum(1 for t, _ in tier if t == s) for s in session_list}
     rows = [[*row, float(per_session[s])] for s, row in tier]
     return Candidates(tuple(s for s, _ in tier), _with_relative(rows), gold, session_list)
@@ -260,15 +372,19 @@ def _fit(x: object, y: object, w: object) -> object:
 def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int], view: str = "clause"
                 ) -> tuple[dict[int, tuple[Candidates, list[float]]], dict[str, int]]:
     """Per tested question: its candidates and one score per candidate *session* (its best
-    clause), from the model trained on the other half. Also counts of excluded questions."""
+    clause), from the model trained on the other half. Also counts of excluded questions: the
+    total (``single_candidate_session_or_gold_outside``, its old name) and by reason
+    (:data:`EXCLUSIONS`)."""
     import numpy as np
 
     found: dict[int, Candidates] = {}
-    excluded = {"single_candidate_session_or_gold_outside": 0}
+    excluded = {"single_candidate_session_or_gold_outside": 0, **dict.fromkeys(EXCLUSIONS, 0)}
+    frames = frame_words(haystacks)
     for qi in sorted(halves):
-        got = candidates(haystacks[qi], view)
-        if got is None:
+        got = candidates_or_exclusion(haystacks[qi], view, frames[haystacks[qi].shape])
+        if isinstance(got, str):
             excluded["single_candidate_session_or_gold_outside"] += 1
+            excluded[got] += 1
         else:
             found[qi] = got
     out: dict[int, tuple[Candidates, list[float]]] = {}
@@ -305,5 +421,8 @@ def form_scores(haystacks: Sequence[FormHaystack], halves: Mapping[int, int], vi
     return out, excluded
 
 
-__all__ = ["BASE_FEATURES", "Candidates", "EPISODE_FEATURES", "FEATURES", "FORM_AUC_REFUSE",
-           "FORM_MARGIN", "FormHaystack", "VIEWS", "candidates", "clauses", "form_scores"]
+__all__ = ["BASE_FEATURES", "Candidates", "EPISODE_FEATURES", "EXCLUSIONS", "FEATURES",
+           "FORM_AUC_REFUSE", "FORM_MARGIN", "FRAME_SHARE", "FormHaystack", "TAIL_FEATURES",
+           "VIEWS",
+           "candidates", "candidates_or_exclusion", "clauses", "form_scores", "frame_words",
+           "mask_values", "subject_words"]

@@ -99,6 +99,14 @@ class Statement:
     avoid: tuple[str, ...] = ()
     """For a user statement: fragments whose replies are not drawn (see
     :func:`.episodes_bank.statement_reply`; empty, the default, draws among all)."""
+    trails: bool = False
+    """Whether the statement's episode comes after every other statement episode of its session
+    (at a drawn place among what follows them) instead of taking part in the shuffle. For a
+    vertical whose sessions hold one statement episode or, sometimes, a second one: with both in
+    the shuffle, the first one is preceded by an episode more often in the two-episode sessions
+    (WorkingMemory: gold's sentence sat there in a sixth of haystacks, a competitor's never, and
+    the form reader's episode view read the change-of-subject sentence before it). ``False``, the
+    default, shuffles every episode alike (the rng draws are unchanged)."""
 
     def __post_init__(self) -> None:
         if self.role == "assistant" and not self.request:
@@ -206,8 +214,13 @@ def render_session(rng: random.Random, statements: Sequence[Statement], persona:
         small = 1
     if len(statements) + small > 3:
         small = max(0, 3 - len(statements))
-    kinds: list[int | None] = [*range(len(statements)), *([None] * small)]
+    trailing = [i for i, statement in enumerate(statements) if statement.trails]
+    kinds: list[int | None] = [*(i for i in range(len(statements)) if i not in trailing),
+                               *([None] * small)]
     rng.shuffle(kinds)
+    for i in trailing:
+        last = max((p for p, k in enumerate(kinds) if k is not None), default=-1)
+        kinds.insert(rng.randint(last + 1, len(kinds)), i)
     turns: list[Turn] = []
     where: dict[int, int] = {}
     topics_used: set[str] = set()

@@ -34,7 +34,7 @@ __all__ = [
     "surfaced_order_consistent",
 ]
 
-JUDGE_RULESET_VERSION = "7"
+JUDGE_RULESET_VERSION = "9"
 
 # --- numbers (J7) ------------------------------------------------------------------------------
 # The committed figure follows the last of these that has a figure after it in its sentence…
@@ -71,12 +71,22 @@ FIRST_MARKERS = r"\b(?:first|firstly|first of all|to begin with|to start with|in
 LAST_MARKERS = (r"\b(?:last|lastly|finally|at the end|latest|most recently)\b"
                 r"(?! (?:week|month|year|time|night|summer|winter|spring|autumn))")
 
-# --- difference direction (J13.12) --------------------------------------------------------------
-QUESTION_DIFFERENCE = r"how much (?:more|less) did i (?:spend|pay) (?:at|with|on|in) (.+?) than (?:at|with|on|in) (.+?)\?*$"
-ANSWER_DIFFERENCE = (r"\b(more|less|extra|fewer) (?:\w+ )?(?:at|with|on|in) (.+?) than (?:at|with|on|in )?"
-                     r"(.+?)(?=[.,;:!?()]|\band\b|$)")
-ANSWER_DIFFERENCE_SUBJECT = (r"^(?:(?:at|with) )?(.+?)(?::| came (?:out |to )?| cost (?:you )?| was | is "
-                             r"|, )(?:[^.;!?]|\.(?=\d))*?\b(more|less) than (?:at |with |on )?(.+?)(?=[.,;:!?()]|$)")
+# --- difference direction (J13.12, J21.1) ----------------------------------------------------------
+QUESTION_DIFFERENCE = r"how much (more|less) did i (?:spend|pay) (?:at|with|on|in) (.+?) than (?:at|with|on|in) (.+?)\?*$"
+DIFFERENCE_HIGHER = (r"more|extra|higher|dearer|pricier|costlier|more expensive|ahead|on top|bigger|larger|"
+                     r"greater")
+DIFFERENCE_LOWER = r"less|fewer|lower|cheaper|less expensive|behind|smaller"
+"""J21.1 (revision 9): comparatives that put one shop of a difference question above (spent more,
+came out ahead, dearer) or below (spent less, cheaper, behind) the other."""
+DIFFERENCE_GAP = (r"(?:(?:you|did|have|had|'?ve|spent|spend|paid|pay|money|cash|was|were|in|total|overall|"
+                  r"altogether|went|out|over|all|\$?[\d.,]+|[$\u00a3\u20ac][\d.,]+|usd|eur|gbp|dollars|"
+                  r"pounds|euros) ){0,4}?")
+"""J21.1: words that may stand between a comparative and the shop it applies to ("more you spent
+at B", "$40 more in total at B"); any other word ("more items at B") breaks the link."""
+DIFFERENCE_SUBJECT_VERB = (r"(?:came|comes|come) (?:out|in)|ended up|ends up|cost(?: you)?|was|is|were|"
+                           r"'s|worked out|came to|totalled|totaled|finished")
+"""J21.1: the predicate that makes a shop the subject of a comparative ("B came out ahead by $X",
+"A was cheaper by $X", "B cost you $X more")."""
 
 # --- echoes of the conversation (J13.7) ---------------------------------------------------------
 ROLE_LABEL = (r"^\s*[*_\[(>#-]*\s*(?:the )?(?:user|assistant|human|ai|system|bot|question|current date|"
@@ -120,6 +130,9 @@ SPEAKER_GLOSSES: tuple[tuple[str, str], ...] = (
 )
 """J13.9: "It was you — the assistant." The gloss says which party; it wins over the sentence."""
 _OPTION_OF = {"assistant": "you", "user": "me", "both": "both of us"}
+_NEGATED_AFTER = re.compile(r"\s+(?:not|never)\b")
+"""J20.12 (revision 8): a speaker with a negated verb ("you did not …", "I did not …") is not
+named as the one who said it."""
 _TWO_OPTIONS = re.compile(
     r"\b(?:either )?(?:me|you|both of us),? (?:or|and/or) (?:me|you|both of us)\b")
 
@@ -140,8 +153,10 @@ def judge_rules() -> dict[str, object]:
         "first_markers": FIRST_MARKERS,
         "last_markers": LAST_MARKERS,
         "question_difference": QUESTION_DIFFERENCE,
-        "answer_difference": ANSWER_DIFFERENCE,
-        "answer_difference_subject": ANSWER_DIFFERENCE_SUBJECT,
+        "difference_higher": DIFFERENCE_HIGHER,
+        "difference_lower": DIFFERENCE_LOWER,
+        "difference_gap": DIFFERENCE_GAP,
+        "difference_subject_verb": DIFFERENCE_SUBJECT_VERB,
         "role_label": ROLE_LABEL,
         "scaffold_line": SCAFFOLD_LINE,
         "date_answer": DATE_ANSWER,
@@ -243,15 +258,26 @@ def _judge_no_longer(answer: Reading, key: AnswerKey) -> Verdict:
     gold = (*key.must_name, *key.accepted, *key.stale)
     other = answer.committed(v for v in (*key.wrong, *key.premature) if v not in gold)
     invalidates = answer.invalidates or answer.invalidates_value(gold)  # J19.4: cues follow value
-    if invalidates and not other and answer.declines_current_after(gold):
-        # J13.6 / J19.3: a marked past value beside a decline is context; the answer is the
-        # decline ("X used to, but I'm not sure who it is now")
+    if (invalidates or answer.marked_as_context(gold)) and not other and \
+            answer.declines_current_after(gold):
+        # J13.6 / J19.3 / J21.2: a marked past value beside a decline is context; the answer is the
+        # decline ("X used to, but I'm not sure who it is now", "X did it before, but I can't say
+        # who does it these days")
         return _verdict(Outcome.ABSTAINED, "declines; the invalidated value is context (J13.6)")
     if invalidates:
         if other and not answer.named(gold):
             return _verdict(Outcome.WRONG, f"invalidates {other[0]!r}, not the gold value")
         if other:
-            return _verdict(Outcome.WRONG, f"asserts {other[0]!r} beside the invalidation")
+            if (answer.committed(gold) and not answer.invalidates_value(gold)
+                    and answer.invalidates_value(other)):
+                # J20.6 (revision 8): the invalidation is of another value; the gold is asserted
+                # as the current one ("You sold the X, and now you have the <gold>")
+                return _verdict(Outcome.WRONG, f"invalidates {other[0]!r} and offers the stale "
+                                               "value as current", "stale_recall")
+            if not (answer.invalidated_as_past(gold) and answer.invalidated_as_past(other)):
+                return _verdict(Outcome.WRONG, f"asserts {other[0]!r} beside the invalidation")
+            # J3.4 / J21.4: every value named only as the invalidated past ("you had X, but you
+            # parted with it; you also had Y, but you sold that too") commits to none as current
         if not _names_required(answer, key) or (not key.must_name and not answer.named(gold)):
             return _verdict(Outcome.MISSED, "acknowledges an invalidation but omits the value "
                                             "the gold names (§5.5)")
@@ -435,8 +461,9 @@ def _sentence_end(text: str, position: int) -> int:
 
 _RANGE_DASH, _RANGE_WORDS = (re.compile(pattern) for pattern in RANGE_PATTERNS)
 _BACKWARDS, _FIRST, _LAST = (re.compile(p) for p in (BACKWARDS_MARKERS, FIRST_MARKERS, LAST_MARKERS))
-_ANSWER_DIFFERENCE = re.compile(ANSWER_DIFFERENCE)
-_ANSWER_DIFFERENCE_SUBJECT = re.compile(ANSWER_DIFFERENCE_SUBJECT)
+_SENTENCE_OPENING = re.compile(r"[!?;\n]|\.(?!\d)")
+_RESTATED_QUESTION = re.compile(r"\b(?:asked|ask|asking|question|wonder|wondered|wondering|want(?:ed)? "
+                                r"to know)\b")
 _ROLE_LABEL = re.compile(ROLE_LABEL)
 _SCAFFOLD_LINE = re.compile(SCAFFOLD_LINE)
 _OWN_LINE = re.compile(r"\b(?:answer|response)\s*[*_]*\s*:")
@@ -480,21 +507,49 @@ def _range_partner(answer_norm: str, numbers: list[ExtractedNumber],
     return None
 
 
+def _difference_links(answer: Reading, shop: str) -> list[tuple[int, bool]]:
+    """J21.1: where the answer puts ``shop`` above (True) or below (False) the other side of the
+    difference, by position of the comparative: "<more> at <shop>", "<more> than at <shop>"
+    (below), "<shop> came out ahead / was cheaper / cost $X more"."""
+    name = re.escape(shop)
+    links: list[tuple[int, bool]] = []
+    for degree, higher in ((DIFFERENCE_HIGHER, True), (DIFFERENCE_LOWER, False)):
+        comparative = rf"(?<!more or )\b(?P<c>{degree})\b(?! or (?:less|more)\b)"
+        applies = rf"{comparative} {DIFFERENCE_GAP}(?:at|with|on|in|from|for) (?:the )?{name}\b"
+        other = (rf"{comparative} (?:(?!than\b)\S+ ){{0,5}}?than (?:(?:at|with|on|in|from|for|what "
+                 rf"you (?:spent|paid) (?:at|with|on|in))\s)?(?:the )?{name}\b")
+        subject = (rf"(?:^|[.;!?:\n(\u2014\u2013]\s*|, (?:so |and |but )?|\b(?:so|and|but|while|whereas) )\W*"
+                   rf"(?:(?:the |your )?(?:\w+ ){{0,2}}?(?:at|with|from) )?(?:the )?{name}(?:'s)? "
+                   rf"(?:{DIFFERENCE_SUBJECT_VERB}) (?:(?:[^.;!?,\n]|[.,](?=\d)){{0,30}}? )?{comparative}")
+        for pattern, side in ((applies, higher), (other, not higher), (subject, higher)):
+            for match in re.finditer(pattern, answer.norm):
+                links.append((match.start("c"), side))
+    return links
+
+
 def _reversed_difference(answer: Reading, question: str | None) -> bool:
-    """J13.12: "£X more at B than at A" where the question asks how much more at A than at B."""
+    """J13.12, J21.1: the answer puts the question's two sides the other way round — "£X more at B
+    than at A", "B came out ahead by £X", "A was cheaper by £X" where the question asks how much
+    more at A than at B. A comparative that is negated, retracted by a later self-correction, or
+    inside a restated question does not count; a bare figure names no direction. Two directions
+    stated both ways commit to two differences (J3.4): the reversed one makes the answer wrong."""
     asked = re.search(QUESTION_DIFFERENCE, normalize(question or ""))
     if asked is None:
         return False
-    first, second = asked.group(1), asked.group(2)
-    readings = [(m.group(1), m.group(2), m.group(3)) for m in _ANSWER_DIFFERENCE.finditer(answer.norm)]
-    readings += [(m.group(2), m.group(1), m.group(3))
-                 for m in _ANSWER_DIFFERENCE_SUBJECT.finditer(answer.norm)]
-    for direction, named_first, named_second in readings:
-        more = direction in ("more", "extra")
-        if second in named_first and first in named_second:
-            return more
-        if first in named_first and second in named_second:
-            return not more
+    first_higher = asked.group(1) == "more"
+    first, second = asked.group(2).strip(), asked.group(3).strip()
+    corrected = max([*answer.correction_points, *answer.retraction_points], default=-1)
+    for shop, is_first in ((first, True), (second, False)):
+        for position, higher in _difference_links(answer, shop):
+            if position < corrected or answer.negated(position):
+                continue
+            opening = [m.end() for m in _SENTENCE_OPENING.finditer(answer.norm, 0, position)]
+            before = answer.norm[opening[-1] if opening else 0:position]
+            if _RESTATED_QUESTION.search(before) or \
+                    "?" in answer.norm[position:answer.sentence_end(position) + 1]:
+                continue  # the question restated or asked back (J20.1)
+            if higher != (is_first == first_higher):
+                return True
     return False
 
 
@@ -502,7 +557,7 @@ def _judge_numeric(answer: Reading, key: AnswerKey, question: str | None = None)
     """Numbers (J7)."""
     assert key.numeric is not None
     if _reversed_difference(answer, question):
-        return _verdict(Outcome.WRONG, "states the difference the other way round (J13.12)")
+        return _verdict(Outcome.WRONG, "states the difference the other way round (J13.12, J21.1)")
     numbers = [n for n in extract_numbers(answer.norm)
                if not any(s <= n.position < e for s, e in answer.decline_scopes)]
     if answer.retraction_points:
@@ -551,6 +606,8 @@ def _attribution_option(answer: Reading) -> str | None:
     found = set()
     for who, pattern in ATTRIBUTION_PATTERNS:
         for match in re.finditer(pattern, answer.norm):
+            if _NEGATED_AFTER.match(answer.norm, match.end()):
+                continue  # J20.12: "You did not provide the answer" names no speaker
             if not any(s <= match.start() < e for s, e in answer.decline_scopes):
                 found.add(who)
                 break

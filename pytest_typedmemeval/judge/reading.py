@@ -22,7 +22,11 @@ from functools import cached_property
 
 from .reading_patterns import (
     ASKS_ASSISTANT,
+    BOUND_NO_NOUN,
     BRACKET_KIND,
+    TASK_NARRATION,
+    INTERROGATIVE,
+    NEGATED_KIND,
     CLAUSE_BREAK,
     COMPLEMENT_OPENERS,
     CONTRAST_PATTERNS,
@@ -56,6 +60,13 @@ from .reading_patterns import (
     PENDING_PATTERNS,
     PLANNED_VALUE,
     DECLINES_CURRENT,
+    EARLIER_ADVERB,
+    KIND_CLIPPING_MIN_CHARS,
+    KIND_DERIVATION_MIN_CHARS,
+    KIND_DERIVATION_SUFFIXES,
+    NEGATED_COORDINATION,
+    NEGATED_EVIDENCE,
+    PAST_SUCCESSION,
     RETRACTION_GAP_WORDS,
     RETRACTION_MARKERS,
     SUBJECT_KIND_FILLERS,
@@ -80,7 +91,7 @@ def _compile_all(patterns: Iterable[str]) -> re.Pattern[str]:
 _DECLINE = _compile_all(DECLINE_PATTERNS)
 _DENIAL = _compile_all(DENIAL_PATTERNS)
 _META_PREDICATE = re.compile(META_PREDICATE)
-_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p != DENIAL_PATTERNS[1])
+_DENIAL_NAMED = _compile_all(p for p in DENIAL_PATTERNS if p not in (DENIAL_PATTERNS[1], BOUND_NO_NOUN))
 """Every denial form but the catch-all "you never / haven't <verb>", which must be bound (J2)."""
 _TELLING_TO_ME = re.compile(TELLING_TO_ME)
 _TAUTOLOGY = re.compile(TAUTOLOGY)
@@ -104,6 +115,8 @@ _WORD = re.compile(r"[\w']+")
 _RETRACT_INTO_DECLINE = re.compile(RETRACT_INTO_DECLINE)
 _REPORTED_DECLINE = re.compile(REPORTED_DECLINE)
 _QUOTED = re.compile(r'"[^"]*(?:"|$)')
+_QUOTED_OR_BRACKETED = re.compile(r'"[^"]*(?:"|$)|\([^)]*(?:\)|$)')
+_TASK_NARRATION = re.compile(TASK_NARRATION)
 _SAYING_BEFORE = re.compile(r"\b(?:say|saying|said|answer|answering|reply|replying)\b[\s,:]*$")
 _NEGATION = re.compile(r"\bnot\b|n'?t\b|\bnever\b|\brather than\b|\binstead of\b|\bunlike\b")
 _OTHER_HOLDER = _compile_all(OTHER_HOLDER_PATTERNS)
@@ -117,6 +130,23 @@ _ASKS_ASSISTANT = re.compile(ASKS_ASSISTANT)
 _FILLERS = frozenset(ITEM_FILLERS)
 _PLACE = re.compile(PLACE_PHRASE)
 _BRACKET_KIND = re.compile(BRACKET_KIND)
+_NEGATED_KIND = re.compile(NEGATED_KIND)
+_NEGATED_PREDICATE = re.compile(
+    r"\b(?:did not|didn'?t|do not|don'?t|have not|haven'?t|has not|hasn'?t|never) (?:\w+ )?"
+    r"(?P<verb>turn(?:ed)? down|turn(?:ed)? away|say|said|reject(?:ed)?|refuse[d]?|decline[d]?|"
+    r"pick(?:ed)?|choose|chose|want(?:ed)?|use[d]?|take|took|go with|went with|book(?:ed)?|"
+    r"hire[d]?|buy|bought|follow(?:ed)?|accept(?:ed)?|like[d]?|keep|kept)\b")
+_RELATIVE_BEFORE = re.compile(r"\b(?:the|a|an|any|your|my|this) \w+(?: \w+)? (?:that|which|who|whom) $")
+
+
+def _predicate(match: re.Match[str]) -> str:
+    """The negated verb of a :data:`_NEGATED_PREDICATE` match, tense and particle kept apart
+    ("turned down" and "turn down" read alike)."""
+    verb = match.group("verb")
+    head, _, particle = verb.partition(" ")
+    return _stem(head[:-2] if head.endswith("ed") and len(head) > 4 else head) + \
+        (" " + particle if particle else "")
+_INTERROGATIVE = re.compile(INTERROGATIVE)
 _ALTERNATIVE = re.compile(r"[\s,\u2014\u2013-]*(?:or|either|or else)\b")
 _COORDINATION = re.compile(r"[\s,]*(?:(?:and|or|nor|&|and the|or the|the)\s+)?(?:the\s+)?")
 MAX_FOLLOWERS = 2
@@ -132,6 +162,14 @@ _PENDING_EXCLUDED = re.compile(PENDING_EXCLUDED)
 _PLANNED_VALUE = re.compile(PLANNED_VALUE)
 _DECLINES_CURRENT = re.compile(DECLINES_CURRENT)
 _TIME_AGO = re.compile(r"(?:years|months|weeks|long) (?:ago|back)")
+_EARLIER_ADVERB = re.compile(EARLIER_ADVERB)
+_NEGATED_EVIDENCE = re.compile(NEGATED_EVIDENCE)
+_NEGATED_COORDINATION = re.compile(NEGATED_COORDINATION)
+_PAST_SUCCESSION = re.compile(PAST_SUCCESSION)
+_CUE_OBJECT_GAP = re.compile(r"\s*(?:(?:the|your|my|that|this|a|an|old|own)\s+){0,2}")
+"""J21.4: a cue before a value speaks of it only as its object ("you sold the X"), not across
+"to", "with" or another clause ("you switched from them to Y", "you replaced X with Y")."""
+_OWN_UNTIL = re.compile(r"^\W*(?:until|till|up until)\b")
 _TELLING_BEFORE = re.compile(r"\b(?:said|told|mentioned|wrote|shared|noted|brought up|talked|spoke|chatted|messaged|explained)\b")
 _ROLE_COPULA = re.compile(r"\s+(?:was|were|had been|used to be|would have been)\b")
 _SUBJECT_FILLERS = frozenset(SUBJECT_KIND_FILLERS)
@@ -159,6 +197,22 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+def _same_kind(word: str, asked: Iterable[str]) -> bool:
+    """J21.6: ``word`` (stemmed) is one of the ``asked`` words, or one of them plus an agent suffix
+    ("roof" / "roofer", "tile" / "tiler"), or a clipping of one ("physio" / "physiotherapist")."""
+    for other in asked:
+        if word == other:
+            return True
+        short, long_ = sorted((word, other), key=len)
+        if not long_.startswith(short):
+            continue
+        if len(short) >= KIND_DERIVATION_MIN_CHARS and long_[len(short):] in KIND_DERIVATION_SUFFIXES:
+            return True
+        if len(short) >= KIND_CLIPPING_MIN_CHARS:
+            return True
+    return False
+
+
 def _inside(span: Span, regions: Sequence[Span]) -> bool:
     return any(start <= span[0] and span[1] <= end for start, end in regions)
 
@@ -184,6 +238,9 @@ class Reading:
     """The words of the question's place ("garage" in "… do I have for the garage?"), J13.5."""
     asks_assistant: bool = False
     """The question asks what the assistant itself recommended or said (J13.6)."""
+    question_premises: frozenset[str] = frozenset()
+    """J20.8: the predicates the question itself negates ("turn down" in "… that I did not turn
+    down?"): an answer restating one denies nothing."""
     lowercase_only: bool = False
     """The answer has no capital letter at all: name forms are read without one (J13.13)."""
     _spans: dict[str, list[Span]] = field(default_factory=dict, repr=False)
@@ -202,6 +259,7 @@ class Reading:
         return cls(norm=norm[:MAX_JUDGED_CHARS], key_values=tuple(key_values), truncated=truncated,
                    capitalised=capitalised, question_words=words, item_words=item or words,
                    asks_assistant=bool(_ASKS_ASSISTANT.search(asked)),
+                   question_premises=frozenset(_predicate(m) for m in _NEGATED_PREDICATE.finditer(asked)),
                    place_words=frozenset(_stem(w) for m in _PLACE.finditer(asked)
                                          for w in _WORD.findall(m.group("place"))
                                          if w not in QUESTION_STOPWORDS),
@@ -235,6 +293,12 @@ class Reading:
                     (_SAYING_BEFORE.search(before) or m.start() == 0) and _NEGATION.search(
                         self.norm[m.end():self.sentence_end(m.end())] + " " + before)):
                 reported.append(m.span())
+        narration = _TASK_NARRATION.search(self.norm)
+        if narration is not None:
+            # J20.11 (revision 8): after a narration of the task ("You are asked to answer …",
+            # "your response is in the format of …"), a quoted or bracketed decline is the narrated
+            # response, not the answer's own
+            reported += [m.span() for m in _QUOTED_OR_BRACKETED.finditer(self.norm, narration.start())]
         return [m.span() for m in _DECLINE.finditer(self.norm) if not _inside(m.span(), reported)]
 
     @cached_property
@@ -331,7 +395,8 @@ class Reading:
                     # "the old sofa" names the asked item; "your old insurer was X" (the asked
                     # kind as the subject of a copula, J18.6) names the earlier holder (J19.4)
                     continue
-                if _TIME_AGO.fullmatch(match.group()) and _TELLING_BEFORE.search(
+                if (_TIME_AGO.fullmatch(match.group()) or _EARLIER_ADVERB.fullmatch(match.group())) \
+                        and _TELLING_BEFORE.search(
                         self.norm, self.clause_start(match.start()), match.start()):
                     # "from what you said months back, X": the time is the telling's (J19.6)
                     continue
@@ -388,9 +453,26 @@ class Reading:
                     marks = self._held_until(self._value_end(group[-1]),
                                              groups[number + 1][0] if number + 1 < len(groups)
                                              else seg_end)
+                if not marks and number == len(groups) - 1:
+                    marks = self._succeeded_and_restated(index)
                 if marks or own_mark or host_mark:
                     marked.update(s for s in self._all_value_spans if s[0] in group)
         return frozenset(marked)
+
+    def _succeeded_and_restated(self, index: int) -> bool:
+        """J21.4: "X, until Y took over; so it's Y now" — the segment after X's opens with *until*
+        and states a succession that has happened, and the answer names a value of that segment
+        again outside it: X is the earlier holder (another time). Without the restatement the
+        until-segment marks Y only (J13.6, J18.3), so "X, until Y took over" still answers X."""
+        if index + 1 >= len(self._segments):
+            return False
+        start, end = self._segments[index + 1]
+        text = self.norm[start:end]
+        if not (_OWN_UNTIL.match(text) and _PAST_SUCCESSION.search(text)):
+            return False
+        successors = [value for value in dict.fromkeys(self.key_values)
+                      if any(start <= s[0] < end for s in self.value_spans(value))]
+        return any(s[0] >= end for value in successors for s in self.value_spans(value))
 
     def _held_until(self, start: int, end: int) -> bool:
         """J18.3: the value holds only until another takes over — "until" after the value in its
@@ -434,7 +516,7 @@ class Reading:
                      if not (kind and w in _FILLERS) and w not in self.capitalised
                      and w not in self._key_words
                      and not (group == "item9" and w in _SUBJECT_FILLERS)}
-            if words and not words <= self.question_words:
+            if words and not all(_same_kind(w, self.question_words) for w in words):
                 return True
         return False
 
@@ -465,7 +547,10 @@ class Reading:
             return True
         if place and self._other_place(text):
             return True
-        own_words = any(_stem(w) in self.item_words for w in _WORD.findall(text))
+        # J20.4 (revision 8): the asked kind named only as what the value is *not* ("X is your
+        # upholsterer, not the electrician") does not bind the segment to the asked item
+        own_words = any(_same_kind(_stem(w), self.item_words)
+                        for w in _WORD.findall(_NEGATED_KIND.sub(" ", text)))
         if self._other_item(text, kinds_only=annotation):
             return not own_words
         return False if own_words else None
@@ -552,8 +637,19 @@ class Reading:
                 continue  # "you haven't slept well": a negated act that is not the asked one
             if _META_PREDICATE.search(predicate) and not _TELLING_TO_ME.search(match.group(0)):
                 continue
+            if self._restates_premise(start) or _RELATIVE_BEFORE.search(self.norm, 0, start):
+                # J20.8: "You did not turn down the village I recommended" restates the question's
+                # own negated qualifier; "the roofer that you did not recommend" names a roofer
+                continue
             spans.append((start, end))
         return spans
+
+    def _restates_premise(self, start: int) -> bool:
+        """J20.8: the negated predicate at ``start`` is one the question itself negates."""
+        negated = _NEGATED_PREDICATE.match(self.norm, start) or _NEGATED_PREDICATE.search(
+            self.norm, start, min(len(self.norm), start + 40))
+        return bool(self.question_premises and negated and negated.start() - start <= 12
+                    and _predicate(negated) in self.question_premises)
 
     def _names_question(self, text: str) -> bool:
         """Whether ``text`` has a word of the question, any inflection ("joined", "hiring" for
@@ -757,11 +853,32 @@ class Reading:
         return not any(not self._retracted(s) for s in committable)
 
     @cached_property
+    def _raw_event_spans(self) -> list[Span]:
+        spans = self._cue_spans(NO_LONGER_EVENT_CUES)
+        spans += self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
+        return sorted(spans)
+
+    def _event_negated(self, span: Span) -> bool:
+        """An event cue negated (J13.8): by a negator just before it, by a negated claim of
+        evidence earlier in its clause ("Nothing suggests you've sold it"), or by coordination with
+        a negated cue ("you haven't sold it or replaced it") — J21.3."""
+        if self.negated(span[0]):
+            return True
+        clause_start = self.clause_start(span[0])
+        if _NEGATED_EVIDENCE.search(self.norm, clause_start, span[0]):
+            return True
+        for other in self._raw_event_spans:
+            if clause_start <= other[0] and other[1] <= span[0] and self.negated(other[0]) and \
+                    _NEGATED_COORDINATION.match(self.norm[other[1]:span[0]]):
+                return True
+        return False
+
+    @cached_property
     def invalidates(self) -> bool:
         """A non-negated invalidation claim (J5)."""
         if self._cue_spans(INVALIDATION_STATE_CUES):
             return True
-        return any(not self.negated(s) for s, _ in self._event_spans)
+        return any(not self._event_negated(span) for span in self._event_spans)
 
     def invalidates_value(self, values: Iterable[str]) -> bool:
         """J19.4: state cues follow their value — an event cue (not negated) in the clause of one
@@ -771,17 +888,47 @@ class Reading:
         spans += self._bound(m.span() for m in _SPLIT_EVENTS.finditer(self.norm))
         targets = [s for v in values for s in self.value_spans(v)]
         for span in spans:
-            if self.negated(span[0]):
+            if self._event_negated(span):
                 continue
             start, end = self.clause_start(span[0]), self.clause_end(span[1])
             if any(start <= t[0] and t[1] <= end for t in targets):
                 return True
         return False
 
+    def marked_as_context(self, values: Iterable[str]) -> bool:
+        """Every bound occurrence of ``values`` is marked as not the answer (J13.6: another time,
+        the user's act gone the other way, …); False when none is named."""
+        spans = self._bound([s for v in values for s in self.value_spans(v)])
+        return bool(spans) and all(span in self._contrast_spans for span in spans)
+
+    def invalidated_as_past(self, values: Iterable[str]) -> bool:
+        """J3.4, J21.4: every occurrence of ``values`` is named only as the invalidated past — an
+        invalidation cue, not negated, that speaks of it: in its own clause before it, with the
+        value as its object ("you sold the X"), or after it before the next value, in its segment or the
+        value-less segments that annotate it ("you also had the Quoivo, but you sold that too").
+        "You sold X and now have Y" and "You replaced X with Y" invalidate X only."""
+        targets = [s for v in values for s in self._bound(self.value_spans(v))]
+        if not targets:
+            return False
+        cues = [*self._cue_spans(INVALIDATION_STATE_CUES),
+                *(e for e in self._raw_event_spans if not self._event_negated(e))]
+        starts = [s[0] for s in self._all_value_spans]
+        for target in targets:
+            index = next(i for i, (a, b) in enumerate(self._segments) if a <= target[0] < b)
+            last = max([index, *self._followers[index]])
+            later = [p for p in starts if p > target[0]]
+            end = min([self._segments[last][1], *later])
+            begin = self.clause_start(target[0])
+            if not any(begin <= c[0] < end and (c[0] > target[0] or c[1] >= target[1] or
+                                                  _CUE_OBJECT_GAP.fullmatch(self.norm, c[1], target[0]))
+                       for c in cues):
+                return False
+        return True
+
     @cached_property
     def negated_invalidation(self) -> bool:
         """"It hasn't lapsed": the fact is asserted still to hold."""
-        return any(self.negated(s) for s, _ in self._event_spans)
+        return any(self._event_negated(span) for span in self._event_spans)
 
     @cached_property
     def affirms_still(self) -> bool:
@@ -799,9 +946,18 @@ class Reading:
             return True
         return False
 
+    @cached_property
+    def interrogative_spans(self) -> list[Span]:
+        """J20.1 (revision 8): sentences that ask rather than state ("Have you booked anyone for
+        the stairlift? Not yet!"): an auxiliary-first sentence ending in a question mark asserts
+        no polarity, so its cues do not govern."""
+        return [m.span() for m in _INTERROGATIVE.finditer(self.norm)]
+
     def _first(self, pattern: re.Pattern[str], *, negatable: bool = False) -> int | None:
         for match in pattern.finditer(self.norm):
             if _inside(match.span(), self.decline_scopes):
+                continue
+            if _inside(match.span(), self.interrogative_spans):
                 continue
             if negatable and self.negated(match.start()):
                 continue
@@ -898,8 +1054,7 @@ class Reading:
         for span in spans:
             if span[0] < start:
                 return False
-            if previous is not None and re.fullmatch(r"[\s,]*(?:(?:and|or|&)\s*)?",
-                                                     self.norm[previous[1]:span[0]]):
+            if previous is not None and _COORDINATION.fullmatch(self.norm[previous[1]:span[0]]):
                 previous = span  # values listed together share one reading (J13.6)
                 continue
             stretch = self.norm[self.clause_start(span[0]):span[0]]

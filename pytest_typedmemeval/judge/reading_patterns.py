@@ -50,7 +50,10 @@ _CONVERSATION_VERBS = (
 )
 _CONVERSATION_NOUNS = (
     r"(?:conversations?|chats?|chat history|history|records?|notes|memory|memories|messages|"
-    r"discussions?|context|logs?|transcripts?|sessions?)"
+    r"discussions?|context|logs?|transcripts?|sessions?|"
+    # J20.7 (revision 8): the public datasets' own words for the record ("The text does not say",
+    # "the dialogue doesn't mention it", "the provided passage does not specify")
+    r"text|passages?|documents?|dialogues?|dialogs?|excerpts?)"
 )
 
 _IS_NOT = (
@@ -81,11 +84,18 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"(?<!\byou )(?<!\byou've )(?<!\byouve )(?<!\bwe )\b(?:wasn'?t|was not|weren'?t|were not|isn'?t|is not|"
     r"aren'?t|are not|hasn'?t been|has not been|haven'?t been|have not been|never been|never|not)"
     r"(?: \w+)? (?:mentioned|specified|stated|recorded|discussed|covered|noted|documented|"
-    r"included|provided|given|clear|known|available|specified)\b",
+    r"included|provided|given|clear|known|specified)\b",
+    # J20.10 (revision 8): "not available" declines only about the record or the answer ("That
+    # information is not available", "Not available."); "The plumber you asked for was not
+    # available" speaks of the plumber
+    rf"(?:\b(?:{_RECORD_NOUNS}|answer|that|this|it|which)(?: \w+){{0,2}}? (?:{_IS_NOT}|not|never been|"
+    rf"hasn'?t been|has not been)(?: \w+)? |(?:^|(?<=[.!?;:\n(]))\W*not (?:\w+ )?)(?:available|"
+    rf"accessible)\b",
+    rf"\b{_RECORD_NOUNS} (?:is |was )?(?:not|un)available\b",
     rf"\b{_CONVERSATION_NOUNS} (?:do not|don'?t|does not|doesn'?t|did not|didn'?t|never|"
     rf"have not|haven'?t|has not|hasn'?t)(?: \w+){{0,2}}? (?:say|said|mention|mentioned|include|"
     rf"included|contain|contained|specify|specified|show|showed|cover|covered|state|stated|tell|"
-    rf"indicate|reveal|record|recorded|have|name|give|touch)\b",
+    rf"indicate|reveal|record|recorded|have|name|give|touch|provide|provided|offer|specify)\b",
     rf"\bnothing(?: \w+){{0,3}}? (?:in (?:our|the|my|your|these|those) {_CONVERSATION_NOUNS}|"
     r"on (?:record|file)|(?:that )?i (?:can |could )?(?:recall|remember|see|find|know))",
     r"\bnot that i (?:know|recall|remember|can recall|can remember|am aware|'?m aware)\b",
@@ -97,6 +107,10 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     r"\bi(?:'?ve| have)? (?:lost track|forgotten|forgot)\b",
     r"\b(?:slipped|escapes|escaped) my (?:mind|memory)\b",
     r"\b(?:i'?m|i am|i was) (?:\w+ )?(?:unable|not able) to\b",
+    # J20.9 (revision 8): the same in the future or conditional ("I will not be able to provide
+    # that information", "I won't be able to say")
+    r"\bi(?:'ll| will| would| shall)?(?: \w+)? (?:not|won'?t|wouldn'?t|shan'?t) (?:\w+ )?be (?:able|in a "
+    r"position) to\b",
     r"\bbeyond (?:what i know|my knowledge)\b",
     r"\bhard to say\b",
     r"\b(?:unknown|unclear|not known|dunno|idk|no idea|no clue|n/a|na)\b",
@@ -109,8 +123,9 @@ DECLINE_PATTERNS: tuple[str, ...] = (
     rf"\b{_RECORD_NOUNS}(?: \w+){{0,3}}? {_IS_NOT} (?:\w+ )?(?:enough|sufficient)\b",
     rf"(?:\bnot|n'?t|\bnever) (?:\w+ )?(?:enough|sufficient) (?:\w+ )?{_RECORD_NOUNS}\b",
     rf"\binsufficient (?:\w+ )?{_RECORD_NOUNS}\b",
-    r"\b(?:question|this|that|it)(?: \w+){0,2}? (?:cannot|can'?t|can not|could not|couldn'?t) be "
-    r"(?:answered|determined|known|said|told|worked out|confirmed)\b",
+    r"(?:\b(?:question|this|that|it|answer)(?: \w+){0,2}? |(?:^|(?<=[.!?;:\n]))\W*)(?:cannot|can'?t|"
+    r"can not|could not|couldn'?t) be (?:answered|determined|known|said|told|worked out|confirmed|"
+    r"inferred)\b",
     r"\b(?:unanswerable|not answerable)\b",
     # "that hasn't come up (between us)": absence of a mention, never a not-yet
     r"\b(?:has|have|had|did|does|do)(?:n'?t| not) (?:ever |yet |really )?(?:come|came) up\b(?! yet\b)",
@@ -140,6 +155,15 @@ DECLINE_PATTERNS: tuple[str, ...] = (
 )
 """J1: the system speaks about its own knowledge or the record."""
 
+BOUND_NO_NOUN = (
+    r"(?:^|(?<=[.!?;:\n(]))\W*no (?!(?:idea|information|info|record|records|details?|data|clue|"
+    r"mentions?|one|body|way|problem|worries|longer|more|doubt|wait|sorry|thanks|thank)\b)"
+    r"(?:[a-z][\w-]* ){0,2}?[a-z][\w-]*(?:\W*$|\W*[.!;\n]| (?:was|were|has been|have been|had "
+    r"been|got|is|are)(?: (?:ever|actually|really|ever actually))? [a-z]+(?:ed|en|t|ght|ne|de)\b)"
+)
+"""J20.5 (revision 8): "No <noun>." alone, or "No <noun> was <participle>", as the answer's
+sentence — a denial when the clause names a word of the question (any inflection), otherwise
+nothing ("No worries.", "No sugar was added." on a gym question)."""
 DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:you|we)(?:'?ve| have| had|'?d)? (?:never|not|have not|haven'?t|had not|hadn'?t|did not|"
     rf"didn'?t|do not|don'?t|does not|doesn'?t)(?: \w+){{0,2}}? {_HISTORY_VERBS}\b",
@@ -159,6 +183,17 @@ DENIAL_PATTERNS: tuple[str, ...] = (
     rf"\b(?:it|this|that) (?:doesn'?t|does not|did not|didn'?t) (?:look|seem|appear|sound) "
     rf"(?:like|as if|as though|that) (?:you|we)(?:'?ve| have| had)? (?:ever |actually |really )?"
     rf"{_HISTORY_VERBS}\b",
+    # J20.7 (revision 8): a third person's telling negated ("The user did not mention it.",
+    # "Caroline never mentioned a trip", "she didn't say"): the datasets' "you never told me"
+    rf"\b(?!(?:i|you|we|it|this|that|there|which|who|what|conversations?|chats?|text|history|"
+    rf"records?|notes|context|sessions?|dialogues?|documents?|passages?|and|or|but|so)\b)"
+    rf"[a-z][\w'-]*(?:'?ve| has| have| had)? (?:never|did not|didn'?t|has not|hasn'?t|have not|"
+    rf"haven'?t|had not|hadn'?t)(?: \w+)? (?:mention|mentioned|say|said|specify|specified|state|"
+    rf"stated|talk about|talked about|discuss|discussed|bring up|brought up|share|shared)\b",
+    # J20.5 (revision 8): "No washing machine was installed.", "No supermarket." — a sentence
+    # opening with "no" + a noun phrase, either alone or as the subject of a passive; bound to the
+    # question like the bare negated act (see BOUND_DENIAL_PATTERNS)
+    BOUND_NO_NOUN,
 )
 """J2: a claim that the thing does not exist or never happened."""
 
@@ -315,6 +350,19 @@ INVALIDATION_EVENT_PATTERNS: tuple[str, ...] = (
 )
 """J5: event cues split by their object ("you gave the Zendak Sengat away")."""
 
+NEGATED_EVIDENCE = (
+    r"\b(?:nothing (?:\w+ )?(?:suggests|indicates|shows|says|implies|points to|tells me)|"
+    r"no (?:sign|signs|indication|evidence|suggestion|hint|hints|reason to think|reason to believe)"
+    r"(?: at all)? (?:\w+ )?(?:that|of)|"
+    r"(?:i )?(?:don'?t|do not|can'?t|cannot) see (?:any(?:thing)?|no) (?:\w+ )?(?:that|sign|indication|"
+    r"suggestion))\b"
+)
+"""J21.3 (revision 9): a negated claim of evidence before an invalidation cue in its clause
+("Nothing suggests you've sold it", "there's no sign that you replaced it") negates the cue: the
+fact is asserted still to hold (J13.8)."""
+NEGATED_COORDINATION = r"^(?: [\w']+){0,3}?,? (?:or|nor) (?:[\w']+ ){0,2}?$"
+"""J21.3 (revision 9): a cue coordinated by *or / nor* with a negated cue shares its negation
+("you haven't sold it or replaced it", "never sold nor gave it away")."""
 NEGATORS: tuple[str, ...] = (
     "not", "never", "cannot", "neither", "nor", "hasnt", "havent", "hadnt", "isnt", "wasnt",
     "arent", "werent", "didnt", "dont", "doesnt", "wont", "no", "nothing", "none", "nobody",
@@ -343,6 +391,14 @@ REPORTED_DECLINE = (
 """J13.3: a quoted decline the answer sets apart ("That is not the same as saying, \"I do not have
 that information.\"") is not the answer's decline."""
 
+TASK_NARRATION = (
+    r"\b(?:you are|you'?re|you have been|you'?ve been|you were) (?:being )?asked to (?:answer|respond|"
+    r"reply|provide|choose|give|say)\b|\b(?:you|the assistant) can (?:reply|respond|answer) with\b|"
+    r"\b(?:your|the user'?s|the assistant'?s) (?:response|reply) (?:is|should be|will be|must be)\b|"
+    r"\bin the format of\b"
+)
+"""J20.11 (revision 8): a narration of the task (J13.3's role confusion): a quoted or bracketed
+decline after it is the narrated response, not the answer's own."""
 NAME_FORM_EXCLUDED: tuple[str, ...] = (
     "the", "and", "of", "us", "both", "days", "day", "purchases", "times", "hardware", "joinery",
     "roofing", "plumbing", "electrics", "electrical", "glazing", "locksmiths", "motors", "removals",
@@ -420,6 +476,19 @@ it. Words of a key value, names written with a capital, and the fillers below ar
 BRACKET_KIND = r"^\W*(?:your|my|a|an|the|his|her|their) (?P<item>(?:[a-z]+ ){0,2}?[a-z]+)\W*$"
 """J13.5: a bracket after a value that is nothing but a noun phrase — "(your riding instructor)" —
 binds the value to that kind (read only for a value-less bracket that follows a value)."""
+INTERROGATIVE = (
+    r"(?:^|(?<=[.!?\n]))\W*(?:have|has|had|did|do|does|is|are|was|were|will|would|can|could|"
+    r"should|shall|am)(?:n'?t)? (?:\w+ )?(?:you|i|we|they|it|he|she|anyone|anybody|someone|"
+    r"somebody|there|that|this)\b[^.!?\n]*\?"
+)
+"""J20.1 (revision 8): an auxiliary-first sentence ending in "?" — a question restated or asked
+back — asserts no polarity (J6)."""
+NEGATED_KIND = (
+    r"\b(?:not|never|rather than|instead of|unlike) (?:the|your|my|a|an|his|her|their) "
+    r"(?:[a-z]+ ){0,2}?[a-z]+(?=\s*(?:[,.;!?)|]|$))"
+)
+"""J20.4 (revision 8): a kind the value is said *not* to be ("X is your upholsterer, not the
+electrician"): its words do not bind the segment to the asked item."""
 ITEM_FILLERS: tuple[str, ...] = (
     "one", "ones", "same", "thing", "things", "right", "correct", "answer", "name", "current",
     "latest", "newest", "last", "first", "best", "very", "own", "only", "other", "new", "usual",
@@ -431,8 +500,16 @@ ITEM_FILLERS: tuple[str, ...] = (
     "end", "beginning", "start", "weekend", "least", "most", "outset", "point", "rate",
     "bet", "guess", "winner", "match", "candidate", "favourite", "favorite", "go-to", "well",
     "same one", "case", "idea", "thing", "lot",
+    # J21.6 (revision 9): adjectives of time name no kind ("your previous one was X")
+    "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
 )
 """J13.5: words an item pattern captures that name no kind of thing ("that's the one you chose")."""
+EARLIER_ADVERB = (
+    r"\b(?:before|earlier|back then|in those days|at one time|at first|originally)"
+    r"(?=\s*(?:[,.;!?)\n\u2014\u2013]|$|\b(?:but|though|although|whereas|while|so|and)\b))"
+)
+"""J21.2 (revision 9): an adverb that puts a value's clause at an earlier time ("X did the wall
+before, but I can't say who does it these days"): another time (J13.6)."""
 _USER_DECLINED = (
     r"(?:turned (?:\w+ ){0,3}?down|declined|rejected|refused|decided against|passed on|ruled out|"
     r"bowed out|backed out|pulled out|opted out|dropped out|steered clear|stayed away|kept away|"
@@ -468,6 +545,9 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     r"suggestion|booking|idea|pick|choice)\b",
     r"\b(?:years|months|weeks|long) (?:ago|back)\b",
     r"\bbefore that\b", r"\bpast (?:states?|ones?)\b",
+    # J21.2 (revision 9): an adverb of earlier time closing the value's clause ("X did the boundary
+    # wall before, but …", "X had it back then"); a telling's time ("as I said before") is not it
+    EARLIER_ADVERB,
     r"\b(?:used to|formerly|previously|originally|at one point|once upon)\b",
     r"\b(?:doesn'?t|does not|won'?t|will not|isn'?t|is not|didn'?t|did not)(?: \w+){0,3}? (?:until|till)\b",
     r"\b(?:takes?|taking|will take|is taking) over (?:later|next|from|after|in|on|at|once|when|soon)\b",
@@ -509,6 +589,8 @@ CONTRAST_PATTERNS: tuple[str, ...] = (
     # "dropped X", "ditched X" after another choice: the user's act gone the other way
     r"\b(?:switched|switching|moved|moving|changed|changing|swapped|swapping|went over|came over) "
     r"(?:over |across )?(?:away )?from\b",
+    # J20.3 (revision 8): "moved off / came off / got off X" — X is what the user left
+    r"\b(?:moved|moving|came|coming|got|getting|switched|switching) (?:off|away from|out of)\b",
     r"\b(?:dropped|ditched|binned off|cut loose)\b",
     r"\b(?:only|just|merely|simply) (?:covering|standing in|filling in|stepping in|holding the fort|"
     r"deputising|deputizing|minding (?:it|things)|a stand-in|a stopgap|temporary|interim)\b",
@@ -518,6 +600,12 @@ value as not the answer — the user's act not completed (turned down, bowed out
 only asked, didn't go with, ❌), another time (the old one, used to, until X took over, X doesn't
 take over until later), someone's guess, not yours, something else. Its values are context, not a
 second commitment."""
+PAST_SUCCESSION = (
+    r"\b(?:took over|stepped in|replaced|came (?:in|along|on board)|started|began|arrived|joined|"
+    r"moved in|returned|kicked in|was (?:hired|booked|brought in|engaged|taken on))\b"
+)
+"""J21.4 (revision 9): "X, until Y took over": the until-segment states a succession that has
+happened; where the answer names Y again outside it ("so it's Y now"), X is the earlier holder."""
 OWN_CONTRAST_PATTERNS: tuple[str, ...] = (
     r"^\W*(?:until|till|up until|up to when)\b",
 )
@@ -560,10 +648,21 @@ SUBJECT_KIND_FILLERS: tuple[str, ...] = (
     "deadline", "order", "list", "option", "recommendation", "suggestion", "idea", "winner",
     "call", "task", "job", "appointment", "number", "contact", "go-to", "man", "woman", "guy",
     "pro", "expert", "specialist", "service", "supplier", "vendor", "brand", "model", "make",
+    "previous", "former", "old", "earlier", "prior", "original", "outgoing", "next", "past",
 )
 """J18.6: words that name no kind when they stand as the subject ("the holder is X", "the answer
 is X", "my best guess is X"): read with :data:`ITEM_FILLERS`."""
 
+KIND_DERIVATION_MIN_CHARS = 4
+KIND_DERIVATION_SUFFIXES: tuple[str, ...] = (
+    "er", "r", "ers", "or", "ors", "ist", "ists", "ian", "ians", "ier", "iers",
+)
+KIND_CLIPPING_MIN_CHARS = 6
+"""J21.6 (revision 9): an item word and a question word are one kind when one is the other plus an
+agent suffix, the shorter at least KIND_DERIVATION_MIN_CHARS long ("roof" / "roofer", "tile" /
+"tiler", "garden" / "gardener"), or when the shorter, at least KIND_CLIPPING_MIN_CHARS long,
+begins the longer (a clipping: "physio" / "physiotherapist"). Binding reads derivations and
+clippings of the question's words, as it reads inflections (J2) — never synonyms."""
 RETRACTION_MARKERS: tuple[str, ...] = (
     r"sorry", r"no", r"no wait", r"wait", r"hang on", r"hold on", r"actually", r"scratch that",
     r"strike that", r"forget that", r"ignore that", r"on second thoughts?", r"on reflection",
@@ -618,15 +717,18 @@ X", "you said you'd book X", "you were still comparing X and Y") after a governi
 plan, not a commitment that the asked thing is done."""
 
 DECLINES_CURRENT = (
-    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|can'?t say|cannot say|"
-    r"can'?t tell|cannot tell|no idea|couldn'?t say|could not say)\b"
+    r"\b(?:not sure|unsure|not certain|uncertain|don'?t know|do not know|doesn'?t know|can'?t say|"
+    r"cannot say|can'?t tell|cannot tell|no idea|no clue|couldn'?t say|could not say|couldn'?t tell|"
+    r"could not tell|can'?t be sure|cannot be sure|couldn'?t be sure|can'?t confirm|cannot confirm|"
+    r"wouldn'?t know|would not know|not clear|unclear|hard to say)\b"
     r"(?![^.;!?]*?\b(?:new|newer|another|anyone else|anybody else|someone else|somebody else|"
     r"replacement|successor|since|instead)\b)"
-    r"[^.;!?]*?\b(?:who|which|what|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|at the "
-    r"moment|today|any ?more|at present|nowadays)\b"
+    r"[^.;!?]*?\b(?:who|whom|whose|which|what|where|whether|if)\b[^.;!?]*?\b(?:now|currently|these days|"
+    r"at the moment|today|any ?more|at present|nowadays|right now)\b"
 )
-"""J19.3 (revision 7): an uncertainty decline whose complement asks the current state of the
-asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
+"""J19.3 (revision 7), J21.2 (revision 9: every not-knowing verb — "can't say", "couldn't tell",
+"can't be sure", "no clue", "wouldn't know" …): an uncertainty decline whose complement asks the
+current state of the asked holder itself — not a successor ("I don't know if you have a new one now" leaves the
 invalidation standing, as "I don't have a newer one on record" does)."""
 
 STRUCTURED_BOOLEAN = (
@@ -683,6 +785,9 @@ def reading_rules() -> dict[str, object]:
         "contrast": list(CONTRAST_PATTERNS),
         "item_fillers": list(ITEM_FILLERS),
         "bracket_kind": BRACKET_KIND,
+        "negated_kind": NEGATED_KIND,
+        "interrogative": INTERROGATIVE,
+        "task_narration": TASK_NARRATION,
         "own_contrast": list(OWN_CONTRAST_PATTERNS),
         "user_own": list(USER_OWN_PATTERNS),
         "asks_assistant": ASKS_ASSISTANT,
@@ -695,10 +800,24 @@ def reading_rules() -> dict[str, object]:
         "pending": list(PENDING_PATTERNS),
         "pending_excluded": PENDING_EXCLUDED,
         "structured_boolean": STRUCTURED_BOOLEAN,
+        "earlier_adverb": EARLIER_ADVERB,
+        "negated_evidence": NEGATED_EVIDENCE,
+        "negated_coordination": NEGATED_COORDINATION,
+        "past_succession": PAST_SUCCESSION,
+        "kind_derivation_min_chars": KIND_DERIVATION_MIN_CHARS,
+        "kind_derivation_suffixes": list(KIND_DERIVATION_SUFFIXES),
+        "kind_clipping_min_chars": KIND_CLIPPING_MIN_CHARS,
     }
 
 
 __all__ = [
+    "EARLIER_ADVERB",
+    "KIND_CLIPPING_MIN_CHARS",
+    "KIND_DERIVATION_MIN_CHARS",
+    "KIND_DERIVATION_SUFFIXES",
+    "NEGATED_COORDINATION",
+    "NEGATED_EVIDENCE",
+    "PAST_SUCCESSION",
     "PENDING_EXCLUDED",
     "PENDING_PATTERNS",
     "RETRACTION_GAP_WORDS",
@@ -710,12 +829,16 @@ __all__ = [
     "ASKS_ASSISTANT",
     "CONTRAST_PATTERNS",
     "BRACKET_KIND",
+    "NEGATED_KIND",
+    "INTERROGATIVE",
+    "TASK_NARRATION",
     "ITEM_FILLERS",
     "OWN_CONTRAST_PATTERNS",
     "USER_OWN_PATTERNS",
     "CORRECTION_MARKERS",
     "DECLINE_PATTERNS",
     "DENIAL_PATTERNS",
+    "BOUND_NO_NOUN",
     "META_PREDICATE",
     "TELLING_TO_ME",
     "TAUTOLOGY",

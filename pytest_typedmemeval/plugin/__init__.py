@@ -38,6 +38,7 @@ pytest_plugins = (
     "pytest_typedmemeval.plugin.adapter_fixture",
     "pytest_typedmemeval.plugin.gate_items",
     "pytest_typedmemeval.plugin.question_items",
+    "pytest_typedmemeval.plugin.questions_in_flight",
     "pytest_typedmemeval.plugin.shard_selection",
 )
 """Registered right after this module, in this order. pytest calls hook implementations of equal
@@ -109,7 +110,7 @@ def pytest_sessionfinish_status(session: pytest.Session) -> Generator[None, None
 
 
 RUN_OPTIONS = ("tme_agent", "tme_fail_under", "tme_baseline", "tme_report", "tme_html", "tme_timeout",
-               "tme_gates", "tme_judge", "tme_require_probes", "tme_shard")
+               "tme_gates", "tme_judge", "tme_require_probes", "tme_shard", "tme_parallel")
 """Options that only mean something once TypedMemEval questions are collected."""
 
 

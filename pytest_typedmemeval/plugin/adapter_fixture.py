@@ -14,7 +14,7 @@ import sys
 from collections.abc import Generator
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -168,13 +168,15 @@ def resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) 
     The fixture is requested here, in the call, rather than as an argument: a fixture that raises
     during setup would be reported with its traceback for every question.
     """
-    from ..adapter.factories import check_agent
+    from ..adapter.factories import AdapterFactory, check_agent
     from ..adapter.run import one_line
 
     if session.adapter_failure is not None:
         pytest.fail("the adapter is unusable (see the TypedMemEval summary)", pytrace=False)
     try:
         agent = requested_agent(request, session)
+        if isinstance(agent, AdapterFactory):  # one instance per question in flight; this is slot 0
+            agent = agent.first()
     except (KeyboardInterrupt, pytest.skip.Exception):
         raise  # Ctrl-C, or a fixture that skips on purpose (e.g. its service is absent)
     except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
@@ -186,6 +188,12 @@ def resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) 
             message = f"TypedMemEval: the adapter is not usable: {one_line(str(error))}"
         else:
             return agent
+    stop_for_an_unusable_adapter(request, session, message)
+
+
+def stop_for_an_unusable_adapter(request: pytest.FixtureRequest, session: TypedMemEvalSession,
+                                 message: str) -> NoReturn:
+    """Stop the run with ``message``: once, exit 4, the other questions in ``not_run``."""
     session.adapter_failure = message
     request.node.stash[ADAPTER_FAILURE_KEY] = message
     # The full line is printed once, in the TypedMemEval summary (and the report); the item and

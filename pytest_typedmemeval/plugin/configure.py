@@ -16,6 +16,7 @@ import inspect
 import os
 import shlex
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,14 @@ from ..calls.endpoint import DEFAULT_TIMEOUT_SECONDS
 from ..judge.choice import JudgeChoice, JudgeChoiceError
 from .adapter_fixture import conftest_defines_agent, no_adapter_message
 from .gate_items import GATE_MARKERS
-from .options import DEFAULT_CONCURRENCY, DEFAULT_MAX_USD, SHIPPED_SCENARIOS, parse_timeout, parse_usd
+from .options import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_USD,
+    SHIPPED_SCENARIOS,
+    parse_positive_int,
+    parse_timeout,
+    parse_usd,
+)
 from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
@@ -75,6 +83,12 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
         session.timeout = config.getoption("tme_timeout") or (parse_timeout(ini_timeout) if ini_timeout else None)
     except argparse.ArgumentTypeError as error:
         raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_timeout {error}") from None
+    ini_parallel = str(config.getini("typedmemeval_parallel") or "").strip()
+    try:
+        session.parallel = config.getoption("tme_parallel") or (
+            parse_positive_int(ini_parallel) if ini_parallel else 1)
+    except argparse.ArgumentTypeError as error:
+        raise pytest.UsageError(f"TypedMemEval: ini typedmemeval_parallel {error}") from None
     session.agent_spec = config.getoption("tme_agent") or config.getini("typedmemeval_agent") or None
     session.agent_from_command_line = bool(config.getoption("tme_agent"))
     report = config.getoption("tme_report") or config.getini("typedmemeval_report")
@@ -82,7 +96,7 @@ def configure_session(config: pytest.Config) -> TypedMemEvalSession:
     html = config.getoption("tme_html")
     session.html_path = Path(config.invocation_params.dir, html) if html else None
     session.baseline = bool(config.getoption("tme_baseline"))
-    session.fail_under = dict(config.getoption("tme_fail_under"))
+    session.fail_under = _corpus_bounds(config)
     session.require_probes = bool(config.getoption("tme_require_probes"))
     session.collect_gates = _wants_gates(config)
     session.judge_choice = judge_choice(config)
@@ -201,8 +215,30 @@ def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[C
     return [unique[key] for key in sorted(unique)]
 
 
+DATASET_BOUND_NAMES = pytest.StashKey[Callable[[], frozenset[str]]]()
+"""Set by the dataset plugin (:mod:`.dataset_items`) when it loads: the ``--tme-fail-under`` names
+its datasets claim. A stash key here rather than an import of that module, so configuration and
+the dataset items never import each other."""
+
+
+def dataset_bound_names(config: pytest.Config) -> frozenset[str]:
+    """The ``--tme-fail-under`` names the named datasets claim (``locomo``, ``locomo_multi_hop``,
+    ...; never ``*``, which bounds corpora and datasets alike): the corpus configuration leaves
+    them out of its own bounds, so they neither bound a corpus nor are refused as unknown there."""
+    names = config.stash.get(DATASET_BOUND_NAMES, None)
+    return names() if names is not None else frozenset()
+
+
 def _wants_gates(config: pytest.Config) -> bool:
     return bool(config.getoption("tme_gates")) or "tme_gate" in (config.getoption("markexpr") or "")
+
+
+def _corpus_bounds(config: pytest.Config) -> dict[str, float]:
+    """``--tme-fail-under`` without the names a public dataset claims (``locomo``,
+    ``locomo_multi_hop``, ...): those bound the dataset's items (:mod:`.dataset_items`), never a
+    corpus, so they neither put the corpus questions in threshold mode nor reach its report."""
+    claimed = dataset_bound_names(config)
+    return {name: bound for name, bound in config.getoption("tme_fail_under") if name not in claimed}
 
 
 def _check_fail_under_names(session: TypedMemEvalSession) -> None:
@@ -211,7 +247,8 @@ def _check_fail_under_names(session: TypedMemEvalSession) -> None:
 
     verticals = {marker_name(h.vertical) for c in session.corpora for h in c.heads}
     shapes = {marker_name(h.shape) for c in session.corpora for h in c.heads}
-    refusal = unknown_bound_name(session.fail_under, verticals, shapes)
+    refusal = unknown_bound_name(session.fail_under, verticals, shapes,
+                                 datasets=dataset_bound_names(session.config))
     if refusal is not None:
         raise pytest.UsageError(refusal)
 

@@ -6,11 +6,13 @@ that asks for no dataset pays nothing beyond declaring the options (:mod:`.optio
 
 ``--tme-dataset NAME=PATH`` reads a public dataset (LoCoMo, LongMemEval, HaluMem) from the user's
 local file (:mod:`..datasets`; never downloaded) on every process — loading is deterministic, so
-xdist workers collect the same items — and collects one item per scored question under
-``<rootdir>/dataset/<name>``. Each item runs its question through the same adapter the corpus
-questions use (the ``typedmemeval_agent`` fixture or ``--tme-agent``) and passes iff the dataset's
-scoring calls the answer correct (``--tme-dataset-scoring``: the typed reading, or the dataset's
-own token metric where it has one). Results travel to the controller on the item's report, and the
+xdist workers collect the same items — and collects one item per scored question, node id
+``dataset/<name>::dataset_question[...]``, through a directory collector at ``<rootdir>/dataset``
+so the rootdir ``conftest.py`` hooks reach the items (:class:`DatasetDirectory`). Each item runs
+its question through the same adapter the corpus questions use (the ``typedmemeval_agent``
+fixture or ``--tme-agent``) and passes iff the dataset's scoring calls the answer correct
+(``--tme-dataset-scoring``: the typed reading, or the dataset's own token metric where it has
+one); in threshold mode (``--tme-fail-under``, :mod:`..datasets.thresholds`) the bounds decide. Results travel to the controller on the item's report, and the
 session ends with one terminal section per dataset (its licence, per-category figures, what
 loading tolerated, its caveats) and, with ``--tme-dataset-metrics DIR``, ``DIR/<name>-metrics.json``.
 
@@ -21,7 +23,7 @@ appears in its own section and metrics file only.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,13 +38,14 @@ from .adapter_fixture import (
     uses_default_agent_fixture,
 )
 from .collectors import PluginItemsModule, parametrized_case
-from .configure import configure_models, factory_search_dirs
+from .configure import DATASET_BOUND_NAMES, configure_models, factory_search_dirs
 from .options import parse_timeout
 from .session import tme_session
 from .xdist_roles import LEDGER_INPUT_KEY, WORKER_PAYLOAD_KEY, is_worker, is_xdist_controller
 
 if TYPE_CHECKING:
     from ..datasets import DatasetQuestion, DatasetResult, DatasetSpec, LoadedDataset
+    from ..datasets.thresholds import BoundScope
     from ..datasets.upstream_scoring import ScoringMode
     from .session import TypedMemEvalSession
 
@@ -52,7 +55,7 @@ DATASET_FUNCTION = "dataset_question"
 """The plugin-owned test function every dataset question is parametrized over."""
 CASE_ARGUMENT = "tme_dataset_case"
 COLLECTION_DIR = "dataset"
-"""Items live at ``<rootdir>/dataset/<name>`` (not a real file)."""
+"""Items live at ``<rootdir>/dataset`` (not a real directory), node ids ``dataset/<name>::...``."""
 RESULT_ATTRIBUTE = "tme_dataset_result"
 """Report attribute carrying :meth:`DatasetResult.to_dict` (plain data: xdist ships it)."""
 SECTION_TITLE = "public memory datasets (informational; not TypedMemEval results)"
@@ -93,12 +96,39 @@ def dataset_question(tme_dataset_case: object, request: pytest.FixtureRequest) -
 
 
 class DatasetModule(PluginItemsModule):
-    """One loaded dataset as a collector at ``<rootdir>/dataset/<name>`` (not a real file): readable
-    node ids, ``--lf`` finds the items again. Not a ``QuestionModule``, so the question items'
-    collection hooks leave it alone."""
+    """One loaded dataset as a collector with node id ``dataset/<name>``: readable node ids,
+    ``--lf`` finds the items again. Not a ``QuestionModule``, so the question items' collection
+    hooks leave it alone. Its path is its :class:`DatasetDirectory`'s (see there why)."""
 
     tme_dataset: LoadedDataset
     test_function = staticmethod(dataset_question)
+
+
+class DatasetDirectory(pytest.Directory):
+    """``<rootdir>/dataset`` (not a real directory) as a directory collector holding one
+    :class:`DatasetModule` per loaded dataset.
+
+    Why a directory: pytest decides which ``conftest.py`` hooks reach a node from the node's path
+    (``Session.gethookproxy``), and it knows the conftests of a path only once a directory
+    collector at that path has been collected (pytest loads them then, for every
+    ``pytest.Directory``). Collected from the session alone, a collector at a path pytest never
+    walked has no conftest at all, so the rootdir ``conftest.py``'s ``pytest_runtest_setup`` or
+    ``pytest_runtest_logreport`` never saw a dataset item. Collected through this directory, the
+    items get the conftests of ``<rootdir>/dataset`` and every directory above it up to the
+    confcutdir, as a test file there would. The modules share this path (a module at
+    ``<rootdir>/dataset/<name>`` would again be a path pytest never walked) and keep their node
+    ids by naming them.
+    """
+
+    tme_datasets: dict[str, LoadedDataset]
+
+    def collect(self) -> Iterator[DatasetModule]:
+        for name, loaded in self.tme_datasets.items():
+            if not loaded.questions:
+                continue  # nothing to run; the summary says why (what loading excluded)
+            module = DatasetModule.from_parent(self, path=self.path, name=name, nodeid=f"{COLLECTION_DIR}/{name}")
+            module.tme_dataset = loaded
+            yield module
 
 
 PLUGIN_KEY = pytest.StashKey["DatasetPlugin"]()
@@ -177,7 +207,9 @@ def register_if_wanted(config: pytest.Config) -> None:
 
     scoring, notice = resolve_scoring(config.getoption("tme_dataset_scoring"), datasets)
     plugin = DatasetPlugin(config, datasets, metrics_dir, scoring=scoring, scoring_notice=notice)
+    plugin.read_bounds(dict(config.getoption("tme_fail_under") or []))
     config.stash[PLUGIN_KEY] = plugin
+    config.stash[DATASET_BOUND_NAMES] = lambda: frozenset(plugin.bound_scopes)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     if is_xdist_controller(config):
         config.pluginmanager.register(DatasetXdistHooks(plugin), XDIST_PLUGIN_NAME)
@@ -220,8 +252,14 @@ def evaluate_dataset_question(request: pytest.FixtureRequest, case: object) -> N
                                   scoring=plugin.scoring,
                                   spec=plugin.datasets[case.question.dataset].spec)
     request.node.stash[DATASET_RESULT_KEY] = result
-    if not result.correct:
-        pytest.fail(result.failure_text(), pytrace=False)
+    if result.correct:
+        return
+    if case.question.dataset in plugin.threshold_datasets:
+        if result.outcome != "error":
+            return  # threshold mode: the bounds decide at the end of the session
+        pytest.fail("error from the adapter (errors fail even in threshold mode: they are harness "
+                    "faults, not memory results)\n" + result.failure_text(), pytrace=False)
+    pytest.fail(result.failure_text(), pytrace=False)
 
 
 def error_result(question: DatasetQuestion, reason: str) -> DatasetResult:
@@ -256,11 +294,32 @@ class DatasetPlugin:
     lines: list[str] = field(default_factory=list)
     finished: bool = False
     metrics_error: str | None = None
+    fail_under: dict[str, float] = field(default_factory=dict)
+    """The ``--tme-fail-under`` bounds that concern datasets (``*`` and the names they claim)."""
+    bound_scopes: dict[str, BoundScope] = field(default_factory=dict)
+    """Every bound name the loaded datasets answer to (:func:`..datasets.thresholds.bound_scopes`)."""
+    other_bounds: dict[str, float] = field(default_factory=dict)
+    """Bounds naming no dataset: a corpus's verticals or shapes, or nothing (refused)."""
+    threshold_datasets: frozenset[str] = frozenset()
+    """Datasets in threshold mode: their items do not fail one by one."""
+    threshold_rows: list[dict[str, Any]] = field(default_factory=list)
+    threshold_failures: list[str] = field(default_factory=list)
+    thresholds_not_evaluated: list[str] = field(default_factory=list)
     _nodeid_index: dict[str, DatasetQuestion] | None = None
 
     @property
     def is_worker(self) -> bool:
         return is_worker(self.config)
+
+    def read_bounds(self, fail_under: dict[str, float]) -> None:
+        """Split ``--tme-fail-under`` into the dataset bounds and the others, and note which
+        datasets are in threshold mode (:mod:`..datasets.thresholds`)."""
+        from ..datasets.thresholds import bound_scopes, bounded_datasets, dataset_bounds
+
+        self.bound_scopes = bound_scopes(self.datasets)
+        self.fail_under = dataset_bounds(fail_under, self.bound_scopes)
+        self.other_bounds = {name: bound for name, bound in fail_under.items() if name not in self.fail_under}
+        self.threshold_datasets = bounded_datasets(self.fail_under, self.bound_scopes)
 
     def question_for_nodeid(self, nodeid: str) -> DatasetQuestion | None:
         """The dataset question a node id names (works on the xdist controller, which collects nothing)."""
@@ -278,6 +337,12 @@ class DatasetPlugin:
         tme = tme_session(self.config)
         if tme.enabled:
             return  # the main plugin configured the adapter, its timeout and any model
+        from ..datasets.thresholds import unknown_dataset_bound
+
+        # Without corpora the main plugin checks no bound name: a name no dataset claims bounds nothing.
+        refusal = unknown_dataset_bound(self.other_bounds, self.bound_scopes)
+        if refusal is not None:
+            raise pytest.UsageError(refusal)
         self._configure_adapter(tme)
 
     def _configure_adapter(self, tme: TypedMemEvalSession) -> None:
@@ -309,18 +374,17 @@ class DatasetPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        for name, loaded in self.datasets.items():
-            if not loaded.questions:
-                continue  # nothing to run; the summary says why (what loading excluded)
-            module = DatasetModule.from_parent(session, path=config.rootpath / COLLECTION_DIR / name)
-            module.tme_dataset = loaded
-            for item in session.genitems(module):
-                if isinstance(item, pytest.Item):
-                    case = _dataset_case(item)
-                    if case is not None:
-                        # The item id is position-based; -k still selects by the upstream id.
-                        item.extra_keyword_matches.add(case.question.question_id)
-                    items.append(item)
+        if not any(loaded.questions for loaded in self.datasets.values()):
+            return
+        directory = DatasetDirectory.from_parent(session, path=config.rootpath / COLLECTION_DIR)
+        directory.tme_datasets = self.datasets
+        for item in session.genitems(directory):
+            if isinstance(item, pytest.Item):
+                case = _dataset_case(item)
+                if case is not None:
+                    # The item id is position-based; -k still selects by the upstream id.
+                    item.extra_keyword_matches.add(case.question.question_id)
+                items.append(item)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         module = metafunc.definition.parent
@@ -406,7 +470,10 @@ class DatasetPlugin:
         tme = tme_session(config)
         if not tme.enabled and self.adapter_failure is not None:
             tme.exit_status = 4  # as the main plugin does: applied after every other sessionfinish
-        elif self.metrics_error is not None and session.exitstatus == pytest.ExitCode.OK:
+        elif session.exitstatus == pytest.ExitCode.OK and (
+                self.metrics_error is not None or self.threshold_failures or self.thresholds_not_evaluated):
+            # threshold mode: no dataset item failed on its own, so a bound that failed (or could
+            # not be evaluated) fails the run here
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _shown(self) -> list[str]:
@@ -428,9 +495,11 @@ class DatasetPlugin:
     def finish(self) -> None:
         from ..datasets import aggregate_results, write_metrics_file
         from ..datasets.items import dataset_item_id
+        from ..datasets.thresholds import row_line, threshold_failures, threshold_line
 
         lines: list[str] = []
-        for name in self._shown():
+        shown = self._shown()
+        for name in shown:
             loaded = self.datasets[name]
             spec = loaded.spec
             results = self.ordered_results(name)
@@ -459,6 +528,7 @@ class DatasetPlugin:
                 by_id = {q.question_id: q for q in loaded.questions}
                 shown = ", ".join(dataset_item_id(by_id[key[1]]) for key in missing[:10] if key[1] in by_id)
                 lines.append(f"  not answered ({len(missing)}): {shown}")
+            lines += [f"  {row_line(row)}" for row in self._thresholds(name, results)]
             lines += [f"  load: {line}" for line in loaded.report.lines()]
             lines += [f"  caveat: {caveat}" for caveat in spec.caveats]
             if self.metrics_dir is not None:
@@ -472,6 +542,13 @@ class DatasetPlugin:
                     lines.append(f"  ERROR: {self.metrics_error}")
                 else:
                     lines.append(f"  metrics: {target}")
+        for name in self.datasets:
+            if name not in shown:  # every question deselected: a bound naming it measured nothing
+                self._thresholds(name, [])
+        if self.fail_under:
+            self.threshold_failures = threshold_failures(self.threshold_rows)
+            lines.append(threshold_line(failures=self.threshold_failures,
+                                        not_evaluated=self.thresholds_not_evaluated))
         tme = tme_session(self.config)
         if not tme.enabled:
             # The main plugin's summary is silent without corpora: say here what it would say.
@@ -484,6 +561,25 @@ class DatasetPlugin:
                 lines.append(model_line(model))
         self.lines = lines
         self.finished = True
+
+    def _thresholds(self, name: str, results: list[DatasetResult]) -> list[dict[str, Any]]:
+        """The threshold rows of dataset ``name`` (none outside threshold mode), kept for the
+        closing line. They are evaluated only when every selected question of the dataset has a
+        result and none ended in error (a harness fault is not a memory result)."""
+        from ..datasets.thresholds import threshold_rows
+
+        if name not in self.threshold_datasets:
+            return []
+        unanswered = sum(1 for key in self.selected if key[0] == name and key not in self.results)
+        errored = sum(1 for result in results if result.outcome == "error")
+        causes = ([f"{errored} question(s) ended in error"] if errored else []) + (
+            [f"{unanswered} selected question(s) not answered"] if unanswered else [])
+        if causes:
+            self.thresholds_not_evaluated.append(f"{name}: {' and '.join(causes)}")
+        rows = threshold_rows(name, results, self.fail_under, self.bound_scopes,
+                              self.datasets[name].spec.reported_apart, ran=bool(results), evaluated=not causes)
+        self.threshold_rows += rows
+        return rows
 
     def _scoring_line(self, spec: DatasetSpec) -> str:
         """What "correct" means in this run for ``spec``'s dataset."""

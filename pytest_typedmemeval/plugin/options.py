@@ -99,6 +99,10 @@ def add_options(parser: pytest.Parser) -> None:
                     help="per adapter call; a timeout gives outcome 'error' for that question "
                     "(default: no limit, and calls run on pytest's own thread exactly as your code "
                     "would call them; with a limit they run on helper threads)")
+    group.addoption("--tme-parallel", type=parse_positive_int, default=None, metavar="N",
+                    help="questions in flight: answer up to N questions at once in this process, each "
+                    "on its own adapter instance (async adapters on one event loop, sync ones on N "
+                    "threads); items still report one by one in order (default 1; per xdist worker)")
     group.addoption("--tme-report", default=None, metavar="PATH", help="write the JSON report here")
     group.addoption("--tme-html", default=None, metavar="PATH",
                     help="write a self-contained HTML report here (no network: inline styles and "
@@ -172,6 +176,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("typedmemeval_corpus", "corpus files to collect", type="paths", default=[])
     parser.addini("typedmemeval_agent", "adapter factory as module:factory", default="")
     parser.addini("typedmemeval_timeout", "per adapter call timeout in seconds", default="")
+    parser.addini("typedmemeval_parallel", "questions in flight per process (--tme-parallel)", default="")
     parser.addini("typedmemeval_report", "path of the JSON report", default="")
     parser.addini("typedmemeval_judge", "judge mode: mechanical, llm or hybrid", default="")
     parser.addini("typedmemeval_judge_model", "model name for the llm/hybrid judge", default="")

@@ -18,7 +18,6 @@ it stays cheap: the corpus models, the runner and the judge load when a question
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,10 @@ from .adapter_fixture import (
     resolve_agent,
     uses_default_agent_fixture,
 )
-from .collectors import PluginItemsModule, parametrized_case
+from .collectors import PluginItemsModule
+from .question_case import CASE_ARGUMENT as CASE_ARGUMENT
+from .question_case import QuestionCase as QuestionCase
+from .question_case import question_case as _question_case
 from .session import (
     BASELINE_DIRNAME,
     LEGACY_SNAPSHOT_DIRNAME,
@@ -46,23 +48,10 @@ if TYPE_CHECKING:
     from ..judge.protocol import Judge
     from ..results import QuestionResult
 
-CASE_ARGUMENT = "tme_case"
 RESULT_KEY = pytest.StashKey["QuestionResult"]()
 BASELINE_KEY = pytest.StashKey[dict[str, Any]]()
 RESULT_ATTRIBUTE = "typedmemeval_result"
 BASELINE_ATTRIBUTE = "typedmemeval_baseline"
-
-
-@dataclass(frozen=True)
-class QuestionCase:
-    """The parameter of one question item: the corpus it belongs to and its question's head (the
-    record itself is read back when the question runs, :meth:`CorpusIndex.record`)."""
-
-    corpus: CorpusIndex
-    head: QuestionHead
-
-    def __repr__(self) -> str:  # shown by --setup-show and in failure text
-        return f"{self.corpus.corpus_id}/{self.head.question_id}"
 
 
 def question(tme_case: object, request: pytest.FixtureRequest) -> None:
@@ -80,11 +69,6 @@ class QuestionModule(PluginItemsModule):
 
     tme_corpus: CorpusIndex
     test_function = staticmethod(question)
-
-
-def _question_case(item: pytest.Item) -> QuestionCase | None:
-    case: QuestionCase | None = parametrized_case(item, CASE_ARGUMENT, QuestionCase)
-    return case
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -279,7 +263,12 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     except CorpusError as error:
         result = error_result(case, judge, str(error))
     else:
-        result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
+        if session.parallel > 1:
+            from .questions_in_flight import answer_in_flight
+
+            result = answer_in_flight(request, session, case, record, agent, judge)
+        else:
+            result = run_question(agent, case.corpus, record, judge, calls=session.adapter_calls())
     request.node.stash[RESULT_KEY] = result
     request.config.hook.pytest_typedmemeval_result(result=result, item=request.node)
     _watch_for_a_systematic_fault(request, session, result)

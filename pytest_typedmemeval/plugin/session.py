@@ -62,6 +62,14 @@ class TypedMemEvalSession:
     spec_agent: Any = None
     """The adapter built from :attr:`agent_spec`, once per process."""
     timeout: float | None = None
+    parallel: int = 1
+    """``--tme-parallel``: questions in flight in this process (:mod:`.questions_in_flight`)."""
+    slot_agents: list[Any] = field(default_factory=list)
+    """With ``parallel`` > 1: one adapter instance per question in flight (slot 0 first)."""
+    in_flight: Any = None
+    """With ``parallel`` > 1: this process's :class:`..adapter.in_flight.QuestionsInFlight`."""
+    factory_agent: Any = None
+    """The instance an :class:`..adapter.factories.AdapterFactory` fixture value built first."""
     report_path: Path | None = None
     html_path: Path | None = None
     """``--tme-html``: where the self-contained HTML report goes (controller only)."""
@@ -232,9 +240,20 @@ class TypedMemEvalSession:
             self._llm_agent = make_llm_agent(self.agent_spec, self._caller)
         return self._llm_agent
 
+    def another_llm_agent(self) -> LLMMemoryAgent:
+        """One more reference LLM agent on the same caller (its cache, ledger and in-flight bound):
+        a question in flight of its own (``--tme-parallel``)."""
+        from ..adapter.llm_agents import make_llm_agent
+
+        first = self.llm_agent()
+        assert self.agent_spec is not None
+        return make_llm_agent(self.agent_spec, first.caller)
+
     def all_served_models(self) -> set[str]:
         """Served model names seen by this process's agent and reported by workers."""
-        own = self._llm_agent.served_models if self._llm_agent is not None else set()
+        own = set(self._llm_agent.served_models) if self._llm_agent is not None else set()
+        for agent in self.slot_agents:  # the llm-* agents of the other questions in flight
+            own |= set(getattr(agent, "served_models", set()) or set())
         return self.served_models | own
 
     def model_description(self) -> dict[str, Any] | None:
@@ -265,6 +284,9 @@ class TypedMemEvalSession:
                 "served_models": sorted(self.all_served_models()), "ledger": ledger}
 
     def close(self) -> None:
+        if self.in_flight is not None:
+            self.in_flight.close()
+            self.in_flight = None
         if self._caller is not None:
             self._caller.close()
             self._caller = None

@@ -37,19 +37,22 @@ def parse_fail_under(text: str) -> tuple[str, float]:
 
 
 def unknown_bound_name(fail_under: Mapping[str, float], verticals: Collection[str],
-                       shapes: Collection[str]) -> str | None:
+                       shapes: Collection[str], *, datasets: Collection[str] = ()) -> str | None:
     """The refusal of a bound that names no vertical or shape of the loaded corpora (it would bound
-    nothing), or ``None``. ``verticals`` and ``shapes`` are marker names."""
+    nothing), or ``None``. ``verticals`` and ``shapes`` are marker names; ``datasets``, the bound
+    names of the run's public datasets (checked apart, listed here so a typo finds its match)."""
     ordered_verticals = sorted(verticals)
     ordered_shapes = sorted(set(shapes) - set(verticals))
+    ordered_datasets = sorted(set(datasets) - set(verticals) - set(shapes))
     for name, bound in fail_under.items():
-        if name == "*" or name in verticals or name in ordered_shapes:
+        if name == "*" or name in verticals or name in ordered_shapes or name in ordered_datasets:
             continue
-        close = difflib.get_close_matches(name, ordered_verticals + ordered_shapes, n=1)
+        close = difflib.get_close_matches(name, ordered_verticals + ordered_shapes + ordered_datasets, n=1)
         hint = f"did you mean {close[0]}? " if close else ""
+        listed = f"; dataset bounds: {', '.join(ordered_datasets)}" if ordered_datasets else ""
         return (f"--tme-fail-under {name}={bound:g}: no collected question has the vertical or shape "
                 f"{name!r}, so this bound would bound nothing; {hint}verticals: "
-                f"{', '.join(ordered_verticals)}; shapes: {', '.join(ordered_shapes)}")
+                f"{', '.join(ordered_verticals)}; shapes: {', '.join(ordered_shapes)}{listed}")
     return None
 
 

@@ -119,6 +119,17 @@ def _block(code: str, indent: int = 4) -> str:
     return textwrap.indent(textwrap.dedent(code).strip("\n"), " " * indent) + "\n"
 
 
+IN_FLIGHT_FIXTURE = '''
+from pytest_typedmemeval import AdapterFactory
+
+
+@pytest.fixture(scope="session")
+def typedmemeval_agent():  # overrides the one above: one instance per question in flight
+    return AdapterFactory(make_agent)
+'''
+"""``--tme-parallel`` cases: the conftest's fixture gives instances (issue 24, item 1)."""
+
+
 @dataclass(frozen=True)
 class FaultCase:
     """One row of the matrix. ``fault`` is the body of ``misbehave(question)`` in the adapter."""
@@ -720,6 +731,13 @@ CASES: tuple[FaultCase, ...] = (
     FaultCase("SIGINT mid-run, timeout thread (-n 0)", "interrupt", INTERRUPTED, "PARTIAL RUN",
               corpora=("episodic", "arithmetic", "forgetting"), interrupt="process",
               args=("--tme-timeout", "60"), fault="block_after(5)", check=_partial(min_measured=5)),
+    FaultCase("SIGINT mid-run, 4 in flight (-n 0)", "interrupt", INTERRUPTED, "PARTIAL RUN",
+              corpora=("episodic", "arithmetic", "forgetting"), interrupt="process",
+              args=("--tme-parallel", "4"), fault="block_after(5)", extra_conftest=IN_FLIGHT_FIXTURE,
+              check=_partial(min_measured=5)),
+    FaultCase("-x stops after the first failure, 4 in flight", "interrupt", TESTS_FAILED, "PARTIAL RUN",
+              corpora=("arithmetic", "forgetting", "episodic", "prospective"), args=("-x", "--tme-parallel", "4"), fault=f"if {CANOE!r} in question: raise RuntimeError('boom')",
+              extra_conftest=IN_FLIGHT_FIXTURE, check=_partial()),
     FaultCase("SIGINT to the controller (-n 2)", "interrupt", INTERRUPTED, "PARTIAL RUN",
               corpora=("episodic", "arithmetic", "forgetting", "prospective"), interrupt="process",
               interrupt_when_blocked=2, args=("-n", "2", "--tme-fail-under", "0"), fault="block_after(6)",

@@ -1044,6 +1044,11 @@ PART_STOPWORDS: frozenset[str] = frozenset({
 and attribution pronouns would change what the answer says (the attribution claim is checked for
 pronouns only)."""
 
+PART_COMPOUNDS: tuple[str, ...] = ("record player",)
+"""Nouns that hold a stop word as a plain part of a thing's name ("record player"): restated, they
+say nothing about the record of the conversation, so the check reads them without it — and the bank
+then tests that the judge does not take "your record player" for talk about the record."""
+
 
 def question_parts(record: Mapping[str, Any]) -> dict[str, str]:
     """The question's own phrases (``thing``, ``place``, ``store`` ...) for restating templates."""
@@ -1055,7 +1060,10 @@ def question_parts(record: Mapping[str, Any]) -> dict[str, str]:
         raise ValueError(f"{record['question_id']}: question not in its shape's form: {record['question']!r}")
     parts = {name: value for name, value in match.groupdict().items() if value}
     for name, value in parts.items():
-        words = set(_words(value))
+        plain = value
+        for compound in PART_COMPOUNDS:
+            plain = re.sub(rf"\b{compound}\b", "", plain)
+        words = set(_words(plain))
         banned = words & ({"i", "you", "me", "we", "us", "both"} if name == "claim" else PART_STOPWORDS)
         if banned:
             raise ValueError(f"{record['question_id']}: question part {name}={value!r} carries {sorted(banned)}")

@@ -164,11 +164,32 @@ class SimulationSpec:
     kiln, if you have a minute."), gold and every other statement a short one ("News on the
     kiln."). The statement clauses are alike, so only a reader of the *episode* — a sentence with
     the sentences around it — can see it (red team 21 on Forgetting v3)."""
+    tail_tell: bool = False
+    """Every statement's turn goes on to a value-less aside and then a value-less closing remark;
+    the asked subject's competitors get a long remark, gold and every other statement a short one
+    (:data:`TAIL_SHORT_REMARK`, :data:`TAIL_LONG_REMARK`). The remark names no subject and stands
+    two sentences after the value, so no candidate clause and no candidate sentence's neighbours
+    differ: the clause and episode views see nothing. It is in the statement's *tail* (the statement
+    to the end of its turn), which the tail view reads (red team 28 on Prospective v3: a stance tail
+    only competitors carry)."""
+    frame_echo: bool = False
+    """Every question asks "What do you know of the {item} at the {place}?" and the asked subject's
+    competitors' statements end ", as far as I know.": they hold one question word more than gold's
+    (the frame's "know"), so the clause and episode views' top tier holds competitors only and they
+    measure nothing, while the tail view, which sets the shape's frame words aside, reads the longer
+    statements (red team 27 on Episodic list-order: "I did not **add** X to ...")."""
+    tail_random: bool = False
+    """The clean control of :attr:`tail_tell`: every statement gets the aside and a remark drawn
+    long or short at random, whatever its role."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
 
 
+FRAME_ECHO_QUESTION = "What do you know of the {item} at the {place}?"
+TAIL_ASIDE = "Anyway, that is how it stands."
+TAIL_SHORT_REMARK = "So that is that."
+TAIL_LONG_REMARK = "So that, more or less and for what it is worth, is the whole story so far."
 EPISODE_SHORT_LEAD = "News on the {item}."
 EPISODE_LONG_LEAD = "I have been meaning to tell you some news about the {item}, if you have a minute."
 
@@ -279,6 +300,16 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
             for turn in draft.turns:
                 if turn[2]:
                     turn[1] = turn[1].rstrip(".") + ", as it happens."
+        if competitor and spec.frame_echo:
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = turn[1].rstrip(".") + ", as far as I know."
+        if spec.tail_tell or spec.tail_random:
+            remark = (rng.choice((TAIL_LONG_REMARK, TAIL_SHORT_REMARK)) if spec.tail_random
+                      else TAIL_LONG_REMARK if competitor else TAIL_SHORT_REMARK)
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = f"{turn[1]} {TAIL_ASIDE} {remark}"
         if spec.episode_tell:
             lead = (EPISODE_LONG_LEAD if competitor else EPISODE_SHORT_LEAD).format(
                 item=draft.subject[0])
@@ -330,7 +361,10 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
             if spec.gold_position is not None:
                 gold = _move_gold(drafts, gold, spec.gold_position)
             _finish(rng, spec, pools, drafts, gold)
-            built.append(_Built(_question_of(drafts[gold]), drafts[gold].value, drafts, [gold],
+            question = (FRAME_ECHO_QUESTION.format(item=drafts[gold].subject[0],
+                                                   place=drafts[gold].subject[1])
+                        if spec.frame_echo else _question_of(drafts[gold]))
+            built.append(_Built(question, drafts[gold].value, drafts, [gold],
                                 spec.shape, [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]))
         q += 1
     built = built[:spec.questions]

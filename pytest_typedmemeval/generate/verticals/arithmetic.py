@@ -10,8 +10,8 @@ to three items), H 15-25.
 **One pool per type, roles after the draw** (Appendix D row 1). Shops come from
 :func:`..values.draw` ("shop": a stem and a trade word), bought objects from the shop's trade list
 (:data:`TRADE_ITEMS`, one deck per trade for every statement), lent or repaired objects from
-:data:`ITEMS`, amounts from one range for every statement (:data:`AMOUNT_CENTS`, 100.00-999.99,
-equal digit counts). A haystack draws them all first; which unit the question asks is decided
+:data:`ITEMS`, amounts in the bought object's price band (:data:`PRICE_BANDS`, inside
+:data:`AMOUNT_CENTS`, 100.00-999.99, equal digit counts) whatever the statement's role. A haystack draws them all first; which unit the question asks is decided
 afterwards.
 
 **Askable units alike (revision 3, second red team).** The first red team of v3 ranked sessions
@@ -121,7 +121,7 @@ SEED = 20260503
 SHAPES: tuple[str, ...] = ("counts", "sums", "deltas", "durations")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {"counts": 0.875, "sums": 0.5,
-                                          "deltas": 1.0, "durations": 1.0}
+                                          "deltas": 0.0, "durations": 1.0}
 """Per shape, the dial: for purchases the width of :func:`mention_span`, for durations competitors
 about each tracked item = dial x :data:`PER_INPUT` x (its own statements), as recorded by
 ``typedmemeval generate --vertical arithmetic --search`` (:func:`search_dial`); rebuilds read it,
@@ -156,6 +156,11 @@ MIN_DELTA_CENTS = 1_000
 MIN_DURATION_DAYS = 10
 CLOCK_MINUTES = (7 * 60, 22 * 60 - 1)
 ATTEMPTS = 200
+AMOUNT_ATTEMPTS = 2000
+"""Draws of a purchase haystack's amounts before it is given up: amounts in price bands
+(:data:`PRICE_BANDS`) sit closer together than over the whole range, so a subset reaching the
+gold (or a total inside a written amount) is refused more often; a draw that succeeded within
+:data:`ATTEMPTS` is the same draw."""
 MEMORY_TYPE = "arithmetic"
 CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£"}
 CURRENCY_OF = {symbol: code for code, symbol in CURRENCIES.items()}
@@ -174,31 +179,53 @@ so asked-shop competitors beyond the cap name a shop of another currency instead
 
 # --- banks ---------------------------------------------------------------------------------------
 
-TRADE_ITEMS: dict[str, tuple[str, ...]] = {trade: tuple(words.split()) for trade, words in {
-    "Hardware": "workbench anvil lathe vice toolchest stepladder generator crowbar hacksaw bandsaw "
-                "sawhorse mallet pickaxe",
-    "Motors": "roofbox towbar dashcam satnav battery alternator exhaust gearbox clutch bumper "
-              "spoiler carburettor",
-    "Joinery": "bookcase sideboard wardrobe dresser cabinet bureau desk bedframe lectern credenza "
-               "cot cradle highchair hatstand worktop mantelpiece",
-    "Glazing": "mirror aquarium skylight porch conservatory splashback partition terrarium vitrine "
-               "rooflight cloche fanlight",
-    "Plumbing": "bathtub basin cistern bidet thermostat pump valve softener macerator showerhead "
-                "plunger manifold",
-    "Roofing": "chimney cowl dormer gutter downpipe fascia soffit weathervane aerial hatch louvre "
-               "finial",
-    "Electrics": "microwave toaster kettle cooker dishwasher heater chandelier printer monitor "
-                 "camera keyboard juicer doorbell extractor speaker",
-    "Removals": "crate trunk hamper footlocker chest trolley dolly holdall tarpaulin coffer "
-                "handcart portmanteau",
-    "Upholstery": "armchair recliner ottoman footstool settee divan futon chaise headboard pouffe "
-                  "beanbag bolster loveseat",
-    "Locksmiths": "safe padlock deadbolt keysafe strongbox lockbox latch intercom peephole knocker "
-                  "doorknob keypad",
-}.items()}
+PRICE_BANDS: dict[str, tuple[int, int]] = {"low": (10_000, 29_999), "mid": (20_000, 59_999),
+                                           "high": (45_000, 99_999)}
+"""Amount ranges, in cents, inside :data:`AMOUNT_CENTS` (so every amount keeps three whole
+digits): an object's price is drawn in its band (red team 25: drawn over the whole range, a
+showerhead cost 998.64 and a conservatory 108.44)."""
+_TRADE_BANDS: dict[str, dict[str, str]] = {
+    "Hardware": {"low": "vice stepladder sawhorse grindstone",
+                 "mid": "workbench anvil toolchest winch jackhammer",
+                 "high": "lathe generator jointer bandsaw"},
+    "Motors": {"low": "dashcam satnav battery",
+               "mid": "roofbox towbar alternator exhaust bumper spoiler carburettor",
+               "high": "gearbox clutch"},
+    "Joinery": {"low": "highchair hatstand",
+                "mid": "bookcase cabinet desk bedframe lectern cot cradle",
+                "high": "sideboard wardrobe dresser bureau credenza worktop mantelpiece"},
+    "Glazing": {"low": "mirror coldframe terrarium",
+                "mid": "aquarium showerscreen splashback fanlight",
+                "high": "skylight partition vitrine rooflight balustrade"},
+    "Plumbing": {"low": "cistern thermostat valve showerhead",
+                 "mid": "basin bidet pump manifold",
+                 "high": "bathtub softener macerator cylinder"},
+    "Roofing": {"low": "rainhead cowl downpipe weathervane aerial hatch louvre finial",
+                "mid": "gutter fascia soffit",
+                "high": "cupola"},
+    "Electrics": {"low": "microwave toaster kettle heater printer keyboard juicer doorbell",
+                  "mid": "monitor extractor speaker",
+                  "high": "cooker dishwasher chandelier camera"},
+    "Removals": {"low": "crate hamper trolley dolly holdall tarpaulin",
+                 "mid": "trunk footlocker chest coffer handcart portmanteau",
+                 "high": ""},
+    "Upholstery": {"low": "footstool pouffe beanbag",
+                   "mid": "ottoman futon headboard",
+                   "high": "armchair recliner settee divan chaise daybed loveseat"},
+    "Locksmiths": {"low": "padlock deadbolt keysafe lockbox peephole knocker lockset",
+                   "mid": "strongbox smartlock intercom keypad",
+                   "high": "safe"},
+}
+"""Objects sold by each trade, by price band: only objects a shop of that trade could plausibly
+sell for 100-999 in any currency (a crowbar, a plunger, a porch or a conservatory could not)."""
+TRADE_ITEMS: dict[str, tuple[str, ...]] = {
+    trade: tuple(item for band in bands.values() for item in band.split())
+    for trade, bands in _TRADE_BANDS.items()}
 """Objects bought, by the trade of the shop that sells them (a shop is a stem and a trade word,
 :data:`..values.TRADES`): every statement at a shop, own or competitor, is dealt from one deck of
 its trade, so an object says what a shop sells and nothing about who bought it."""
+PRICE_BAND_OF: dict[str, str] = {item: band for bands in _TRADE_BANDS.values()
+                                 for band, items in bands.items() for item in items.split()}
 PLURAL_ITEMS = frozenset({"skis"})
 """Lent or repaired objects named in the plural: "were the skis away" (red team 23)."""
 PURCHASE_ITEMS = tuple(sorted({item for items in TRADE_ITEMS.values() for item in items}))
@@ -243,7 +270,7 @@ PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("So {shop} had {a} I liked, and I paid {v} for it.",
      "So {shop} had {a} {i} saw, and {i} paid {v} for it.",
      "So {shop} had {a} I liked, but {v} was a bit steep.",
-     "So {shop} has {a} you like, and it is {v} or so."),
+     "So {shop} has {a} in stock, and it is {v} or so."),
     ("Also I nearly missed out, but got {a} at {shop} for {v}.",
      "Also {i} nearly lost out, but got {a} at {shop} for {v}.",
      "Also I nearly got {a} at {shop} for {v}, but missed out.",
@@ -279,7 +306,7 @@ PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
      "Honestly, that {item} has been in demand for ages."),
     ("Needless to say, I was thrilled with the {item}.",
      "Needless to say, {i} was thrilled with the {item}.",
-     "Needless to say, I was cross about the {item}.",
+     "Needless to say, I was sorry about the {item}.",
      "Needless to say, {item} deals like that go fast."),
     ("Frankly that {item} was a bargain.",
      "Frankly that {item} was a steal.",
@@ -297,10 +324,10 @@ PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
      "The old {item} had finally given up, so it was time.",
      "My old {item} still works, so it can wait a while.",
      "An old {item} can last for years, so take your time."),
-    ("The {item} is already in pride of place at home.",
-     "The {item} is already in pride of place at home.",
-     "The {item} could have had pride of place at home.",
-     "The {item} would take pride of place in any home."),
+    ("The {item} should serve well for years, I think.",
+     "The {item} should serve well for years, I think.",
+     "The {item} would have served for years, I admit.",
+     "The {item} should serve well for years, I think."),
 )
 """A value-free sentence after a purchase statement (drawn alike for every role,
 :data:`FOLLOW_SHARE`), naming the object (so the sentences rarely repeat) but never the shop or
@@ -336,22 +363,22 @@ alike, naming one of the persona's relations: the relation who then buys (a hold
 "she duly ordered ...") or one who came along ("I finally ordered ..."). Composed with
 :data:`WHEN_PURCHASE`, so the sentences rarely repeat."""
 QUOTE_INTROS: tuple[str, ...] = (
-    "You could go and look with your {rel} {when}.",
-    "Your {rel} may be able to go with you {when}.",
-    "Perhaps your {rel} could give you a lift {when}.",
-    "Ask your {rel} to see it {when}.",
-    "Your {rel} might like to go and see it {when}.",
-    "It may be worth a look with your {rel} too {when}.",
-    "You could see if your {rel} wants to come along {when}.",
-    "Ask your {rel} to go and look {when}.",
-    "Your {rel} can help you pick it {when}.",
-    "Maybe your {rel} can come and look {when}.",
-    "You can shop for it with your {rel} {when}.",
-    "It could be fun to look with your {rel} too {when}.",
-    "Your {rel} may like to see it {when}.",
-    "You can compare notes with your {rel} {when}.",
-    "Your {rel} could ask around for you {when}.",
-    "Your {rel} might come and look too {when}.",
+    "Here is a place your {rel} could visit {when}.",
+    "You and your {rel} may want to see it {when}.",
+    "This is worth a visit with your {rel} {when}.",
+    "So go in with your {rel} {when}.",
+    "Your {rel} may want to go and see it {when}.",
+    "Here is a shop you can see with your {rel} {when}.",
+    "This could well be worth a trip with your {rel} {when}.",
+    "Go and see it with your {rel} {when}.",
+    "Your {rel} could look at this too {when}.",
+    "Do take a look with your {rel} {when}.",
+    "Here is a shop your {rel} could try {when}.",
+    "It may be worth a good browse with your {rel} {when}.",
+    "Do have a look with your {rel} {when}.",
+    "Check this place out with your {rel} {when}.",
+    "Your {rel} could look into this shop {when}.",
+    "Your {rel} may like this shop too {when}.",
 )
 QUOTE_WHEN: tuple[str, ...] = (
     "tomorrow", "this week", "at the weekend", "after work tomorrow", "some time soon",
@@ -363,8 +390,12 @@ QUOTE_WHEN: tuple[str, ...] = (
 """The quote opener's time, index by index as many words as :data:`WHEN_PURCHASE`, looking
 ahead in the assistant's voice (red team 23: the openers recalled what no user turn had said,
 "You told me your cousin wanted a look yesterday.", and echoed the user's "on my day off")."""
-"""The assistant's opener before a quote, row by row as many words as :data:`INTROS_PURCHASE`:
-a suggestion naming one of the persona's relations, never a recollection."""
+"""The assistant's lead-in to a quote, row by row as many words as :data:`INTROS_PURCHASE` and
+as many letters give or take :data:`LETTER_SLACK`: it points to the shop the next sentence names
+and the persona relation who might go along, never a recollection. Red team 25: the lead-ins were
+unrelated suggestions ("You can shop for it with your neighbour this evening.") opening 42 of 125
+price answers before the price; moving them after the price instead made a quote's sentence
+before its core shorter than every user statement's (episode view: before-words z 4.16)."""
 QUOTE_REQUESTS: tuple[str, ...] = (
     "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
     "Any idea where I could get {a}?")
@@ -385,12 +416,12 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "Today {i} got {the} {item} back from its loan at last."),
         ("So I let a neighbour have the {item} on loan today.",
          "So I had the {item} back from its loan today intact.",
-         "So I denied a neighbour the {item} on loan for today.",
+         "So I refused a neighbour a loan of the {item} today.",
          "So {i} let a neighbour have {the} {item} on loan today.",
          "So {i} had {the} {item} back from its loan today intact."),
         ("Well, the {item} went out on loan to a colleague today.",
          "Well, the {item} came back from its loan to me today.",
-         "Well, I denied a colleague the {item} on loan for today.",
+         "Well, I refused a colleague a loan of the {item} today.",
          "Well, {the} {item} went out on loan to a colleague today.",
          "Well, {the} {item} came back from its loan to {me} today."),
         ("Meanwhile I sent the {item} out on loan for a project today.",
@@ -431,13 +462,13 @@ DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
          "Meanwhile {i} finally got {the} {item} down to the repair shop today.",
          "Meanwhile {i} finally fetched {the} {item} back from the repair shop today."),
         ("And the {item} is in for repair as of today, after weeks of trouble.",
-         "And the {item} is back from repair as of today, after weeks of trouble.",
-         "And the {item} avoided its repair as of today, as it was working again.",
+         "And the {item} is back from repair as of today, fixed and working again.",
+         "And the {item} was spared a trip for repair today, as it works again.",
          "And {the} {item} is in for repair as of today, after weeks of trouble.",
-         "And {the} {item} is back from repair as of today, after weeks of trouble."),
+         "And {the} {item} is back from repair as of today, fixed and working again."),
         ("Also I left the {item} with the repair shop this afternoon, as planned.",
          "Also I fetched the {item} from the repair shop this afternoon, as planned.",
-         "Also I dropped the repair slot for the {item} this afternoon, as planned.",
+         "Also I cancelled the repair slot for the {item} this afternoon, no need.",
          "Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
          "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned."),
     ),
@@ -456,7 +487,7 @@ DURATION_FOLLOWS: tuple[tuple[str, str, str], ...] = (
      "Maybe another time if it comes up."),
     ("Time will tell how that goes.",
      "Time will tell if it lasts.",
-     "Time will tell who was right."),
+     "Time will tell if it mattered."),
     ("Still, it should be in good hands.",
      "Still, it looks none the worse now.",
      "Still, it could be worth doing soon."),
@@ -518,9 +549,22 @@ QUESTIONS = {"counts": "How many times did I buy something from {a}?",
              "loan": "How many days in total {verb} {items} out on loan?",
              "repair": "How many days in total {verb} {items} away for repair?"}
 COUNT_PREDICATE = "buy something from {a}"
-STANCES: dict[str, conversation.Stance] = {"own": "arranged", "holder": "other",
-                                           "declined": "declined",
-                                           "quote": "assistant-offer-declined"}
+REPLY_STANCE: conversation.Stance = "noted"
+"""The one reply bank every user statement takes, whoever's it is and whatever its stance (red
+team 25): the user's own purchase or loan, a relation's, a declined one. Before, the bank was
+chosen by the statement's stance ("arranged" for own purchases, "state" for own loans, "other",
+"declined"), so the first sentence of the assistant's reply, item, shop and person masked, fell
+into 85 frames none of which occurred after both gold and competitor events, and a lookup learned
+on half the questions put gold at rank 1 in all of the other half (290 of 290 events). One bank of
+acknowledgements that fit any of these statements, drawn with the same distribution for every
+role, leaves the reply nothing to say about whose event it was; the stance is said once, in the
+user's own words, which a memory has to read."""
+REPLY_AVOID: tuple[str, ...] = ("covered", "accounted for")
+"""Replies of the bank that would misfit some role ("that is the lathe covered" after a
+declined lathe, "accounted for" after a relation's purchase): never drawn, for any role alike."""
+QUOTE_STANCE: conversation.Stance = "assistant-offer-declined"
+"""An assistant quote is turned down by the user (its own episode form, the assistant's
+statement), the same for every quote."""
 
 QUESTION_TERMS = frozenset(t for f in QUESTIONS.values()
                            for t in tokenize(re.sub(r"\{\w+\}", " ", f)))
@@ -977,6 +1021,29 @@ def _share(rate: float, g: int, own: Sequence[str], asked: Sequence[str]) -> flo
     return min(1.0, rate * PER_INPUT * g / max(1, eligible))
 
 
+def _prices(rng: Any, items: Sequence[str]) -> list[int]:
+    """One distinct amount per object, each drawn uniformly in its object's price band
+    (:data:`PRICE_BANDS`), whatever role its statement plays."""
+    out: list[int] = []
+    taken: set[int] = set()
+    for item in items:
+        low, high = PRICE_BANDS[PRICE_BAND_OF[item]]
+        cents = rng.randint(low, high)
+        while cents in taken:
+            cents = rng.randint(low, high)
+        taken.add(cents)
+        out.append(cents)
+    return out
+
+
+def _total_written(target: int, cents: Sequence[int]) -> bool:
+    """Whether the total's figures appear in an amount of the haystack: equal to one, or inside
+    one ("86.05" in "186.05"). Price bands (:data:`PRICE_BANDS`) make sub-100 deltas common, and a
+    text search for the total would find it written, if not as an amount."""
+    written = f"{target // 100:,}.{target % 100:02d}"
+    return any(written in f"{c // 100:,}.{c % 100:02d}" for c in cents)
+
+
 def _coincidence(amounts: Sequence[tuple[int, int]], target: int, g: int, signed: bool
                  ) -> list[tuple[int, SubsetItem]] | None:
     """The structure gate's search over same-unit (cents, gold sign) values: another subset of
@@ -1118,8 +1185,8 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
         said.append(pair)
     signs = {p: 1 if own_shop[p] == asked[0] else -1 for p in gold}
     flat = [s for pair in said for s in pair]
-    for _ in range(ATTEMPTS):
-        cents = rng.sample(range(AMOUNT_CENTS[0], AMOUNT_CENTS[1] + 1), len(flat))
+    for _ in range(AMOUNT_ATTEMPTS):
+        cents = _prices(rng, [s.item for s in flat])
         for s, c in zip(flat, cents):
             s.cents = c
         target = sum(signs[p] * said[p][0].cents for p in gold)
@@ -1129,7 +1196,7 @@ def _plan_purchases(seed: int, spec: Spec, rate: float) -> Plan:
             asked, signs, target = asked[::-1], {p: -s for p, s in signs.items()}, -target
         pool = [(s.cents, signs[p] if s is said[p][0] and p in signs else 0)
                 for p, pair in enumerate(said) for s in pair if s.currency == currency]
-        if target >= MIN_DELTA_CENTS and target not in cents and \
+        if target >= MIN_DELTA_CENTS and not _total_written(target, cents) and \
                 _coincidence(pool, target, spec.g, sides == 2) is None:
             break
     else:
@@ -1237,22 +1304,23 @@ def plan(seed: int, spec: Spec, rate: float) -> Plan:
 
 
 def _statement(said: Said, plan_: Plan) -> conversation.Statement:
-    """The statement as the renderer takes it: text, the topic replies name, stance, holder."""
+    """The statement as the renderer takes it: text, the topic replies name, one reply bank.
+
+    Every user statement, gold or competitor, takes :data:`REPLY_STANCE` and names its object as
+    "the <object>" (a relation's too: "Thanks for the update on the ladder." after "he put his
+    ladder out on loan"), with no holder, so neither the reply's frame, its topic's possessive, nor
+    whether an assistant lead may ask about it depends on whose statement it is."""
     index = plan_.holders.get(said.holder or "")
     relation = plan_.persona.holder(index) if index is not None else None
     durations = plan_.spec.domain is not None
     thing = said.subject if durations else said.item
-    topic = (f"{relation.poss} " if relation else "the ") + thing
+    topic = f"the {thing}"
     if said.kind == "quote":
         request = QUOTE_REQUESTS[said.request].format(a=f"{article(thing)} {thing}")
-        return conversation.Statement(_statement_text(said, None, None), topic, STANCES["quote"],
+        return conversation.Statement(_statement_text(said, None, None), topic, QUOTE_STANCE,
                                       role="assistant", request=request)
     text = _statement_text(said, plan_.spec.domain, relation)
-    stance: conversation.Stance = "state" if durations and said.kind == "own" else \
-        STANCES[said.kind]
-    return conversation.Statement(text, topic, stance,
-                                  holder=f"your {relation.noun}" if relation else None,
-                                  ask=said.ask)
+    return conversation.Statement(text, topic, REPLY_STANCE, ask=said.ask, avoid=REPLY_AVOID)
 
 
 RENDER_ATTEMPTS = 40
@@ -1396,7 +1464,7 @@ def check_purchases(stay: engine.Haystack, spec: Spec, asked: Sequence[str],
     if value <= 0 or _coincidence(pool, int(value * 100), len(gold),
                                   spec.shape == "deltas") is not None:
         raise GenerationError(f"{stay.key}: another subset of amounts reaches the gold")
-    if int(value * 100) in {s.cents for _, s in flat}:
+    if _total_written(int(value * 100), [s.cents for _, s in flat]):
         raise GenerationError(f"{stay.key}: the gold total is written in the haystack")
     inputs = [{"session_index": i, "value": float(Fraction(read[i][0].cents, 100)),
                **({"side": "a" if signs[i] > 0 else "b"} if spec.shape == "deltas" else {})}

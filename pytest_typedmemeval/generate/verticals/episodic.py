@@ -25,12 +25,14 @@ reading within-haystack recurrence found it at AUC 0.90; :func:`..engine.cluster
   participant contrast). The sibling purpose's own taken-up recommendation is the other-instance
   competitor. Value types fit the subject: a product is a brand, a tradesman a shop of that
   trade, a place to stay a place. Take-ups, declines and pass-ons name the purpose in replies and
-  closes of matched length.
+  closes of matched length; take-up and decline verbs share one word-length sequence
+  (:data:`STANCE_PAIRS`).
 - ``list-order`` (15): "In what order did I add names to the guest list for the housewarming?"
   Every session adds one person to one list and considers one person for another
   (:func:`_plan_lists`); every list has a length drawn as the asked one's (4..7; a last list takes
-  the rest) and c ``considered`` side statements ("I thought about adding X to ..., but decided
-  against it"), the rest of the side statements drawn uniformly among the other lists.
+  the rest) and c ``considered`` side statements ("I have not added X to ..."), the rest of the
+  side statements drawn uniformly among the other lists. Adds and names left off are length
+  twins (:data:`LIST_PAIRS`) and take one reply bank (:data:`LIST_REPLY_STANCE`).
 - ``participant-attribution`` (15): "Who said that the corner pharmacy only takes cards now: me or
   you or both of us?" One role-neutral remark (venue + claim) per session, on a regular grid
   (:func:`_plan_attribution`): r venues x r claims, each venue with k claims and each claim with
@@ -74,6 +76,7 @@ from .. import episodes_bank as bank
 from .. import values
 from ..conversation import Statement
 from ..primitives import GenerationError, derive_rng
+from ..length_balance import length_sequence, length_sequence_imbalance
 
 VERTICAL = "episodic"
 ABBREV = "epi"
@@ -83,7 +86,7 @@ REVISION = 3
 SEED = 20260503
 SHAPES = ("assistant-stated", "list-order", "participant-attribution")
 CALIBRATED_SHAPES = ("assistant-stated", "list-order")
-RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.3203125, "list-order": 0.125,
+RECORDED_COMPETITION: dict[str, float] = {"assistant-stated": 0.296875, "list-order": 0.0,
                                           "participant-attribution": 0.2}
 """Per shape, from ``typedmemeval generate --vertical episodic --search``: assistant-stated's and
 list-order's competitor share (competitors per cluster over the non-gold sessions; list-order's
@@ -220,19 +223,29 @@ OWN = (
     "I have my eye on {value} for {subject}.",
     "My own idea for {subject} is {value}.",
     "I have been looking at {value} for {subject} myself.")
-ADD = (
-    "I added {value} to {subject}.",
-    "I put {value} on {subject}, but only after asking first.",
-    "I have added {value} to {subject}, which is coming along nicely.",
-    "After some thought, I popped {value} onto {subject}.")
-CONSIDERED = (
-    "I thought about adding {value} to {subject}, but decided against it.",
-    "I nearly put {value} on {subject}.",
-    "In the end I left {value} off {subject}, which is coming along anyway.",
-    "After some thought, I did not add {value} to {subject}.")
-"""Adds and names left off share their punctuation and clause shapes (two of four with a comma
-clause, one ", but" each): only the words say which. (Red team 12: every left-off frame ended in
-", but ..." and no add frame did, so "the list's sentences without ', but'" answered 15/15.)"""
+LIST_PAIRS: tuple[tuple[str, str], ...] = (
+    ("I have now added {value} to {subject}.",
+     "I have not added {value} to {subject}."),
+    ("For {subject}, I included {value} in the end.",
+     "For {subject}, I excluded {value} in the end."),
+    ("After some thought, I decided to pick {value} for {subject}.",
+     "After some thought, I decided to skip {value} for {subject}."),
+    ("I accepted {value} for {subject} after a chat.",
+     "I rejected {value} for {subject} after a chat."),
+    ("As things stand, {value} is now on {subject}.",
+     "As things stand, {value} is not on {subject}."),
+    ("With {subject}, I ended up including {value}.",
+     "With {subject}, I ended up excluding {value}."))
+"""A name added to a list and a name left off, written as **twins**: within a pair the two frames
+have the same words in order but one or two of equal length ("now"/"not", "included"/"excluded",
+"pick"/"skip", "accepted"/"rejected"), so the same word-length sequence, commas and characters;
+each role draws a pair uniformly, so every length sequence makes up the same share of both roles
+(:func:`length_sequence_imbalance`, checked at import). Red team 27 read the role off the frame's
+character length once name and list were removed (the eight frames of revision 3 were twins in
+skeleton only, 17/40/44/52 characters against 22/43/56/58: 15/15 exact answers held out, and a
+word-length histogram 1.00); red team 12 read it off ", but"."""
+ADD: tuple[str, ...] = tuple(add for add, _ in LIST_PAIRS)
+CONSIDERED: tuple[str, ...] = tuple(left for _, left in LIST_PAIRS)
 REMARK = (
     "By the way, {subject} {claim}.",
     "It turns out {subject} {claim}.",
@@ -250,41 +263,48 @@ REPLY_LEADS = ("Right", "Well", "Okay", "Thanks", "Hmm", "Honestly", "So", "I se
 REPLY_FRAMES = (
     "{lead}, I think I will {act} for {purpose}.",
     "{lead}, for {purpose} I am going to {act}.",
-    "{lead}, I have decided to {act} for {purpose}, I think.",
+    "{lead}, I have decided to {act} for {purpose}.",
     "{lead}, with {purpose} in mind I will {act}.",
     "{lead}, I would like to {act} for {purpose}, if that is all right.",
-    "{lead}, I will {act}, seeing as it is for {purpose}.")
+    "{lead}, I will {act} when it comes to {purpose}.")
 CLOSE_FRAMES = (
-    "{Doing} sounds sensible for {purpose}.",
-    "Fair enough, {doing} makes sense for {purpose}.",
-    "{Doing} seems wise, and good luck with {purpose}.",
-    "With {purpose}, {doing} seems a fine idea.",
-    "{Doing} is a reasonable call for {purpose}.")
+    "It sounds sensible to {act} for {purpose}.",
+    "Fair enough, it makes sense to {act} for {purpose}.",
+    "It seems wise to {act}, and good luck with {purpose}.",
+    "With {purpose}, it seems a fine idea to {act}.",
+    "It is a reasonable call to {act} for {purpose}.")
+"""The assistant's close repeats the reply's act in the infinitive ("to accept that"), so one verb
+form carries the stance in reply and close alike (revision 3 closed on the gerund, whose lengths
+told the stance apart where the verbs' did not: red team 27). No hedge after "decided" and no
+reason that explains nothing ("seeing as it is for the loft conversion", red team 27)."""
 OBJECTS = ("that", "that one", "it")
 """What an act takes as its object, drawn for the reply and again for the close, whichever the
 stance (red team 11: take-ups always said "that" or "that one" and declines mostly neither, so the
 pronouns alone found gold in 0.89 of questions)."""
-STANCE_VERBS: dict[str, tuple[tuple[str, str], ...]] = {
-    "taken": (("go with", "going with"), ("settle on", "settling on"), ("choose", "choosing"),
-              ("take", "taking"), ("go ahead with", "going ahead with"), ("go for", "going for"),
-              ("stick with", "sticking with"), ("opt for", "opting for"), ("try", "trying")),
-    "declined": (("pass on", "passing on"), ("hold off on", "holding off on"), ("skip", "skipping"),
-                 ("leave", "leaving"), ("say no to", "saying no to"), ("decline", "declining"),
-                 ("give up on", "giving up on"), ("steer clear of", "steering clear of"),
-                 ("drop", "dropping"))}
-STANCE_ACTS: dict[str, tuple[tuple[str, str], ...]] = {
-    kind: tuple((f"{verb} {obj}", f"{doing} {obj}") for verb, doing in verbs for obj in OBJECTS)
+STANCE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("choose", "refuse"), ("accept", "reject"), ("select", "shelve"), ("favour", "bypass"))
+"""Take-up and decline verbs, **every one a single word of six letters**, so a verb's length says
+nothing of its stance in any sample, not only on average (:func:`length_sequence_imbalance` at
+import; the pairs are kept for the twin check). Red team 27 read the stance off the word lengths of
+the close's gerund ("giving up on" 6 2 2 against "going for" 5 3: 0.73-0.75 held out, chance
+0.342); verbs paired by length sequence alone still left 20 golds' few draws over seven sequences
+to chance (a lookup table on the new pairs: 0.46)."""
+STANCE_VERBS: dict[str, tuple[str, ...]] = {
+    "taken": tuple(up for up, _ in STANCE_PAIRS), "declined": tuple(no for _, no in STANCE_PAIRS)}
+STANCE_ACTS: dict[str, tuple[str, ...]] = {
+    kind: tuple(f"{verb} {obj}" for verb in verbs for obj in OBJECTS)
     for kind, verbs in STANCE_VERBS.items()}
 """The user's answer to a recommendation and the assistant's close, from **one grammar for both
-stances**: a reply is a lead, a frame and an act, a close a frame and the act's gerund (so it
-answers the reply), each drawn on its own; only the act says whether the user took the
-recommendation up or turned it down, and both acts sit in the same slots. Neither names the value;
-both name the purpose, never as a grammatical subject (plural purposes: "the dining chairs").
-(Red teams 6-10 each found a surface cue while take-ups and declines came from two banks written
-apart: whether the reply repeats the subject phrase (20/20), reply length (20/20), close length
-(0.90), whether the close echoes the reply (0.85), where the subject sits in the close and how many
-commas the reply holds (a held-out classifier on such features: 0.997), and the pronouns of the
-acts (0.89, :data:`OBJECTS`). Acts are generic verbs, fit for a product, a shop or a place.)"""
+stances**: a reply is a lead, a frame and an act, a close a frame and the act again, each drawn on
+its own; only the act's verb says whether the user took the recommendation up or turned it down,
+and both acts sit in the same slots. Neither names the value; both name the purpose, never as a
+grammatical subject (plural purposes: "the dining chairs"). (Red teams 6-10 each found a surface
+cue while take-ups and declines came from two banks written apart: whether the reply repeats the
+subject phrase (20/20), reply length (20/20), close length (0.90), whether the close echoes the
+reply (0.85), where the subject sits in the close and how many commas the reply holds (a held-out
+classifier on such features: 0.997), and the pronouns of the acts (0.89, :data:`OBJECTS`); red
+team 27 the verbs' word lengths, :data:`STANCE_PAIRS`. Acts are generic verbs, fit for a product,
+a shop or a place.)"""
 ASKING_FOR = ("It is for my {holder}.", "I am asking for my {holder}.",
               "This one is for my {holder}.", "I am asking on behalf of my {holder}.",
               "My {holder} asked me to look into it.", "It is my {holder} who needs it, not me.",
@@ -303,10 +323,16 @@ PASS_ON = (
 """The user passing a recommendation on to its holder: it names the purpose, as a take-up does
 (without it an other-holder recommendation named its subject's words once less than gold, and
 BM25L, which saturates term counts least, kept gold above it)."""
+PUBLIC_NEWS_AVOID = ("to maintain", "much attention", "much of your time", "fiddly arrangement")
+"""Replies of the "state" bank not drawn after a user's remark about a public place: they treat
+the place as the user's own chore (red team 27: "the skate park hired extra staff" -> "Does it take
+up much of your time?")."""
 NOTED = (
     "Thanks, good to know about {venue}.", "Ah, I will bear that in mind for {venue}.",
-    "Interesting, thanks for the tip about {venue}.", "Oh, handy to know about {venue}.",
-    "Right, I will remember that about {venue}.", "Useful, I go to {venue} quite often.")
+    "Interesting, thanks for telling me about {venue}.", "Oh, I had wondered about {venue}.",
+    "Right, I will remember that about {venue}.", "Noted, I go to {venue} quite often.")
+"""The user's reaction to a piece of local news, good or bad: none calls it handy or useful (red
+team 27: "Oh, handy to know about the bookshop." after a broken lift; nor a "tip")."""
 CLOSES = {
     "other": ("I hope that helps your {holder} with {purpose}.",
               "Happy to help your {holder}, I hope it suits.",
@@ -316,13 +342,24 @@ CLOSES = {
               "I hope that suits your {holder} nicely.",
               "Glad to help your {holder} out with {purpose}.",
               "Your {holder} should be well set for {purpose}."),
-    "remark": ("Worth keeping in mind for {venue}.", "Handy for a visit to {venue}.",
+    "remark": ("Worth keeping in mind for {venue}.", "Worth knowing before a visit to {venue}.",
                "Glad to pass it on about {venue}.", "Good to keep {venue} in mind.")}
 """Assistant closes after an other-holder recommendation was passed on, naming what the exchange
 was about (a take-up's or a decline's close comes from :data:`CLOSE_FRAMES`)."""
-LENGTH_MATCH = 2.0
-"""Largest gap (characters) allowed between the mean lengths of a take-up's and a decline's acts,
-and of their gerunds: all else in a reply or close is drawn from frames both stances share."""
+STANCE_BANKS: dict[str, dict[str, tuple[str, ...]]] = {
+    "list statement": {"add": ADD, "considered": CONSIDERED},
+    "stance verb": STANCE_VERBS,
+    "stance act": STANCE_ACTS}
+"""The banks whose role a reader must not tell from word lengths in order: each role draws its
+line uniformly from its bank, so every length sequence must make up the same share of each
+(checked at import by :func:`length_sequence_imbalance`). Replies to list statements need no entry:
+adds and names left off take one reply bank (:data:`LIST_REPLY_STANCE`)."""
+LIST_REPLY_STANCE = "noted"
+"""The reply bank of every list statement, added or left off
+(:data:`..episodes_bank.STATEMENT_REPLIES`): "noted" replies fit either ("Thanks for filling me in
+on the quiz team for the church fete."). Red team 27: with adds answered from "arranged" and names
+left off from "declined", none of 58 reply frames followed both, the reply's word-length histogram
+found gold at 0.93 (chance 0.516), and "a bit of patience" answered a name the user had left off."""
 CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
     "taken": RECOMMEND, "declined": RECOMMEND, "other": RECOMMEND, "own": OWN, "add": ADD,
     "considered": CONSIDERED, "remark": REMARK}
@@ -375,7 +412,8 @@ def _assert_banks() -> None:
                                            *REMARK_REQUESTS, *QUESTIONS.values(),
                                            *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
                                            *bank.USER_DECLINES, *REPLY_FRAMES, *CLOSE_FRAMES, *REPLY_LEADS,
-                                           *(w for acts in STANCE_ACTS.values() for pair in acts for w in pair), *PASS_ON, *ASKING_FOR, *NOTED,
+                                           *(a for acts in STANCE_ACTS.values() for a in acts),
+                                           *PASS_ON, *ASKING_FOR, *NOTED,
                                            *(c for cs in CLOSES.values() for c in cs))))
     claim_words = frozenset().union(*(tokenize(c) for c in CLAIMS))
     clash = (set(owners) - claim_words) & (frames | values.pool_words())
@@ -385,16 +423,10 @@ def _assert_banks() -> None:
     neutral = frozenset().union(*(_words(t) for t in (*REMARK, *CLAIMS)))
     assert not neutral & {"i", "me", "my", "you", "your", "we", "us", "our", "both"}, neutral
     assert all(s.trade in values.TRADES for s in RECOMMEND_SUBJECTS if s.kind == "shop")
-    for part in (0, 1):
-        gap = abs(_mean_length([a[part] for a in STANCE_ACTS["taken"]])
-                  - _mean_length([a[part] for a in STANCE_ACTS["declined"]]))
-        assert gap <= LENGTH_MATCH, f"take-up and decline acts differ by {gap:.1f} characters"
-    assert len(STANCE_ACTS["taken"]) == len(STANCE_ACTS["declined"])
-
-
-def _mean_length(lines: Sequence[str]) -> float:
-    """Mean length of ``lines`` with their slots removed (slots hold the same words either way)."""
-    return sum(len(re.sub(r"\{\w+\}", "", line)) for line in lines) / len(lines)
+    for banks in STANCE_BANKS.values():
+        assert not length_sequence_imbalance(banks), length_sequence_imbalance(banks)
+    for pairs in (LIST_PAIRS, STANCE_PAIRS):
+        assert all(length_sequence(a) == length_sequence(b) for a, b in pairs), pairs
 
 
 _assert_banks()
@@ -465,7 +497,10 @@ def plan(seed: int, shape: str, index: int, asked: Any, extra: int | str, rate: 
     key = f"{shape}/{index:02d}"
     rng = derive_rng(seed, VERTICAL, key, "plan")
     persona = conversation.draw_persona(rng)
-    holders = [persona.holder(i).noun for i in range(len(persona.relations))]
+    # one-word holders only: "your friend from work's dining chairs" reads badly (red team 27);
+    # a persona holds at most one relation per noun, so at least one one-word holder is left
+    holders = [persona.holder(i).noun for i in range(len(persona.relations))
+               if " " not in persona.holder(i).noun]
     h = rng.randint(*H_RANGE)
     if shape == "participant-attribution":
         return _plan_attribution(rng, key, asked, str(extra), h, rate, persona)
@@ -727,13 +762,17 @@ def _plan_attribution(rng: Any, key: str, venue: str, stated_by: str, h: int, ra
     return HaystackDraft(key, sessions, venue, claim, persona)
 
 
-def _statement(rng: Any, said: Planned) -> Statement:
-    """A planned statement in the next frame of its kind (gold and competitors share frames)."""
-    frame = rng.choice(CONSTRUCTIONS[said.kind])
+def _statement(rng: Any, said: Planned, decks: dict[Any, list[int]] | None = None) -> Statement:
+    """A planned statement in the next frame of its kind (gold and competitors share frames).
+    ``decks``: a list statement's frame is dealt from a shuffled deck per list and kind, kept
+    across the haystack, so each role of each list sees the frame pairs as evenly as its count
+    allows (:func:`_list_frame`)."""
+    frame = (_list_frame(rng, said, decks) if decks is not None and said.kind in LIST_KINDS
+             else rng.choice(CONSTRUCTIONS[said.kind]))
     if said.kind == "remark":
         text = frame.format(subject=said.subject, claim=said.claim)
         if said.role == "user":
-            return Statement(text, said.subject, "state")
+            return Statement(text, said.subject, "state", avoid=PUBLIC_NEWS_AVOID)
         slots = {"venue": said.subject}
         return Statement(text, said.subject, "state", role="assistant",
                          request=rng.choice(REMARK_REQUESTS),
@@ -746,7 +785,8 @@ def _statement(rng: Any, said: Planned) -> Statement:
     topic = (f"the {subject.purpose}" if said.kind == "declined"
              else subject.phrase(said.holder, speaker="assistant"))
     if said.role == "user":
-        return Statement(text, subject.phrase(), STANCE[said.kind])  # type: ignore[arg-type]
+        stance = LIST_REPLY_STANCE if said.kind in ("add", "considered") else STANCE[said.kind]
+        return Statement(text, subject.phrase(), stance)  # type: ignore[arg-type]
     request = rng.choice(REQUESTS).format(indef=subject.indef, purpose=subject.purpose_phrase())
     if said.holder:  # asked in gold's words, then who it is for (see ASKING_FOR)
         request += " " + rng.choice(ASKING_FOR).format(holder=said.holder)
@@ -761,13 +801,29 @@ def _statement(rng: Any, said: Planned) -> Statement:
                      reaction=reaction, close=close)
 
 
+LIST_KINDS = ("add", "considered")
+
+
+def _list_frame(rng: Any, said: Planned, decks: dict[Any, list[int]]) -> str:
+    """The next frame of a list statement's kind from its list's deck (refilled, shuffled, when
+    empty). Why a deck: drawn independently, the frames of the asked list's few adds and names
+    left off drifted apart by chance (in one build "decided to pick" 14 times against "decided to
+    skip" 6 over the shape's 155 candidates, so a held-out reader of character length found gold
+    at 0.76 against 0.52, though the twins' lengths are equal by construction). Dealt for every
+    list and both kinds alike: gold-blind."""
+    frames = CONSTRUCTIONS[said.kind]
+    deck = decks.setdefault((said.kind, said.subject), [])
+    if not deck:
+        deck.extend(rng.sample(range(len(frames)), len(frames)))
+    return frames[deck.pop()]
+
+
 def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
     """The user's reply to a recommendation and the assistant's close (see :data:`STANCE_ACTS`)."""
-    verb, gerund = rng.choice(STANCE_VERBS[kind])
-    act, doing = f"{verb} {rng.choice(OBJECTS)}", f"{gerund} {rng.choice(OBJECTS)}"
+    verb = rng.choice(STANCE_VERBS[kind])
+    act, again = f"{verb} {rng.choice(OBJECTS)}", f"{verb} {rng.choice(OBJECTS)}"
     reply = rng.choice(REPLY_FRAMES).format(lead=rng.choice(REPLY_LEADS), act=act, purpose=purpose)
-    frame = rng.choice(CLOSE_FRAMES)
-    close = frame.format(doing=doing, Doing=doing[:1].upper() + doing[1:], purpose=purpose)
+    close = rng.choice(CLOSE_FRAMES).format(act=again, purpose=purpose)
     return reply, close
 
 
@@ -801,7 +857,8 @@ def render(seed: int, draft: HaystackDraft, tally: engine.Tally | None = None) -
     rng = derive_rng(seed, VERTICAL, draft.key, "say")
     n = len(draft.sessions)
     times, asked_at = engine.daily_times(rng, n)
-    stays = [[_statement(rng, said) for said in session] for session in draft.sessions]
+    decks: dict[Any, list[int]] = {}
+    stays = [[_statement(rng, said, decks) for said in session] for session in draft.sessions]
     banned = banned_words(shape)
 
     def session(i: int, attempt: int) -> conversation.Rendered:
@@ -844,7 +901,7 @@ class Read(NamedTuple):
 
 _DECLINE = re.compile("|".join(
     re.escape(frame).replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
-    .replace(r"\{act\}", "(?:" + "|".join(re.escape(a) for a, _ in STANCE_ACTS["declined"]) + ")")
+    .replace(r"\{act\}", "(?:" + "|".join(re.escape(a) for a in STANCE_ACTS["declined"]) + ")")
     .replace(r"\{purpose\}", ".+") for frame in REPLY_FRAMES))
 """A user turn that turns an assistant suggestion down (a reply frame with a declining act)."""
 _VALUE = r"(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"

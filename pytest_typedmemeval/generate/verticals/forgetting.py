@@ -122,13 +122,13 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.25, "still-valid": 0.171875,
-                                          "never-known": 0.19140625}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.109375, "still-valid": 0.375,
+                                          "never-known": 0.30859375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
-``typedmemeval generate --vertical forgetting --search`` (re-run after red team 24's fixes, the
-article drawn for every frame and the follow-up bank reworded, moved BM25 coverage at the old dial
-to 0.725 / 0.80 and so left the record describing another generator: still-valid first, then
-invalidated, both at coverage 0.70); never-known is the mean over the answered haystacks,
+``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
+twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
+record describing another generator; still-valid first at coverage 0.733, then invalidated at
+0.70); never-known is the mean over the answered haystacks,
 (15 x still-valid + 5 x invalidated) / 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
@@ -142,10 +142,16 @@ QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
            "never-known": "You never told me you have {a} {noun} {purpose}."}
-KIND_WEIGHTS: dict[str, float] = {"holder": 0.2, "holder-follow": 0.2, "declined-other": 0.15,
-                                  "declined-own": 0.35, "instance": 0.1}
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.05, "holder-follow": 0.45, "declined-other": 0.1,
+                                  "declined-own": 0.3, "instance": 0.1}
 """The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
-user's own declined options are closest to gold: same holder, same purpose, another modality)."""
+user's own declined options are closest to gold: same holder, same purpose, another modality).
+Most relations' arrangements are told with their follow-up (``holder-follow``): gold is a statement
+*and* a follow-up, so when competitors were four fifths statement-shaped, any form that tells a
+follow-up frame from a statement frame (its act, its pronouns, its shorter words) found gold
+(red team 26: P(gold | follow-up-shaped episode) 0.56 against 0.22 otherwise; the word-length
+reader's 0.58-0.64 and the episode reader's AUC 0.66 at the re-searched dial). At these weights
+it is about 0.38 against 0.26."""
 OWN_DECLINED = 4
 """Options one user may have turned down for one subject in one haystack."""
 
@@ -181,7 +187,7 @@ def _entries(category: str, rows: str) -> tuple[Entry, ...]:
     return tuple(Entry(f[0], f[1], category, *f[2:]) for f in fields)
 
 
-ENTRIES: tuple[Entry, ...] = _entries("service", """
+BASE_ENTRIES: tuple[Entry, ...] = _entries("service", """
 plumber, boiler, radiators, electrician; physio, shoulder, knee, radiographer;
 vet, tabby, rabbit, cattery; chimney sweep, cottage, farmhouse, thatcher;
 window cleaner, conservatory, shopfront, blind fitter; music teacher, cello, flute, luthier;
@@ -190,32 +196,51 @@ mechanic, van, hatchback, valeter; personal trainer, marathon, triathlon, nutrit
 solicitor, conveyancing, lease, surveyor; tutor, chemistry exam, geography coursework, invigilator;
 osteopath, sciatica, neck, pharmacist; florist, wedding, anniversary, caterer;
 housekeeper, office, guesthouse, receptionist; dog groomer, spaniel, poodle, kennel;
-tailor, wool coat, waistcoat; locksmith, garage, shed; farrier, pony, carthorse;
-upholsterer, armchair, sofa; glazier, greenhouse, skylight; bricklayer, porch, extension;
-decorator, hallway, stairwell; podiatrist, bunion, heel; optician, varifocals, sunglasses;
-translator, visa papers, court hearing; roofer, dormer, gutters; beekeeper, hives, swarm;
-cobbler, boots, brogues; stonemason, boundary wall, headstone""") + _entries("item", """
+tailor, wool coat, waistcoat, embroiderer; key cutter, garage, shed, handyman;
+farrier, pony, carthorse, saddler; upholsterer, armchair, sofa, furniture restorer;
+glazier, greenhouse, skylight, carpenter; bricklayer, porch, extension, scaffolder;
+decorator, hallway, stairwell, tiler; podiatrist, bunion, heel, orthotist;
+optician, varifocals, sunglasses, lens grinder; translator, visa papers, court hearing, notary;
+roofer, dormer, gutters, leadworker; beekeeper, hives, swarm, pest controller;
+cobbler, boots, brogues, shoe shiner; stonemason, boundary wall, headstone, fencer""") + _entries(
+    "item", """
 camera, safari, birdwatching, tripod; paddleboard, lake trips, harbour, life jacket;
 wetsuit, cold swims, surfing, tow float; road bike, commute, sportive, pannier;
-tent, festival, scout camp, cool box; telescope, stargazing, eclipse, deckchair;
+gazebo, festival, scout camp, cool box; telescope, stargazing, eclipse, deckchair;
 sewing machine, quilting, dressmaking, pin cushion; espresso maker, breakfast bar, canteen, toaster;
 lawnmower, lawn, paddock, sprinkler; kayak, river outings, reservoir, trolley;
 drone, surveys, filming, measuring wheel; keyboard, band, choir, amplifier;
 snowboard, ski trip, slope, helmet; pram, baby, grandchild, highchair;
 laptop, coding bootcamp, dissertation, textbook; exercise cycle, annexe, spare bedroom, futon;
-caravan, summer tour, rally, awning; cot, nursery, playroom, nightlight;
+caravan, summer tour, rally, awning; bassinet, nursery, playroom, nightlight;
 pizza oven, courtyard, balcony, parasol; metal detector, field digs, beachcombing, trowel;
-tennis racket, club matches, tournament; jet washer, patio, driveway;
-waffle iron, breakfasts, brunches; easel, watercolours, portraits; ukulele, singalongs, busking;
-dehumidifier, cellar, basement; sleeping bag, bothy stays, bivvy; microscope, pond samples, fossils;
-trailer, tip runs, firewood; dartboard, snug, clubhouse; sledge, snow days, snowdrifts;
-barbecue, terrace, garden party; projector, movie nights, lectures; hammock, veranda, treehouse;
-ladder, loft, apple picking""")
-"""Every subject, asked or filler (one list: which ones a question asks is drawn per haystack)."""
-SIBLINGS: dict[Entry, Entry] = {e: Entry(e.sibling, e.target, e.category, e.other)
-                                for e in ENTRIES if e.sibling}
-"""Per near-miss entry, the never-known subject asked beside it (the sibling noun for the same
-purpose), which its haystack never names."""
+tennis racket, club matches, tournament, ball launcher; jet washer, patio, driveway, leaf blower;
+waffle iron, breakfasts, brunches, juicer; easel, watercolours, portraits, palette knife;
+ukulele, singalongs, busking, tambourine; dehumidifier, cellar, basement, sump pump;
+sleeping bag, bothy stays, bivvy, camping stove; microscope, pond samples, fossils, magnifier;
+trailer, tip runs, firewood, log splitter; dartboard, snug, clubhouse, record player;
+sledge, snow days, snowdrifts, flask; barbecue, terrace, garden party, chiminea;
+projector, movie nights, lectures, soundbar; hammock, veranda, treehouse, sun lounger;
+ladder, loft, apple picking, torch""")
+"""The written rows: a noun for a purpose, the purpose of another instance, and its *twin* (a
+plainly different thing for the same purpose)."""
+ENTRIES: tuple[Entry, ...] = BASE_ENTRIES + tuple(
+    Entry(e.sibling, e.target, e.category, e.other, e.noun) for e in BASE_ENTRIES)
+"""Every subject, asked or filler, as **twin pairs** (one list: which ones a question asks is drawn
+per haystack). Each entry's ``sibling`` is its twin, itself an entry: the radiographer for the
+shoulder is a subject like the physio for the shoulder, dealt to haystacks, told as lifecycles and
+competitors, and asked as a known question like any other. A haystack holds at most one of a twin
+pair (:func:`_layout`), and a never-known question asks for the twin of one of its haystack's
+subjects. Why (red team 26): never-known nouns used to come from a pool of siblings no haystack
+ever named, so "the asked noun occurs in no *other* question's haystack" told never-known apart
+15/15 (every known noun was in six or more); now every noun, asked never-known or known, is in
+other haystacks about equally often (the never-known twin's own haystack counts as a use of it,
+:func:`_layout`), and the only test left is the legitimate one: the noun is absent from *its
+own* haystack."""
+_BY_NOUN: dict[str, Entry] = {e.noun: e for e in ENTRIES}
+SIBLINGS: dict[Entry, Entry] = {e: _BY_NOUN[e.sibling] for e in ENTRIES}
+"""Per near-miss entry, the never-known subject asked beside it (its twin, same purpose), which that
+haystack never names."""
 
 NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) for pair in (
     "canoe/kayak, dentist/orthodontist, accountant/bookkeeper, chiropractor/physio, "
@@ -250,7 +275,8 @@ EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "move
 """Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
 KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
          "item": ("kept it", "held on to it", "stuck with it")}
-"""Re-affirmations, the invalidation events' twins in the same frames."""
+"""Re-affirmations, the invalidation events' twins in the same frames (as short as the events, so
+the length of a follow-up never says its mood)."""
 
 INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
                 "I had a long chat with my {rel} {over} {when}.",
@@ -346,47 +372,52 @@ FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
         "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
         "off."),
     ("declined", "service"): (
-        "{Who} nearly went with {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
-        "{Who} almost signed up with {value} as {a} {noun} for {poss} {target}, but {my} {rel} "
-        "talked {me} out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
-        "of it.",
-        "{Who} very nearly booked {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
-        "right.",
-        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
-        "through.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
-        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
-        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} got a quote for {a} {noun} for {poss} {target}. {Value} was expensive, so {who} "
-        "passed.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned them down in the end."),
+        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but {my} first impressions "
+        "were poor.",
+        "After a lot of asking around, {who} backed off from {value} as {a} {noun} for {poss} "
+        "{target}.",
+        "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
+        "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
+        "months.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but they were "
+        "unavailable.",
+        "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
+        "bad word.",
+        "{Value} was free as {a} {noun} for {poss} {target} now, but {who} could not fit them "
+        "in.",
+        "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
+        "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
+        "year.",
+        "{My} {rel} swore by {value}. {Who} never hired them as {a} {noun} for {poss} {target}, "
+        "even so."),
     ("declined", "item"): (
-        "{Who} nearly bought {value} as {a} {noun} for {poss} {target}, but the plan fell apart.",
-        "{Who} almost ordered {value} as {a} {noun} for {poss} {target}, but {my} {rel} talked {me} "
-        "out of it.",
-        "{Who} thought about {value} as {a} {noun} for {poss} {target}, but nothing came "
-        "of it.",
-        "{Who} very nearly ordered {value} as {a} {noun} for {poss} {target}, but the timing wasn't "
-        "right.",
-        "{Who} looked at {a} {noun} for {poss} {target} for a while. It was {value}, but it fell "
-        "through.",
-        "{My} {rel} suggested {value} as {a} {noun} for {poss} {target}, but {who} decided against it.",
-        "{Who} kept {value} in mind as {a} {noun} for {poss} {target}, and never got round to it.",
-        "{Value} was on the shortlist as {a} {noun} for {poss} {target}, but {who} went without.",
-        "{Who} tried out {a} {noun} for {poss} {target} in the shop. {Value} felt flimsy, so {who} "
-        "passed.",
-        "{Value} came up as {a} {noun} for {poss} {target}, and {who} turned it down in the end."),
+        "{Who} briefly tried {a} {noun} for {poss} {target} in {value}, but it felt flimsy to "
+        "{me}.",
+        "After reading a pile of reviews, {who} ruled out {value} as {a} {noun} for {poss} {target}.",
+        "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
+        "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
+        "off.",
+        "{Who} found {a} {noun} for {poss} {target} at last. It was {value}, but it was out of stock.",
+        "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
+        "warned against it.",
+        "{Value} was on sale as {a} {noun} for {poss} {target} now, but {who} could not justify the "
+        "cost.",
+        "{Who} skipped {value} as {a} {noun} for {poss} {target}, after {who} compared a few in the "
+        "shop.",
+        "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
+        "now.",
+        "{My} {rel} swore by {value}. {Who} never got one as {a} {noun} for {poss} {target}, even "
+        "so."),
 }
 FOLLOW_FRAMES: tuple[str, ...] = (
-    "{Who} thought hard about {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
+    "{Who} took stock of {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
     "{Who} weighed up {a} {noun} for {poss} {target}. When it came to {value}, {who} {act}.",
     "After a few weeks' trial of {value} as {a} {noun} for {poss} {target}, {who} {act}.",
-    "News came this month about {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
+    "Time for an update on {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
     "{Who} gave {value} a fair go as {a} {noun} for {poss} {target}, and eventually {who} {act}.",
-    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and then {who} {act}.",
-    "{My} {rel} asked about {value} as {a} {noun} for {poss} {target}, and heard {who} {act}.",
-    "{Value} was {a} {noun} for {poss} {target} for some weeks, and then {who} {act}.",
+    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and on reflection {who} {act}.",
+    "When {my} {rel} asked about {value} as {a} {noun} for {poss} {target}, the answer was that {who} {act}.",
+    "{Value} was {a} {noun} for {poss} {target} for some weeks, and on balance {who} {act}.",
     "{Who} tried {value} as {a} {noun} for {poss} {target}, and in the end {who} {act}.",
     "After talking to {my} {rel} about {value} as {a} {noun} for {poss} {target}, {who} {act}.")
 """The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
@@ -428,7 +459,8 @@ STANCE: dict[str, conversation.Stance] = {
 
 SUBJECT_WORDS = frozenset(w for e in ENTRIES for p in (e.noun, e.target, e.other)
                           for w in raw_tokens(p))
-SIBLING_WORDS = frozenset(w for e in ENTRIES for w in raw_tokens(e.sibling))
+SIBLING_WORDS = frozenset(w for e in ENTRIES for w in raw_tokens(e.noun))
+"""The words of every noun a never-known question may ask (every entry's: each is a twin)."""
 CURRENCY_WORDS = frozenset(tokenize(CURRENCY_CLAUSE))
 VALUE_WORDS = values.pool_words()
 FRAME_WORDS = frozenset(
@@ -452,7 +484,7 @@ def _unfiltered_words() -> frozenset[str]:
 
 LEAK_WORDS = frozenset(w for w in bank.slot_words() if any(k in w for k in KEY_NAMES))
 """Small-talk words the leak gate reads as answer-key field names ("judges" holds "judge")."""
-_HEADS = {e.sibling for e in ENTRIES if e.sibling} | {e.sibling.split()[-1] for e in ENTRIES if e.sibling}
+_HEADS = {e.noun for e in ENTRIES} | {e.noun.split()[-1] for e in ENTRIES}
 BANNED = (SUBJECT_WORDS | SIBLING_WORDS | CURRENCY_WORDS | VALUE_WORDS | LEAK_WORDS
           | {w for w in bank.slot_words() if any(h in w for h in _HEADS)})
 """Words small talk must not use: a subject, sibling, value or clause word outside a statement
@@ -464,8 +496,6 @@ def _assert_banks() -> None:
     """Import-time checks: banks disjoint, each entry owns its words, near-misses plainly
     different, events judge cues in both persons, frames well formed."""
     assert_disjoint("subject words", SUBJECT_WORDS, "frame words", FRAME_WORDS)
-    assert_disjoint("sibling words", SIBLING_WORDS, "subject and frame words",
-                    SUBJECT_WORDS | FRAME_WORDS)
     assert_disjoint("values", VALUE_WORDS, "subject, sibling, frame and clause words",
                     SUBJECT_WORDS | SIBLING_WORDS | FRAME_WORDS | CURRENCY_WORDS)
     assert_disjoint("currency clause", CURRENCY_WORDS, "frames", FRAME_WORDS)
@@ -473,16 +503,19 @@ def _assert_banks() -> None:
     assert_disjoint("subject, sibling and value words", SUBJECT_WORDS | SIBLING_WORDS | VALUE_WORDS,
                     "the shared reply lines", unfiltered)
     assert not any(h in w for h in _HEADS for w in unfiltered), "a never-known noun in a reply"
-    owners = [w for e in ENTRIES for p in (e.noun, e.target, e.other) for w in set(raw_tokens(p))]
+    owners = [w for e in BASE_ENTRIES for p in (e.noun, e.sibling, e.target, e.other)
+              for w in set(raw_tokens(p))]
     assert len(owners) == len(set(owners)), sorted({w for w in owners if owners.count(w) > 1})
-    texts = [f"{e.noun} {e.target} {e.other}" for e in ENTRIES] + sorted(VALUE_WORDS)
-    for entry in (e for e in ENTRIES if e.sibling):
+    for entry in ENTRIES:
+        twin = SIBLINGS[entry]
+        assert SIBLINGS[twin] is entry and (twin.target, twin.other) == (entry.target, entry.other)
         pair = frozenset({entry.noun, entry.sibling})
         assert pair not in NEAR_SYNONYMS, f"near-synonym near-miss {sorted(pair)}"
         assert not set(raw_tokens(entry.noun)) & set(raw_tokens(entry.sibling)), entry
         assert not entry.sibling.endswith("s"), f"{entry.sibling}: a singular noun reads 'a ...'"
         heads = (entry.sibling, entry.sibling.split()[-1])
-        assert not any(h in t for h in heads for t in texts), entry
+        texts = [f"{e.noun} {e.target} {e.other}" for e in ENTRIES if e is not twin]
+        assert not any(h in t for h in heads for t in [*texts, *sorted(VALUE_WORDS)]), entry
     every_event = [e for es in EVENTS.values() for e in es]
     assert_person_invariant(every_event + [k for ks in KEEPS.values() for k in ks], where="EVENTS")
     for event in every_event:
@@ -702,15 +735,15 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
 
 def _statements(rng: random.Random, said: Sequence[Said],
                 persona: conversation.Persona) -> list[conversation.Statement]:
-    """A session's facts, shuffled and told two to a user turn (the reply answers the first: a
-    person mentions a second thing in passing), so a session is two or three episodes however many
+    """A session's facts, shuffled and told two to a user turn (the reply answers one of them,
+    drawn: a person mentions the other in passing), so a session is two or three episodes however many
     facts it holds. The reply's topic is the purpose alone for every kind (a reply naming more
     would mark a kind), with the holder's possessive when a relation holds it."""
     order = rng.sample(list(said), len(said))
     out = []
     for start in range(0, len(order), FACTS_PER_TURN):
         group = order[start:start + FACTS_PER_TURN]
-        first = group[0]
+        first = rng.choice(group)  # the reply answers either (red team 26: always the first)
         holder, topic = None, f"the {first.target}"
         if first.holder is not None:
             relation = persona.holder(first.holder)
@@ -1010,27 +1043,48 @@ def _never_record(stay: engine.Haystack, near: Entry, key: str) -> tuple[dict[st
 # Build
 
 
-def _layout(rng: random.Random) -> dict[str, tuple[int, list[Entry]]]:
-    """Per haystack its size and its subjects (one per lifecycle), drawn for the whole corpus at
-    once: subjects are dealt to the haystacks least-used first (a paired haystack counts twice, as
-    it is read by two questions), so no subject crowds the corpus and question words stay rare,
-    half services and half items, so no haystack needs more people than the pool can give."""
+@dataclass(frozen=True)
+class Deal:
+    """One haystack's share of the layout: its size, its subjects (one per lifecycle) and, for a
+    never-known haystack, the near-miss among them whose twin the question asks for."""
+
+    n: int
+    entries: list[Entry]
+    near: Entry | None = None
+
+
+def _layout(rng: random.Random) -> dict[str, Deal]:
+    """Per haystack its size and its subjects, drawn for the whole corpus at once: twin pairs are
+    dealt to the haystacks least-used first, and of each pair the less-used twin (a haystack never
+    holds both: one is the other's never-known question), so no subject crowds the corpus and
+    question words stay rare; two fifths services and the rest items, so no haystack needs more
+    people than the pool can give. A paired haystack counts twice, as two questions read it.
+
+    A never-known haystack's near-miss is drawn here, uniformly among its subjects, and its twin
+    (the asked noun, absent from this haystack) is counted as used by this haystack's one question.
+    Why (red team 26): a known question's noun is in every haystack that uses it but its own
+    question's, and so is now a never-known question's, so how many other haystacks name the asked
+    noun is distributed alike for both (it was 0 for every never-known noun, >= 6 for every known)."""
     keys = ([(f"pair/{i:02d}", 2, 2) for i in range(N_PAIRS)]
             + [(f"solo/{i:02d}", 2, 1) for i in range(N_PAIRS, N_INVALIDATED)]
             + [(f"never-known/{i:02d}", 0, 1) for i in range(N_NEVER)])
     used: Counter[Entry] = Counter()
-    count_of = Counter(e.category for e in ENTRIES)
-    out: dict[str, tuple[int, list[Entry]]] = {}
+    pairs_of = {c: sorted({frozenset({e, SIBLINGS[e]}) for e in ENTRIES if e.category == c},
+                          key=lambda p: sorted(e.noun for e in p))
+                for c in ("service", "item")}
+    out: dict[str, Deal] = {}
     for key, extra, readers in keys:
         n = rng.randint(*H_RANGE) + extra
         want = (n + 1) // 2
         services = rng.choice([want * 2 // 5, (want * 2 + 4) // 5])
         chosen = []
         for category, count in (("service", services), ("item", want - services)):
-            deck = rng.sample([e for e in ENTRIES if e.category == category], count_of[category])
-            chosen += sorted(deck, key=lambda e: used[e])[:count]
+            deck = rng.sample(pairs_of[category], len(pairs_of[category]))
+            for pair in sorted(deck, key=lambda p: sum(used[e] for e in p))[:count]:
+                chosen.append(rng.choice(sorted(pair, key=lambda e: e.noun)))
         used.update({e: readers for e in chosen})
-        out[key] = (n, chosen)
+        near = rng.choice(chosen) if key.startswith("never-known/") else None
+        out[key] = Deal(n, chosen, near)
     return out
 
 
@@ -1057,7 +1111,9 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
     for index in range(N_INVALIDATED if {"invalidated", "still-valid"} & set(shapes) else 0):
         paired = index < N_PAIRS
         key = f"pair/{index:02d}" if paired else f"solo/{index:02d}"
-        plan = _plan(seed, key, *sizes[key], rates["still-valid" if paired else "invalidated"])
+        deal = sizes[key]
+        plan = _plan(seed, key, deal.n, deal.entries,
+                     rates["still-valid" if paired else "invalidated"])
         stay = _render(seed, plan, tally)
         treated = _asked(plan, "invalidation", (), f"invalidated/{index:02d}", seed)
         arms = [("invalidated", treated, f"invalidated/{index:02d}")]
@@ -1069,12 +1125,11 @@ def build(seed: int, competition_by_shape: Mapping[str, float], *,
                 out.append(_gold_record(stay, entry, shape, qid, index + 1 if paired else None))
     for index in range(N_NEVER if "never-known" in shapes else 0):
         key = f"never-known/{index:02d}"
-        n, entries = sizes[key]
-        nears = [e for e in entries if e.sibling]
-        if not nears:
-            raise GenerationError(f"{key}: no lifecycle whose subject has a never-known sibling")
-        near = derive_rng(seed, VERTICAL, key, "asked").choice(nears)
-        plan = _plan(seed, key, n, entries, rates["never-known"])
+        deal = sizes[key]
+        near = deal.near
+        if near is None or SIBLINGS[near] in deal.entries:
+            raise GenerationError(f"{key}: no near-miss whose twin the haystack lacks")
+        plan = _plan(seed, key, deal.n, deal.entries, rates["never-known"])
         stay = _render(seed, plan, tally)
         out.append(_never_record(stay, near, key))
     records = [rec for rec, _ in out]

@@ -87,6 +87,7 @@ from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
 from ..primitives import GenerationError, assert_disjoint, derive_rng
+from ..length_balance import length_sequence_imbalance
 
 VERTICAL, ABBREV, MEMORY_TYPE = "workingmemory", "wm", "workingmemory"
 GENERATOR = "pytest_typedmemeval.generate.verticals.workingmemory"
@@ -216,7 +217,7 @@ OPENINGS: tuple[str, ...] = (
     "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
     "If anyone asks whether I have {verb} the {noun} {value} at all, tell them {tail}.",
     "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
-    "You might wonder whether I have {verb} the {noun} {value} in the end, so to be clear, "
+    "You might wonder whether I have {verb} the {noun} {value} after all, so to be clear, "
     "{tail}.",
     "As for whether I have {verb} the {noun} {value} or not, {tail}.",
     "For what it is worth, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
@@ -226,126 +227,93 @@ team 19 beat the corpus with characters per word because own frames and competit
 two disjoint closed sets; red team 17 with a table of them). Each asks *whether I have {verb} the
 {noun} {value}* and leaves the answer to the stance tail; none names a person, a place or a thing
 by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind."""
-TAILS: tuple[dict[str, str], ...] = (
-    {"own": "yes, I went ahead, and my {rel} was really glad",
-     "holder": "nah, just my {rel} has, and I felt quite amused",
-     "declined": "nah, I backed out, and my {rel} felt quite glad",
-     "hypothetical": "nah, I just asked, and my {rel} was very amused"},
-    {"own": "yep, I finally did, and my {rel} felt very happy",
-     "holder": "nah, my {rel} did that, and I felt quite curious",
-     "declined": "nah, I held off, and my {rel} felt quite pleased",
-     "hypothetical": "nah, I only asked, and my {rel} was very curious"},
-    {"own": "yeah, I did, and my {rel} felt rather pleased",
-     "holder": "nope, my {rel} did, and I felt rather curious",
-     "declined": "nope, I passed, and my {rel} was very pleased",
-     "hypothetical": "nope, I only looked, and my {rel} was curious"},
-    {"own": "sure, I went ahead, and my {rel} was very delighted",
-     "holder": "nope, only my {rel} has, and I felt quite impressed",
-     "declined": "nope, I held off, and my {rel} felt quite surprised",
-     "hypothetical": "nope, I just asked, and my {rel} was very intrigued"},
-    {"own": "yes, I did, and my {rel} felt quite amused",
-     "holder": "nah, my {rel} has, and I felt rather proud",
-     "declined": "nah, I backed out, and my {rel} felt happy",
-     "hypothetical": "nah, I asked, and my {rel} was very amused"},
-    {"own": "yep, I did, and my {rel} felt rather proud",
-     "holder": "nah, my {rel} did, and I felt really happy",
-     "declined": "nah, I passed, and my {rel} was quite glad",
-     "hypothetical": "nah, I only asked, and my {rel} was amused"},
-    {"own": "yeah, I finally did, and my {rel} felt amused",
-     "holder": "nope, my {rel} has, and I felt rather envious",
-     "declined": "nope, I backed out, and my {rel} felt pleased",
-     "hypothetical": "nope, I only looked, but my {rel} was curious"},
-    {"own": "sure, I finally did, and my {rel} felt really glad",
-     "holder": "nope, just my {rel} has, and I felt rather jealous",
-     "declined": "nope, I held off, and my {rel} felt really pleased",
-     "hypothetical": "nope, I only looked, and my {rel} was very curious"},
-    {"own": "yes, I went ahead, but my {rel} was amused",
-     "holder": "nah, my {rel} did, and I felt really proud",
-     "declined": "nah, I passed, and my {rel} was very happy",
-     "hypothetical": "nah, I just asked, but my {rel} was amused"},
-    {"own": "yep, I went ahead, and my {rel} was very impressed",
-     "holder": "nah, my {rel} did that, and I felt quite surprised",
-     "declined": "nah, I held off, and my {rel} felt quite surprised",
-     "hypothetical": "nah, I only asked, and my {rel} was very surprised"},
-    {"own": "yeah, I did, and my {rel} felt rather impressed",
-     "holder": "nope, my {rel} has, and I felt rather impressed",
-     "declined": "nope, I backed out, and my {rel} felt surprised",
-     "hypothetical": "nope, I only looked, and my {rel} was intrigued"},
-    {"own": "sure, I finally did, and my {rel} felt very proud",
-     "holder": "nope, only my {rel} has, and I felt quite envious",
-     "declined": "nope, I held off, and my {rel} felt quite pleased",
-     "hypothetical": "nope, I just asked, and my {rel} was very curious"},
-    {"own": "yes, I did, and my {rel} felt rather surprised",
-     "holder": "nah, my {rel} did, and I felt rather surprised",
-     "declined": "nah, I passed, and my {rel} was very surprised",
-     "hypothetical": "nah, I only looked, and my {rel} was surprised"},
-    {"own": "yeah, I did, and my {rel} felt really happy",
-     "holder": "nope, my {rel} has, and I felt quite amused",
-     "declined": "nope, I backed out, and my {rel} felt happy",
-     "hypothetical": "nope, I asked, and my {rel} was very amused"},
-    {"own": "yep, I went ahead, and my {rel} was really glad",
-     "holder": "nah, just my {rel} has, and I felt rather proud",
-     "declined": "nah, I held off, and my {rel} seemed quite glad",
-     "hypothetical": "nah, I only asked, and my {rel} was very amused"},
-    {"own": "yes, I finally did, and my {rel} felt very amused",
-     "holder": "nah, my {rel} did that, and I felt rather pleased",
-     "declined": "nah, I backed out, and my {rel} felt very pleased",
-     "hypothetical": "nah, I only looked, and my {rel} was very curious"},
-    {"own": "sure, I did, and my {rel} felt really proud",
-     "holder": "nope, my {rel} did, and I felt really happy",
-     "declined": "nope, I passed, and my {rel} was quite glad",
-     "hypothetical": "nope, I just asked, and my {rel} was amused"},
-    {"own": "yep, I finally did, and my {rel} seemed glad",
-     "holder": "nah, my {rel} has, and I felt really curious",
-     "declined": "nah, I held off, and my {rel} seemed pleased",
-     "hypothetical": "nah, I only looked, and my {rel} was curious"},
-    {"own": "yeah, I went ahead, and my {rel} was really glad",
-     "holder": "nope, only my {rel} has, and I felt really proud",
-     "declined": "nope, I backed out, and my {rel} felt quite glad",
-     "hypothetical": "nope, I only asked, and my {rel} was very amused"},
-    {"own": "sure, I did, and my {rel} felt really delighted",
-     "holder": "nope, my {rel} did, and I felt really impressed",
-     "declined": "nope, I held off, and my {rel} seemed surprised",
-     "hypothetical": "nope, I only looked, but my {rel} was surprised"},
-    {"own": "yes, I finally did, and my {rel} felt amused",
-     "holder": "nah, my {rel} has, and I felt really envious",
-     "declined": "nah, I passed, and my {rel} was very pleased",
-     "hypothetical": "nah, I only looked, but my {rel} was curious"},
-    {"own": "yep, I did, and my {rel} felt really impressed",
-     "holder": "nah, my {rel} did, and I felt really surprised",
-     "declined": "nah, I backed out, and my {rel} felt surprised",
-     "hypothetical": "nah, I only looked, and my {rel} was intrigued"},
-    {"own": "yeah, I did, and my {rel} felt rather amused",
-     "holder": "nope, my {rel} has, and I felt rather amused",
-     "declined": "nope, I held off, and my {rel} seemed amused",
-     "hypothetical": "nope, I only looked, and my {rel} was amused"},
-    {"own": "sure, I went ahead, and my {rel} was really glad",
-     "holder": "nope, just my {rel} has, and I felt quite amused",
-     "declined": "nope, I backed out, and my {rel} felt very happy",
-     "hypothetical": "nope, I just asked, and my {rel} was very amused"},
+USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
+STANCES: tuple[tuple[str, dict[str, str]], ...] = (
+    ("", {"own": "yes, ", "other": "nah, "}),
+    ("", {"own": "yeah, ", "other": "nope, "}),
+    ("", {"own": "yep, ", "other": "nah, "}),
+    ("", {"own": "sure, ", "other": "nope, "}),
+    ("well, ", {"own": "yes, ", "other": "nah, "}),
+    ("well, ", {"own": "", "other": ""}),
+    ("honestly, ", {"own": "yeah, ", "other": "nope, "}),
+    ("honestly, ", {"own": "", "other": ""}),
 )
-"""The stance tails, written as twins: a row holds one tail per role, and within a row every tail
-has the same **word-length profile** (the sorted lengths of all its words, stance word included: so
-the same number of words of every length, hence of letters and characters per word), a stance word
-of the same length, the same commas, negation words, pronouns, question words ("I", "have") and one
-relation slot, and none repeats the kind's noun (:func:`_twin_stats`, checked at import). Red team
-20 beat the previous bank (0.889) by counting three-letter words: its twins were matched on totals
-only, "yes" has three letters and "no" two, and the difference was made up elsewhere in the tail.
-The stance word is drawn from length-matched sets (:data:`AFFIRM` "yes"/"yep"/"yeah"/"sure" against
-:data:`DENY` "nah"/"nope", paired by length in every row), and the rows open the grammar: several
-own, holder, declined and enquired-only wordings and a reaction ("and my sister felt rather
-pleased", "and I felt quite envious") whose adverb and adjective are chosen so that the row's
-profiles agree (the rows were searched from component banks for that, then written out here). The
-role is in the tail's words only, and every wording fits any kind's verb ("I did", "I went ahead",
-"I held off", "I only asked": no "I went for it" after "entrusted my dog to"). Every competitor tail
-denies the user's fact for that value (another person's, turned down, only enquired about), never
-leaves it open, and never denies the kind (that would contradict gold: Forgetting's variable, §2.4
-rule 2)."""
+"""How a tail opens: a shared lead word ("well", "honestly" or none) and a stance word of one
+length for both polarities ("yes"/"yep" against "nah", "yeah"/"sure" against "nope"), or no stance
+word at all ("well, I went ahead" against "well, I kept clear"), so neither polarity is one closed
+keyword set and every opening occurs in every role."""
+ACTS: dict[str, tuple[str, ...]] = {
+    "own": ("I went ahead",),
+    "declined": ("I kept clear",),
+    "hypothetical": ("I only asked", "I just asked"),
+    "holder": ("I only asked", "I kept clear", "I just asked"),
+}
+"""What the user did, one word-length sequence for every role (``1 4 5``: red team 22 read "I did"
+``1 3`` and "I finally did" ``1 7 3`` as own-only). The holder's act says the user did not; the
+relation's doing is in the reaction."""
+WHEN: tuple[str, ...] = ("", " in the end", " last year", " a while back")
+"""A time said after the act, the same for every role of a row."""
+REACTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("was pleased", "pleased", ("did instead",)),
+    ("was curious", "curious", ("has instead",)),
+    ("was puzzled", "puzzled", ("did instead",)),
+    ("was so pleased", "pleased", ("did so instead",)),
+    ("was also curious", "curious", ("did that instead",)),
+    ("was very pleased", "pleased", ("did that instead",)),
+    ("felt quite pleased", "pleased", ("went ahead instead",)),
+    ("felt quite puzzled", "puzzled", ("went ahead instead",)),
+)
+"""The reaction after "and/but my {rel}": own, declined and enquired-only tails say how the relation
+took it (the same words in every role), a holder tail says the relation did it instead, in words of
+the same lengths ("was pleased" / "did instead": ``3 7``; "felt quite pleased" / "went ahead
+instead": ``4 5 7``)."""
+CONTRAST = {"pleased": {"own": "and", "declined": "and", "hypothetical": "and"},
+            "curious": {"own": "and", "declined": "but", "hypothetical": "and"},
+            "puzzled": {"own": "but", "declined": "but", "hypothetical": "but"}}
+"""The conjunction by sense (red team 22: "yes, I went ahead, but my sister was amused"): "but"
+where the reaction runs against the act (a relation puzzled by a choice, curious about one turned
+down), else "and"; a holder's "did instead" takes "but" or "and" by row, both reading right."""
+
+
+def _tail_rows() -> tuple[dict[str, str], ...]:
+    """Every combination of :data:`STANCES`, :data:`WHEN` and :data:`REACTIONS`, one row each; the
+    fillers a role has several of are dealt round the rows in turn."""
+    rows = []
+    for i, ((lead, stance), when, (reaction, feeling, instead)) in enumerate(
+            (s, w, r) for s in STANCES for w in WHEN for r in REACTIONS):
+        row = {}
+        for form in ("own", *USER_FORMS):
+            word = stance["own" if form == "own" else "other"]
+            act = ACTS[form][i % len(ACTS[form])]
+            if form == "holder":
+                tail = (f"{act}{when}, {('but', 'and')[i % 2]} my {{rel}} "
+                        f"{instead[i // 2 % len(instead)]}")
+            else:
+                tail = f"{act}{when}, {CONTRAST[feeling][form]} my {{rel}} {reaction}"
+            row[form] = lead + word + tail
+        rows.append(row)
+    return tuple(rows)
+
+
+TAILS: tuple[dict[str, str], ...] = _tail_rows()
+"""The stance tails, one row per combination of the parts above, and within a row every role's
+tail has the **same word-length sequence**, word by word and comma by comma, the relation slot at
+the same place (:func:`length_sequence_imbalance`, checked at import; the sorted profile and the
+totals of :func:`_twin_stats` follow). Red team 22 beat the previous bank (0.950 held out, 0.897
+with an untrained rule on the act's lengths) because its twins matched only as sorted profiles:
+the own act was shorter ("I did", ``1 3``) and a longer reaction made up the difference. Each
+role draws a row uniformly, so every length sequence a tail can have occurs in every role with the
+same frequency, by construction. Red team 20 read the count of three-letter words (0.889), red
+team 19 characters per word. The role is in the words only: the stance word, or none ("well, I
+went ahead"), the act ("I went ahead", "I kept clear", "I only asked") and, for a holder, "my
+sister did instead". Every wording fits any kind's verb. Every competitor tail denies the user's
+fact for that value (another person's, turned down, only enquired about), never leaves it open,
+and never denies the kind (that would contradict gold: Forgetting's variable, §2.4 rule 2)."""
 AFFIRM: frozenset[str] = frozenset({"yes", "yep", "yeah", "sure"})
 DENY: frozenset[str] = frozenset({"nah", "nope"})
-"""The stance words: an own tail opens with an affirmation, every competitor tail with a denial of
-the same length in its row (three letters: "yes"/"yep" and "nah"; four: "yeah"/"sure" and "nope")."""
-USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
+"""The stance words: an own tail says an affirmation or none, every competitor tail a denial of
+the same length in its row, or none (three letters: "yes"/"yep" and "nah"; four: "yeah"/"sure"
+and "nope")."""
 OWN: tuple[str, ...] = tuple(o.replace("{tail}", row["own"]) for o in OPENINGS for row in TAILS)
 """The user's own facts: every skeleton with every own tail (one bank for gold and every other
 session's own statement)."""
@@ -451,15 +419,28 @@ def _pattern(template: str, tail: str = "") -> re.Pattern[str]:
     return re.compile(pattern.replace(re.escape("\x00"), tail))
 
 
+TAIL_FORM: dict[str, str] = {tail: form for row in TAILS for form, tail in row.items()}
+"""Every tail (relation slot unfilled) and the form it says."""
+_REL_IN_TAIL = re.compile(rf"\bmy (?P<rel>{_RELS})\b")
+
+
+def _tail_grammar() -> str:
+    """Every tail of :data:`TAILS` as one compact pattern, part by part (a pattern listing the
+    hundreds of tails one by one takes a minute to compile); it matches a few word strings no row
+    holds, which :func:`_form_of` refuses."""
+    leads = _alternation([lead for lead, _ in STANCES if lead])
+    words = _alternation([w for _, st in STANCES for w in st.values() if w])
+    acts = _alternation([a for acts in ACTS.values() for a in acts])
+    when = _alternation([w for w in WHEN if w])
+    ends = _alternation([r for r, _, _ in REACTIONS] + [i for _, _, ins in REACTIONS for i in ins])
+    return (f"(?P<tail>(?:{leads})?(?:{words})?(?:{acts})(?:{when})?, (?:and|but) my (?:{_RELS}) "
+            f"(?:{ends}))")
+
+
 def _user_pattern(opening: str) -> re.Pattern[str]:
-    """One skeleton with every twin tail as an alternative: the tail that matched names the form
-    (``t_<form>_<row>``) and holds the relation (``r_<form>_<row>``)."""
-    alternatives = []
-    for row, tails in enumerate(TAILS):
-        for form, tail in tails.items():
-            body = re.escape(tail).replace(re.escape("{rel}"), f"(?P<r_{form}_{row}>{_RELS})")
-            alternatives.append(f"(?P<t_{form}_{row}>{body})")
-    return _pattern(opening.replace("{tail}", "\x00"), tail="(?:" + "|".join(alternatives) + ")")
+    """One skeleton with every tail as an alternative; the tail that matched names the form and
+    holds the relation (:func:`_form_of`)."""
+    return _pattern(opening.replace("{tail}", "\x00"), tail=_tail_grammar())
 
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -471,11 +452,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def _form_of(m: re.Match[str]) -> tuple[str, str | None]:
     """The form and relation of a match of :data:`_PATTERNS`."""
-    for name, text in m.groupdict().items():
-        if text is not None and name.startswith("t_"):
-            _, form, row = name.split("_")
-            return form, m.group(f"r_{form}_{row}")
-    return "suggestion", None
+    tail = m.groupdict().get("tail")
+    if tail is None:
+        return "suggestion", None
+    rel = _REL_IN_TAIL.search(tail)
+    assert rel is not None, tail
+    said = tail[:rel.start("rel")] + "{rel}" + tail[rel.end("rel"):]
+    if said not in TAIL_FORM:
+        raise GenerationError(f"no tail of the bank: {tail!r}")
+    return TAIL_FORM[said], rel["rel"]
 
 
 class Reading(NamedTuple):
@@ -571,16 +556,32 @@ def twin_mismatches(rows: Sequence[Mapping[str, str]]) -> list[str]:
             for i, row in enumerate(rows) if len({_twin_stats(t) for t in row.values()}) != 1]
 
 
+def tail_banks(rows: Sequence[Mapping[str, str]]) -> dict[str, list[str]]:
+    """A tail table as the banks its roles draw from (one tail per row and role)."""
+    return {form: [row[form] for row in rows] for form in ("own", *USER_FORMS)}
+
+
+def hash_index(template: str) -> int:
+    """A fixed spread of templates over kinds (a sum of character codes: no salted hash)."""
+    return sum(map(ord, template))
+
+
 def _assert_banks() -> None:
     """Import-time checks (GENERATION.md "Checks that belong in every generator")."""
     assert not twin_mismatches(TAILS), twin_mismatches(TAILS)
+    assert not length_sequence_imbalance(tail_banks(TAILS))
+    assert not length_sequence_imbalance({"own": OWN, **{f: COMPETITORS[f] for f in USER_FORMS}})
     for row in TAILS:
         assert sorted(row) == sorted(("own", *USER_FORMS)), row
         assert all("{noun}" not in t and "{value}" not in t and t.count("{rel}") == 1
-                   for t in row.values()), row
-        stance = {form: t.split(",")[0] for form, t in row.items()}
-        assert stance["own"] in AFFIRM and all(stance[f] in DENY for f in USER_FORMS), row
-    assert len(set(TAILS[0])) == 4 and len({t for row in TAILS for t in row.values()}) == 4 * len(TAILS)
+                   and t.count("my {rel}") == 1 for t in row.values()), row
+        words = {form: [w.strip() for w in t.split(",")] for form, t in row.items()}
+        stance = {form: next((w for w in ws if w in AFFIRM | DENY), None) for form, ws in words.items()}
+        assert (stance["own"] is None or stance["own"] in AFFIRM) and all(
+            (stance[f] is None) == (stance["own"] is None) and (stance[f] is None or stance[f] in DENY)
+            for f in USER_FORMS), row
+    # a tail says one form (a form may say a tail in several rows: its fillers are fewer than rows)
+    assert len(TAIL_FORM) == len({(f, t) for row in TAILS for f, t in row.items()})
     assert all(o.count("{tail}") == 1 and "{rel}" not in o for o in OPENINGS)
     assert len({o[:o.index("{verb}")] for o in OPENINGS}) == len(OPENINGS)
     nouns = [kind.noun for kind in KINDS]
@@ -605,16 +606,21 @@ def _assert_banks() -> None:
     sample = {"person": "Harriet Colby", "shop": "Colby Plumbing", "place": "Ashcombe",
               "brand": "Zentra"}
     holder = episodes_bank.RELATIONS["sister"]
-    for kind in KINDS:
+    # every kind with every skeleton (the first tail row), and every template with one kind in
+    # turn: every kind with every template would be half a million read-backs at import
+    first = {o.replace("{tail}", TAILS[0][f]) for o in OPENINGS for f in TAILS[0]}
+    every = [(form, t) for form, ts in (("own", OWN), *COMPETITORS.items()) for t in ts]
+    for k, kind in enumerate(KINDS):
         assert re.fullmatch(r"[a-z ]+", kind.noun + kind.verb), kind
         value = sample[kind.type] if kind.type != "shop" else f"Colby {kind.trade}"
-        for form, templates in (("own", OWN), *COMPETITORS.items()):
-            for template in templates:
-                text = _fill(template, kind, value, holder, form)
-                read = read_statements([[text]])
-                assert [(r.form, r.noun, r.value) for r in read] == [(form, kind.noun, value)], \
-                    (text, read)
-                assert not re.search(r"[\d\u2013\u2014-]", text), text
+        for form, template in every:
+            if template not in first and form != "suggestion" and hash_index(template) % len(KINDS) != k:
+                continue
+            text = _fill(template, kind, value, holder, form)
+            read = read_statements([[text]])
+            assert [(r.form, r.noun, r.value) for r in read] == [(form, kind.noun, value)], \
+                (text, read)
+            assert not re.search(r"[\d\u2013\u2014-]", text), text
 
 
 _assert_banks()
@@ -845,9 +851,9 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         if partner.form in USER_FORMS and _opening_of(partner.template) == _opening_of(own[i].template):
             stream = derive_rng(seed, VERTICAL, spec.key, "opening", i)
             here = _opening_of(own[i].template)
-            row = next(r for r in TAILS if r[partner.form] in partner.template)
+            tail = _tail_of(partner.template)
             choice = [o for o in OPENINGS if o != here][int(stream.random() * (len(OPENINGS) - 1))]
-            partner.template = choice.replace("{tail}", row[partner.form])
+            partner.template = choice.replace("{tail}", tail)
     every = own + rival + [extra[i] for i in sorted(extra)]
     _values(rng, every)
     sessions = [_session(derive_rng(seed, VERTICAL, spec.key, "request", i), own[i], rival[i],
@@ -860,6 +866,14 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
 def _opening_of(template: str) -> str:
     """The skeleton of a user frame (:data:`OPENINGS`; their words before "{verb}" differ)."""
     return next(o for o in OPENINGS if template.startswith(o[:o.index("{verb}")]))
+
+
+def _tail_of(template: str) -> str:
+    """The tail of a user frame (what its skeleton's "{tail}" holds)."""
+    opening = _opening_of(template)
+    head, foot = opening.split("{tail}")
+    assert template.startswith(head) and template.endswith(foot), template
+    return template[len(head):len(template) - len(foot)]
 
 
 def _statement(rng: Any, said: Said) -> conversation.Statement:
@@ -886,16 +900,24 @@ def _session(rng: Any, own: Said, rival: Said, extra: Said | None = None
     *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one
     statement episode and small talk, not two episodes with a change of subject between them
     (which made every session repeat an acknowledgement and a transition line: distinct sentences
-    0.39). An assistant suggestion keeps its own episode, before or after the own one (drawn)."""
+    0.39). An assistant suggestion keeps its own episode, after the own one (at a drawn place
+    among the small talk that follows it): drawn before or after, the own sentence of a suggestion
+    session followed another episode half the time against a fifth in every other session, and
+    only the gold session (never a competitor's host) can be one whose sentence holds the asked
+    kind, so the form reader's episode view read the lead-in before gold (distance-40 gold@1 0.42
+    against random 0.10). Placed so, the own sentence's place is drawn alike in every session."""
     mine = _statement(rng, own)
     other = _statement(rng, rival)
     if rival.form == "suggestion":
         # the own statement shares its sentence with the user-said extra competitor, as in every
-        # other session (red team 19: a statement alone in its turn was always own); either
-        # episode first (red team 17: with the own statement always first, 0.90 against 0.66)
+        # other session (red team 19: a statement alone in its turn was always own). The
+        # suggestion trails it: the shared sentence then opens its session as often as in a
+        # session without a suggestion. (Red team 17's "own statement always first, 0.90 against
+        # 0.66" was the own statement alone against a suggestion competitor; the asked kind's
+        # suggestion is now always a competitor and is read as one by its words.)
         assert extra is not None
         said = _merge(rng, mine, _statement(rng, extra))
-        return [said, other] if rng.random() < 0.5 else [other, said]
+        return [said, dataclasses.replace(other, trails=True)]
     return [_merge(rng, mine, other)]
 
 
