@@ -100,6 +100,7 @@ from ...judge.reading import JUDGE_CUE_PATTERNS
 from ...retrieval.tokenizer import raw_tokens
 from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
+from ..length_balance import length_sequence_imbalance
 from ..primitives import GenerationError, assert_disjoint, content_words, derive_rng
 
 VERTICAL, ABBREV, MEMORY_TYPE = "prospective", "pro", "prospective"
@@ -287,25 +288,6 @@ names two people, and a haystack draws its people in one call from a pool with n
 surname twice (about sixty people): with every competitor a two-name hand-over the pool runs dry,
 so hand-over haystacks deal more one-name suggestions."""
 
-
-def length_sequence(text: str) -> tuple[Any, ...]:
-    """What red team 28's form reader saw (as red team 22's in WorkingMemory): a text's words in
-    order, each as its length, with commas, colons and full stops kept and every slot as itself."""
-    return tuple(t if t.startswith("{") or t in ",:." else len(re.sub(r"[^A-Za-z]", "", t))
-                 for t in re.findall(r"\{\w+\}|[A-Za-z']+|[,:.]", text))
-
-
-def length_sequence_imbalance(banks: Mapping[str, Sequence[str]]) -> list[str]:
-    """The word-length sequences whose share differs between the own bank and another bank (empty
-    when sound): each bank is what its role draws from uniformly, so a sequence must make up the
-    same share of every bank, or the role can be read from word lengths in order."""
-    shares = {form: {seq: n / len(bank) for seq, n in Counter(map(length_sequence, bank)).items()}
-              for form, bank in banks.items()}
-    own = shares["own"]
-    return [f"{form} {' '.join(map(str, seq))}: own {own.get(seq, 0.0):.3f}, "
-            f"{form} {share.get(seq, 0.0):.3f}"
-            for form, share in shares.items() for seq in sorted(set(own) | set(share), key=str)
-            if abs(own.get(seq, 0.0) - share.get(seq, 0.0)) > 1e-9]
 
 SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
          "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
