@@ -293,6 +293,37 @@ def test_competitors_carry_the_subject_phrase_as_the_question_words_it(
         assert measured[shape]["phrase_reader"]["coverage_at_5"] <= 0.90, shape
 
 
+def test_every_hand_over_competitor_says_looks_after_the_subject_as_gold_does(
+        records: list[dict[str, Any]]) -> None:
+    """Red team 28 rebuild, second round: hand-over haystacks dealt two one-name assistant
+    suggestions (none of the question's words) to every cancelled twin, to spare the people pool,
+    and the phrase reader put gold in the top five of every ``current`` question (1.000, ceiling
+    0.90). Every hand-over competitor is now a user-said cancelled statement (a twin, or a
+    :data:`KIN_BODIES` body whose successor is a relation) holding as many of the question's phrases
+    as gold's body, and the pool still suffices."""
+    for shape in ("as-of", "current", "prospective"):
+        asked = {p for p in _pairs(pro.QUESTIONS[shape].format(subject="the boiler at the cottage",
+                                                               offset="ten days"))
+                 if not set(p) & {*_NUMBERS, "two", "days", "weeks", "ago"}}
+        filled = [body.format(subject="the boiler at the cottage", value="Ann Bee", value2="Cy Dee",
+                              rel="sister", span="nine weeks")
+                  for body in (*pro.BODIES["schedule"], *pro.KIN_BODIES)]
+        held = {max(len(asked & _pairs(s)) for s in re.split(r"(?<=[.?!])\s+", text)) for text in filled}
+        assert len(held) == 1, (shape, held)
+    assert set(pro.FORMS["schedule"]) == {"cancelled", "cancelled-kin"}
+    successors: Counter[bool] = Counter()
+    for record in _haystacks(records):
+        if pro.KIND_OF_SHAPE[record["question_type"]] != "schedule":
+            continue
+        noun, place = pro.asked_subject(record)
+        readings = pro.read_statements([[t["content"] for t in s]
+                                        for s in record["haystack_sessions"]])
+        rivals = [r for r in readings if r.form != "own" and (r.noun, r.place) == (noun, place)]
+        assert rivals and {r.form for r in rivals} == {"cancelled"}, record["question_id"]
+        successors.update(r.rel is not None for r in rivals)
+    assert successors[True] and successors[False], successors
+
+
 # The shipped v3 bytes red team 28 beat: gold the bare own frame, every competitor the frame and a
 # stance tail (two of its tails, verbatim), so the shortest named statement was gold in 0.661.
 RED_TEAM_28_BANKS = {"own": ["I have set a reminder to call {value} about {subject} in {span}."],

@@ -132,7 +132,8 @@ MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
 KINDS = ("reminder", "validity", "plan", "schedule")
-STANCE = {"own": "noted", "cancelled": "noted", "suggestion": "assistant-offer-declined"}
+STANCE = {"own": "noted", "cancelled": "noted", "cancelled-kin": "noted",
+          "suggestion": "assistant-offer-declined"}
 """The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`): one neutral bank for
 every user statement, gold or competitor (red team 28: with a bank per stance, 21 first sentences
 of replies followed only gold and 55 only competitors, and a bag of words over the reply found gold
@@ -271,6 +272,12 @@ place: form AUC 0.94 on due-later in the first rebuild). Red team 28 read the ea
 past tense, another holder's own thing) by their frames, which no own statement shared: they are
 gone, and with them their misfits ("was valid for the next ten weeks", "nobody takes over from
 them now", "For now X looks after ... and takes over for good")."""
+KIN_BODIES = tuple(body.replace("{value2}", "my {rel}") for body in BODIES["schedule"])
+"""Hand-over bodies whose successor is one of the user's relations, not a named person: a
+cancelled hand-over that names one person from the pool, so hand-over haystacks can deal user-said
+competitors that say "looks after {subject}" without running the people pool dry."""
+COMPETITORS["cancelled-kin"] = {"schedule": tuple(with_tail(body, row["cancelled"])
+                                                  for body in KIN_BODIES for row in TAILS)}
 REQUESTS = {
     "reminder": ("Do you know anyone I could call about {subject}?",
                  "Who would be good to call about {subject}?"),
@@ -281,12 +288,16 @@ REQUESTS = {
                  "Do you know anyone who could look after {subject}?"),
 }
 """The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
-FORMS = {kind: ("cancelled", "suggestion", "suggestion") if kind == "schedule"
+FORMS = {kind: ("cancelled", "cancelled-kin", "cancelled-kin") if kind == "schedule"
          else ("cancelled", "cancelled", "cancelled", "suggestion") for kind in KINDS}
 """The competitor forms each kind deals evenly over a haystack's competitor slots. A hand-over
 names two people, and a haystack draws its people in one call from a pool with no first name or
-surname twice (about sixty people): with every competitor a two-name hand-over the pool runs dry,
-so hand-over haystacks deal more one-name suggestions."""
+surname twice (63 surnames): thirteen own hand-overs take 26 and 26 two-name competitors would take
+52 more, so hand-over haystacks deal one two-name cancelled twin to two :data:`KIN_BODIES` ones
+(the successor a relation). Every hand-over competitor then says "looks after {subject}" as gold
+does: with one-name assistant suggestions instead (which hold none of the question's words), only a
+third of them did, and ranking sessions by the question's phrases put gold in the top five of every
+``current`` question (phrase reader 1.000, ceiling 0.90)."""
 
 
 SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
@@ -383,6 +394,7 @@ def _forms() -> list[tuple[str, str, re.Pattern[str]]]:
     body with any tail (form ``"user"``: the tail that matched names the form), so there is one
     pattern per body, not one per body and tail."""
     found = [(kind, "user", with_tail(t, "{tail}")) for kind, ts in BODIES.items() for t in ts]
+    found += [("schedule", "user", with_tail(t, "{tail}")) for t in KIN_BODIES]
     found += [(kind, "suggestion", t) for kind, ts in COMPETITORS["suggestion"].items() for t in ts]
     return [(kind, form, _pattern(t)) for kind, form, t in sorted(found, key=lambda f: -len(f[2]))]
 
@@ -425,7 +437,14 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
             if stray := re.search(_NAME, rest):
                 raise GenerationError(f"session {index}: {stray.group(0)!r} stated outside a "
                                       f"statement: {text!r}")
-    return sorted(found)
+    return sorted(found, key=reading_order)
+
+
+def reading_order(reading: Reading) -> tuple[Any, ...]:
+    """A sort key for readings: ``None`` (no relation, no place) before any text, so two
+    statements of one session that differ only there (a twin and a relation's hand-over about the
+    same noun) still sort."""
+    return tuple("" if field is None else field for field in reading)
 
 
 def _assert_banks() -> None:
@@ -586,7 +605,8 @@ class Said:
     def reading(self, kind: str) -> Reading:
         rel = self.holder.noun if self.holder is not None else None
         place = None if self.form == "holder" else self.subject[1]
-        return Reading(self.session, kind, self.form, self.subject[0], place, rel, self.values,
+        form = "cancelled" if self.form == "cancelled-kin" else self.form  # read by its tail
+        return Reading(self.session, kind, form, self.subject[0], place, rel, self.values,
                        SPANS[self.span] if self.span else 0)
 
 
@@ -694,7 +714,7 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         bank = COMPETITORS[said.form][kind]
         said.template = bank[int(stream.random() * len(bank))]
         relation = stream.randrange(len(persona.relations))
-        if said.form == "holder":
+        if said.form in ("holder", "cancelled-kin"):
             said.holder = persona.holder(relation)
         rival.append(said)
     every = own + rival
@@ -744,7 +764,7 @@ def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
     text = _fill(said.template, subject=said.subject, values=said.values, span=said.span,
                  holder=holder)
     request = rng.choice(REQUESTS[kind]).format(subject=phrase(said.subject))
-    if holder is not None:
+    if said.form == "holder" and holder is not None:
         return conversation.Statement(text, f"{holder['poss']} {said.subject[0]}", "other",
                                       holder=f"your {holder['rel']}")
     stance = STANCE[said.form]
@@ -885,7 +905,7 @@ def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> list[d
     texts = stay.texts()
     kind = KIND_OF_SHAPE[spec.shape]
     readings = read_statements(texts)
-    if readings != sorted(said.reading(kind) for said in planned):
+    if readings != sorted((said.reading(kind) for said in planned), key=reading_order):
         raise GenerationError(f"{spec.key}: the text does not read back as planned")
     question = QUESTIONS[spec.shape].format(subject=phrase(spec.asked), offset=spec.offset)
     for text in (question, *(t for turns in texts for t in turns)):  # V4 at calendar level
