@@ -187,16 +187,18 @@ BODIES: dict[str, tuple[str, ...]] = {
         "I have been putting it off, but I intend to book {value} for {subject} in {span}.",
         "I would like to book {value} for {subject} in {span}, if the budget allows."),
     "schedule": (
-        "{value} looks after {subject} for now, and {value2} takes over in {span}.",
-        "For now {value} looks after {subject}, but {value2} takes over in {span}.",
+        "{value} looks after {subject} for the moment, and {value2} takes over in {span}.",
+        "For the time being {value} looks after {subject}, but {value2} takes over in {span}.",
         "Until {value2} takes over in {span}, {value} looks after {subject}.",
-        "Right now {value} looks after {subject}. In {span} {value2} takes over from them, which "
+        "Currently {value} looks after {subject}. In {span} {value2} takes over from them, which "
         "should make things a bit easier.",
         "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
 }
 """The statement bodies, one bank for every user statement of a kind, gold or competitor: what
 the user arranged (a reminder, a cover, a plan, a hand-over), with its span. A statement is a body
-and a :data:`TAILS` tail, and only the tail says whether the arrangement stands."""
+and a :data:`TAILS` tail, and only the tail says whether the arrangement stands. No hand-over body says "now" (the
+``current`` question's word): three of five did, so the phrase reader scored a session by which
+body it drew, and with few competitors the draw put gold in its top five (0.929 at 0.625)."""
 
 TAILS: tuple[dict[str, str], ...] = (
     {"own": "I have since rechecked it, so that part is settled.",
@@ -1037,8 +1039,10 @@ def search_shapes(seed: int = SEED, shapes: Sequence[str] = CALIBRATED_SHAPES) -
             stays = adversaries.read_haystacks(records)
             reader[(shape, dial)] = sum(adversaries.tied_gold_at_1(adversaries.reader_scores(h), h.gold)
                                         for h in stays) / len(stays)
-            phrase[(shape, dial)] = sum(adversaries.coverage_at_k(adversaries.ranking_of(
-                adversaries.phrase_scores(h)), h.gold) for h in stays) / len(stays)
+            # tied, as the gate's phrase reader reads it (ties were broken by session index,
+            # in gold's favour whenever gold came first, so the filter refused points it passes)
+            phrase[(shape, dial)] = sum(adversaries.tied_coverage(
+                adversaries.phrase_scores(h), h.gold) for h in stays) / len(stays)
             reference = calibration.shape_coverage(records, shape)
             assert reference is not None
             return reference, max(m for mean in means if (m := mean.get(shape)) is not None)
