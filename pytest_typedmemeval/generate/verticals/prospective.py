@@ -109,8 +109,8 @@ GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260511
 SHAPES = ("as-of", "current", "prospective", "due-later", "expiring-validity", "not-yet-true")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial (calibration.json)
-    "as-of": 0.875, "current": 0.875, "prospective": 0.875, "due-later": 0.5,
-    "expiring-validity": 1.0, "not-yet-true": 0.5625}
+    "as-of": 0.875, "current": 0.875, "prospective": 0.75, "due-later": 0.861328125,
+    "expiring-validity": 0.75, "not-yet-true": 0.5}
 DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
                    "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
                    "displacement from statement to pivot (49-91 days) is a time a lexical retriever "
