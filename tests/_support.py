@@ -15,13 +15,14 @@ MALFORMED_DIR = REPO / "fixtures" / "malformed"
 
 KNOWN_BEATEN: dict[str, tuple[str, frozenset[str]]] = {
     # corpus id -> (sha256 prefix of the beaten bytes, the adversary rules that refuse them)
-    "typedmemeval-prospective-v3": ("6de5e1a18e9b", frozenset({"tail_gold_at_1", "tail_auc"})),
 }
-"""Shipped corpora the adversary gate refuses, recorded as they stand. The form reader's tail view
-(after red teams 27 and 28, which beat these bytes through form) refuses Prospective 6de5e1a1
-(expiring-validity, current, pooled; being rebuilt) and refused Episodic 5c3615fa (list-order AUC
-0.73, assistant-stated gold@1 0.43 against 0.15, pooled; rebuilt as 5f134350: passes, assistant-
-stated AUC 0.747 not beyond chance, p 0.0015). The question-aware
+"""Shipped corpora the adversary gate refuses, recorded as they stand (none at present). The form
+reader's tail view (after red teams 27 and 28, which beat these bytes through form) refused
+Prospective 6de5e1a1 (tail_gold_at_1 / tail_auc on expiring-validity, current and pooled; rebuilt
+against red team 28 with twin stance tails, one neutral reply bank and hand-over competitors that
+all carry the question's phrase as ec1edae2: passes) and Episodic 5c3615fa (list-order AUC 0.73,
+assistant-stated gold@1 0.43 against 0.15, pooled; rebuilt as 5f134350: passes, assistant-stated
+AUC 0.747 not beyond chance, p 0.0015). The question-aware
 form reader, added after red team 19 beat WorkingMemory by word length, refused WorkingMemory
 435643f2 on every rung (rebuilt with twin frames as ac46ac6b: passes) and Forgetting c31bed48 on
 its pooled row (rebuilt with an intro before every statement as eaa1e882: passes; rebuilt again

@@ -192,7 +192,7 @@ def test_competitors_carry_values_read_back_and_never_answer(records: list[dict[
             answer = pro.ANSWERS[(record["question_type"], record["typedmemeval"].get("arm"))]
             assert _grade(record, answer.format(value=value, subject=pro.phrase((noun, place)))) \
                 is not Outcome.CORRECT
-    assert set(forms) == {"cancelled", "declined", "earlier", "holder", "suggestion"}, forms
+    assert set(forms) == {"cancelled", "suggestion"}, forms
 
 
 def test_every_session_carries_one_own_statement_and_its_competitors(
@@ -202,7 +202,7 @@ def test_every_session_carries_one_own_statement_and_its_competitors(
                                         for s in record["haystack_sessions"]])
         per = Counter((r.session, r.form == "own") for r in readings)
         n = len(record["haystack_sessions"])
-        assert all(per[(i, True)] == 1 and per[(i, False)] in (1, 2) for i in range(n))
+        assert all(per[(i, True)] == 1 and per[(i, False)] == 2 for i in range(n))
 
 
 def test_the_decoy_is_clustered_like_the_asked_subject(records: list[dict[str, Any]]) -> None:
@@ -220,24 +220,24 @@ def test_the_decoy_is_clustered_like_the_asked_subject(records: list[dict[str, A
         assert twins, record["question_id"]
 
 
-def test_clustered_subjects_cover_every_session(records: list[dict[str, Any]]) -> None:
-    """``max(2, round(n / (count + 1)))`` subjects carry an own statement and ``count`` competitors each,
-    and their mentions cover the haystack: no session lacks a clustered mention unless the clusters
-    are too few to reach it. With the asked subject and one decoy only, the two own sessions were
-    the only ones sure to hold a recurring subject, and the learned adversary read that."""
+def test_clustered_subjects_take_every_slot_they_can(records: list[dict[str, Any]]) -> None:
+    """Every session has two competitor slots; as many subjects as the slots hold carry an own
+    statement and ``count`` competitors each (the asked one among them), and the slots left over
+    go evenly to the other subjects, none above ``count``. Red team 28: with two or three clusters
+    only, the asked subject was the haystack's most-named in 0.586 of haystacks (a random subject
+    0.071)."""
     for record in _haystacks(records):
         readings = pro.read_statements([[t["content"] for t in s]
                                         for s in record["haystack_sessions"]])
         n, count = len(record["haystack_sessions"]), record["typedmemeval"]["dial"]["value"]
-        about = Counter((r.noun, r.place) for r in readings if r.form not in ("own", "holder"))
-        holders = Counter(r.noun for r in readings if r.form == "holder")
-        clustered = {(r.noun, r.place) for r in readings if r.form == "own"
-                     and about[(r.noun, r.place)] + holders[r.noun] >= count}
-        k = max(2, round(n / (count + 1)))  # the design, stated here, not read from the module
-        assert pro.asked_subject(record) in clustered and len(clustered) >= k
-        covered = {r.session for r in readings if (r.noun, r.place) in clustered
-                   or (r.form == "holder" and any(r.noun == s[0] for s in clustered))}
-        assert n - len(covered) <= max(0, n - k * (count + 1)), record["question_id"]
+        about = Counter((r.noun, r.place) for r in readings if r.form != "own")
+        subjects = {(r.noun, r.place) for r in readings if r.form == "own"}
+        clustered = {s for s in subjects if about[s] == count}
+        assert pro.asked_subject(record) in clustered, record["question_id"]
+        assert sum(about.values()) == 2 * n
+        # the design, stated here: the most clusters 2n slots hold, one fewer when they do not place
+        assert len(clustered) >= max(2, min(n - 1, 2 * n // count) - 1), record["question_id"]
+        assert max(about[s] for s in subjects - clustered) <= count, record["question_id"]
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
@@ -251,11 +251,11 @@ def _pairs(text: str) -> set[tuple[str, str]]:
 def test_competitors_carry_the_subject_phrase_as_the_question_words_it(
         records: list[dict[str, Any]]) -> None:
     """The phrase reader's tell, made impossible by construction: every competitor of the asked
-    subject holds its phrase ("the boiler at the cottage"; another holder's own one "the boiler at
-    her cottage"), and in every haystack at least as many competitor sessions hold a sentence with as
-    many of the question's phrases as gold's statement as there are competitors that can (so the
-    phrase alone never puts gold's session first). In the first v3 build the as-of questions' "was
-    looking after" sat in one own template only, and the phrase reader covered gold 1.00."""
+    subject holds its phrase ("the boiler at the cottage"), and every statement body of a kind
+    (gold's and its cancelled twins' alike) holds as many of the question's phrases as every other
+    (so the phrase alone never puts gold's session first). In the first v3 build the as-of
+    questions' "was looking after" sat in one own template only, and the phrase reader covered gold
+    1.00."""
     from pytest_typedmemeval.gates import adversaries
     from pytest_typedmemeval.generate.sidecar import corpus_from_text
 
@@ -276,14 +276,98 @@ def test_competitors_carry_the_subject_phrase_as_the_question_words_it(
             for r in readings:  # every competitor's sentence names the subject as the question does
                 if r.session == i and r.form != "own" and r.noun == noun and r.place in (place, None):
                     assert any(subject.search(s) for s in sentences), (record["question_id"], i)
-        rivals = {r.session for r in readings if r.form not in ("own", "holder")
-                  and (r.noun, r.place) == (noun, place)}
-        assert rivals and all(best[i] >= best[gold_session] for i in rivals), (
-            record["question_id"], best, sorted(rivals))
+        rivals = {r.session for r in readings if r.form != "own" and (r.noun, r.place) == (noun, place)}
+        assert rivals and best[gold_session] > 0, (record["question_id"], best, sorted(rivals))
+    # One body bank for every role: each body of a kind holds as many of the question's phrases as
+    # every other, so gold's statement never holds more of them than a cancelled twin's.
+    for shape, question in pro.QUESTIONS.items():
+        asked = {p for p in _pairs(question.format(subject="the boiler at the cottage", offset="ten days"))
+                 if not set(p) & {*_NUMBERS, "two", "days", "weeks", "ago"}}
+        filled = [body.format(subject="the boiler at the cottage", value="Ann Bee", value2="Cy Dee",
+                              span="nine weeks") for body in pro.BODIES[pro.KIND_OF_SHAPE[shape]]]
+        held = {max(len(asked & _pairs(s)) for s in re.split(r"(?<=[.?!])\s+", text)) for text in filled}
+        assert len(held) == 1, (shape, held)
     corpus = corpus_from_text(dump_json(records), "typedmemeval-prospective-v3", "prospective")
     measured = adversaries.check(corpus).measured["by_shape"]
     for shape in pro.SHAPES:
         assert measured[shape]["phrase_reader"]["coverage_at_5"] <= 0.90, shape
+
+
+def test_every_hand_over_competitor_says_looks_after_the_subject_as_gold_does(
+        records: list[dict[str, Any]]) -> None:
+    """Red team 28 rebuild, second round: hand-over haystacks dealt two one-name assistant
+    suggestions (none of the question's words) to every cancelled twin, to spare the people pool,
+    and the phrase reader put gold in the top five of every ``current`` question (1.000, ceiling
+    0.90). Every hand-over competitor is now a user-said cancelled statement (a twin, or a
+    :data:`KIN_BODIES` body whose successor is a relation) holding as many of the question's phrases
+    as gold's body, and the pool still suffices."""
+    for shape in ("as-of", "current", "prospective"):
+        asked = {p for p in _pairs(pro.QUESTIONS[shape].format(subject="the boiler at the cottage",
+                                                               offset="ten days"))
+                 if not set(p) & {*_NUMBERS, "two", "days", "weeks", "ago"}}
+        filled = [body.format(subject="the boiler at the cottage", value="Ann Bee", value2="Cy Dee",
+                              rel="sister", span="nine weeks")
+                  for body in (*pro.BODIES["schedule"], *pro.KIN_BODIES)]
+        held = {max(len(asked & _pairs(s)) for s in re.split(r"(?<=[.?!])\s+", text)) for text in filled}
+        assert len(held) == 1, (shape, held)
+    assert set(pro.FORMS["schedule"]) == {"cancelled", "cancelled-kin"}
+    successors: Counter[bool] = Counter()
+    for record in _haystacks(records):
+        if pro.KIND_OF_SHAPE[record["question_type"]] != "schedule":
+            continue
+        noun, place = pro.asked_subject(record)
+        readings = pro.read_statements([[t["content"] for t in s]
+                                        for s in record["haystack_sessions"]])
+        rivals = [r for r in readings if r.form != "own" and (r.noun, r.place) == (noun, place)]
+        assert rivals and {r.form for r in rivals} == {"cancelled"}, record["question_id"]
+        successors.update(r.rel is not None for r in rivals)
+    assert successors[True] and successors[False], successors
+
+
+# The shipped v3 bytes red team 28 beat: gold the bare own frame, every competitor the frame and a
+# stance tail (two of its tails, verbatim), so the shortest named statement was gold in 0.661.
+RED_TEAM_28_BANKS = {"own": ["I have set a reminder to call {value} about {subject} in {span}."],
+                     "cancelled": ["I have set a reminder to call {value} about {subject} in {span}. "
+                                   "Scratch that: I have since cancelled that reminder.",
+                                   "I have set a reminder to call {value} about {subject} in {span}. "
+                                   "I cancelled it the next day, as someone else is dealing with it."]}
+
+
+def test_gold_and_its_cancelled_twins_share_every_form() -> None:
+    """Every user statement is a body and a twin tail: the own and the cancelled banks hold the same
+    word-length sequences in the same shares (so the same words, commas and sentences), tails alone
+    and whole statements; the check refuses the banks red team 28 read by length."""
+    assert pro.length_sequence_imbalance(RED_TEAM_28_BANKS)
+    tails = {form: [row[form] for row in pro.TAILS] for form in pro.USER_FORMS}
+    assert pro.length_sequence_imbalance(tails) == []
+    for kind in pro.KINDS:
+        whole = {"own": pro.OWN[kind], "cancelled": pro.COMPETITORS["cancelled"][kind]}
+        assert pro.length_sequence_imbalance(whole) == []
+    for row in pro.TAILS:  # the stance is in a word or two; the rest of the twins is shared
+        own, cancelled = (row[f].split() for f in pro.USER_FORMS)
+        assert sum(a != b for a, b in zip(own, cancelled)) <= 2, row
+
+
+def test_every_user_statement_gets_its_reply_from_one_bank(records: list[dict[str, Any]]) -> None:
+    """Red team 28: with a reply bank per stance, a bag of words over the assistant's reply found
+    gold at 0.929 held out (21 first sentences followed only gold). Every user statement, own or
+    cancelled, now takes the one neutral bank; no reply's first sentence follows gold only more
+    than chance lets it (checked on the corpus: a first sentence seen after gold is seen after a
+    competitor too, over the whole corpus, or is seen once)."""
+    assert {pro.STANCE[form] for form in pro.USER_FORMS} == {"noted"}
+    frames: dict[str, Counter[bool]] = {}
+    for record in _haystacks(records):
+        noun, place = pro.asked_subject(record)
+        gold_session = _gold_index(record)
+        for i, session in enumerate(record["haystack_sessions"]):
+            for j, turn in enumerate(session[:-1]):
+                if turn["role"] == "user" and _PERSON.search(turn["content"]) \
+                        and f"the {noun} at the {place}" in turn["content"]:
+                    first = re.split(r"(?<=[.?!])\s+", session[j + 1]["content"])[0]
+                    first = re.sub(r"the [a-z ]+ at the [a-z]+", "SUBJ", first)
+                    frames.setdefault(first, Counter())[i == gold_session] += 1
+    gold_only = [f for f, c in frames.items() if c[True] > 1 and not c[False]]
+    assert not gold_only, gold_only
 
 
 _DECLINES = [re.escape(reply.reply).replace(re.escape("{topic}"), ".+")
@@ -296,8 +380,7 @@ def test_a_suggestion_is_declined_in_the_next_user_turn(records: list[dict[str, 
         for session in record["haystack_sessions"]:
             for i, turn in enumerate(session):
                 if turn["role"] == "assistant" and re.search(
-                        r"^(?:You could|One option is|If (?:you have not|nobody)"
-                        r"|\w+ \w+ (?:does cover|could be))", turn["content"]):
+                        r"^(?:You could (?:ring|ask|try)|\w+ \w+ (?:is worth|might help))", turn["content"]):
                     seen += 1
                     assert session[i + 1]["role"] == "user"
                     assert any(re.fullmatch(declines, session[i + 1]["content"])

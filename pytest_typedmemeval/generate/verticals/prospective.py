@@ -25,51 +25,38 @@ last, and only the answer key knows it:
    of a thing, or another thing at the same place, by itself). The asked subject is chosen after
    the draw, uniformly among those whose words the fewest other haystacks ask about, so every
    asked subject's words are filler elsewhere.
-2. *Clusters that cover the haystack.* Besides the asked subject, ``K - 1`` other drawn subjects,
-   the **decoys**, get exactly its treatment: an own statement and as many competitors.
-   ``K = max(2, round(n / (count + 1)))`` (:func:`clusters_for`), and the clusters pick their
-   host sessions in rounds, each taking a session with the fewest clustered mentions so far, so
-   about every session holds one mention of a clustered subject. A haystack recurs around K
-   subjects and recurrence is spread over all its sessions, so the within-haystack recurrence the
-   adversary gate reads (since the Episodic v3 red team) says neither which subject is asked nor
-   where gold is. (With one decoy only, the two own sessions were the only ones sure to hold a
-   recurring subject in a valued sentence: the learned adversary's AUC on expiring-validity was
-   0.81.)
+2. *Clusters as wide as the slots allow.* Besides the asked subject, ``K - 1`` other drawn
+   subjects, the **decoys**, get exactly its treatment: an own statement and as many competitors.
+   Every session has two competitor slots, and ``K`` is the most clusters the slots hold
+   (:func:`clusters_for`, :func:`_clusters`); the slots no cluster takes are spread evenly over the
+   unclustered subjects (:func:`_singles`), none of which gets more than the clusters' count when
+   the slots allow it. The clusters pick their host sessions in rounds, each taking a session with
+   the fewest clustered mentions so far. (Red team 28: with ``K = max(2, round(n / (count + 1)))``
+   only two or three subjects recurred and the asked one was the haystack's most-named subject in
+   0.586 of haystacks, a random subject 0.071; with one decoy only, earlier, the learned
+   adversary's AUC on expiring-validity was 0.81.)
 3. *Values from one pool.* Every person a haystack names comes from one :func:`..values.draw`
    call, dealt to its statements in a shuffled order: the gold value is whichever name lands on
    the gold statement. People only (callee, cover provider, booking, carer); a trade name would
    misfit most subjects.
 4. *One make-up for every session*: one **own** statement (the user's reminder, cover, plan or
-   hand-over, of the haystack's kind, about the session's subject, with its span) and one or two
-   **competitors** with values (two in a drawn half of the sessions, or in all of them when the
-   clusters need the room). A competitor is about the asked subject, a decoy, or a subject of
-   another session, and its form is dealt evenly from :data:`FORMS`, every one made from the own
-   frames and carrying the question's words: ``cancelled`` (the own statement word for word, then
-   undone: "Scratch that: I have since cancelled that reminder"; dealt twice, so a sentence like
-   gold's own is as common among competitors as among own statements), ``declined`` ("I nearly
-   set a reminder to call ..."), ``earlier`` (a reminder already dealt with, a cover already run
-   out, a former carer; plans have none, a past booking would answer "have I booked anyone"),
-   ``holder`` (the own frame for a persona relation's own thing at another instance of the place:
-   "My sister has cover from X for the boiler at her cottage") and ``suggestion`` (an assistant
-   suggestion the user declines). Every validity competitor carries the own frame's "valid for
-   the next {span}", so the sentence holding a clustered subject reads alike whichever form it has.
-   *Competitors word the subject as the question does* (since the phrase reader of the adversary
-   gate: "a sentence with the question's phrases" covered as-of gold 1.00): every competitor's
-   sentence holds the subject's phrase ("the boiler at the cottage"; a holder's "the boiler at
-   her cottage") and the question's own verb phrase at least as closely as the own frames (one
-   bank for gold and every other subject): a hand-over competitor says "was looking after",
-   "the one looking after", "who looks after" or "looks after" (as-of, prospective and current
-   ask "was looking after", "will be looking after", "who looks after"; four of the five own
-   frames say "looks after", one "is looking after"), a reminder one "a reminder about {subject}"
-   (due-later asks "my reminder about"; every own frame says "to call", as every competitor
-   does), a validity one "{subject}, and it ... valid" (expiring-validity asks "{subject}, and is
-   it still valid"; no own frame has it), a plan competitor "booked ... for {subject} yet" (a
-   suggestion "if you have not booked anyone for {subject} yet", a declined "I have not booked X
-   for {subject} yet", a holder's "has not booked anyone for the boiler at her cottage yet";
-   not-yet-true asks "have I booked anyone for {subject} yet"; no own frame has it).
-   ``cancelled`` copies an own statement, so it ties gold. The lowest level is 6 (was 4: with 4
-   competitors at most five sessions held the subject, so any reader of it had gold in its top
-   five). The search keeps the phrase reader at or under the ceiling.
+   hand-over, of the haystack's kind, about the session's subject, with its span) and two
+   **competitors** with values. A competitor is about the asked subject, a decoy, or a subject of
+   another session, and its form is dealt evenly from :data:`FORMS`: ``cancelled`` (a user
+   statement undone) or ``suggestion`` (an assistant suggestion the user declines; more of them in
+   hand-over haystacks, whose statements name two people each). **Every user statement, gold
+   included, is a body and a stance tail** (:data:`BODIES`, :data:`TAILS`): one bank of bodies for
+   every role, and twin tails with the same word-length sequence, commas and sentence count, so a
+   reader of form cannot tell the own statement from its cancelled twins (red team 28: the
+   competitors were the own frame plus a tail and gold the bare frame; the shortest named
+   statement about the asked subject was gold in 0.661 of haystacks, random 0.170, and a learned
+   form reader 0.709). The assistant answers every user statement from one neutral reply bank
+   (red team 28: a bank per stance made the reply a role oracle, 0.929 held out). Every
+   competitor names the subject as the question does ("the boiler at the cottage") and its body
+   holds the question's verb phrase as often as gold's (every hand-over body says "looks after";
+   every reminder body "to call"). The lowest level is 6 (was 4: with 4 competitors at most five
+   sessions held the subject, so any reader of it had gold in its top five). The search keeps the
+   phrase reader at or under the ceiling.
 5. *The dial* (``RECORDED_COMPETITION``, per shape, in [0, 1]) is the **competitor share**: each
    clustered subject gets ``1 + floor(d (level - 1) + u)`` competitors. The level is the
    difficulty band (6 / 8 / 10 / 12, bands 1-4, every level in every shape), so the dial is
@@ -113,6 +100,7 @@ from ...judge.reading import JUDGE_CUE_PATTERNS
 from ...retrieval.tokenizer import raw_tokens
 from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
+from ..length_balance import length_sequence_imbalance
 from ..primitives import GenerationError, assert_disjoint, content_words, derive_rng
 
 VERTICAL, ABBREV, MEMORY_TYPE = "prospective", "pro", "prospective"
@@ -121,8 +109,8 @@ GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260511
 SHAPES = ("as-of", "current", "prospective", "due-later", "expiring-validity", "not-yet-true")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial (calibration.json)
-    "as-of": 0.875, "current": 0.875, "prospective": 0.875, "due-later": 0.5,
-    "expiring-validity": 1.0, "not-yet-true": 0.5625}
+    "as-of": 0.875, "current": 0.875, "prospective": 0.75, "due-later": 0.861328125,
+    "expiring-validity": 0.75, "not-yet-true": 0.5}
 DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
                    "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
                    "displacement from statement to pivot (49-91 days) is a time a lexical retriever "
@@ -144,9 +132,13 @@ MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
 KINDS = ("reminder", "validity", "plan", "schedule")
-STANCE = {"own": "arranged", "declined": "declined", "earlier": "state", "holder": "other",
-          "suggestion": "assistant-offer-declined", "cancelled": "declined"}
-"""The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`); own plans "intends"."""
+STANCE = {"own": "noted", "cancelled": "noted", "cancelled-kin": "noted",
+          "suggestion": "assistant-offer-declined"}
+"""The reply bank each form takes (:data:`.episodes_bank.STATEMENT_REPLIES`): one neutral bank for
+every user statement, gold or competitor (red team 28: with a bank per stance, 21 first sentences
+of replies followed only gold and 55 only competitors, and a bag of words over the reply found gold
+at 0.929 held out; the stance banks also asked "were you disappointed?" after the user's own
+refusal)."""
 
 NOUNS = tuple("""boiler|burglar alarm|roof|chimney|gutters|fridge|generator|fence|heat pump|wiring|
 shutters|drains|skylight|dishwasher|radiators|cooker|extractor fan|security gate|water softener|
@@ -172,7 +164,7 @@ def phrase(subject: Subject) -> str:
     return f"the {subject[0]} at the {subject[1]}"
 
 
-OWN: dict[str, tuple[str, ...]] = {
+BODIES: dict[str, tuple[str, ...]] = {
     "reminder": (
         "I have set a reminder to call {value} about {subject} in {span}.",
         "My phone will remind me to call {value} about {subject} in {span}.",
@@ -195,111 +187,99 @@ OWN: dict[str, tuple[str, ...]] = {
         "I have been putting it off, but I intend to book {value} for {subject} in {span}.",
         "I would like to book {value} for {subject} in {span}, if the budget allows."),
     "schedule": (
-        "{value} is looking after {subject} for now, and {value2} takes over in {span}.",
-        "For now {value} looks after {subject}, but {value2} takes over in {span}.",
+        "{value} looks after {subject} for the moment, and {value2} takes over in {span}.",
+        "For the time being {value} looks after {subject}, but {value2} takes over in {span}.",
         "Until {value2} takes over in {span}, {value} looks after {subject}.",
-        "Right now {value} looks after {subject}. In {span} {value2} takes over from them, which "
+        "Currently {value} looks after {subject}. In {span} {value2} takes over from them, which "
         "should make things a bit easier.",
         "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
 }
-"""The user's own statements, one bank for gold and every other subject's own statement."""
+"""The statement bodies, one bank for every user statement of a kind, gold or competitor: what
+the user arranged (a reminder, a cover, a plan, a hand-over), with its span. A statement is a body
+and a :data:`TAILS` tail, and only the tail says whether the arrangement stands. No hand-over body says "now" (the
+``current`` question's word): three of five did, so the phrase reader scored a session by which
+body it drew, and with few competitors the draw put gold in its top five (0.929 at 0.625)."""
+
+TAILS: tuple[dict[str, str], ...] = (
+    {"own": "I have since rechecked it, so that part is settled.",
+     "cancelled": "I have since cancelled it, so that part is settled."},
+    {"own": "That is not off, as far as I know.",
+     "cancelled": "That is now off, as far as I know."},
+    {"own": "It is staying put, as things stand.",
+     "cancelled": "It is dropped now, as things stand."},
+    {"own": "Since then I have kept it, and I am glad I did.",
+     "cancelled": "Since then I have axed it, and I am glad I did."},
+    {"own": "It is still going ahead, I am happy to say.",
+     "cancelled": "It is never going ahead, I am sorry to say."},
+    {"own": "I decided to keep it after all, on reflection.",
+     "cancelled": "I decided to drop it after all, on reflection."},
+    {"own": "On second thoughts I let it stand, to keep things simple.",
+     "cancelled": "On second thoughts I let it lapse, to keep things simple."},
+    {"own": "It has not moved since then, for what it is worth.",
+     "cancelled": "It has all ended since then, for what it is worth."},
+)
+"""The stance tails, written as twins (red team 28: every competitor was the own frame plus a
+stance tail and gold the bare frame, so the shortest named statement about the asked subject was
+gold in 0.661 of haystacks, random 0.170; a form-only reader 0.709 held out). Every user statement,
+gold included, is a body and a tail; within a row the own tail (the arrangement stands) and the
+cancelled one (it was undone) have the same word-length sequence, commas and sentence count
+(:func:`length_sequence_imbalance`, checked at import), and share every word but the one or two
+that carry the stance, so the stance is read from meaning, not from form, and no short closed
+list of words names it. Each tail fits every kind ("it" is the reminder, cover, plan or
+hand-over) and claims nothing happened beyond the arrangement (a plan is never said booked)."""
+USER_FORMS: tuple[str, ...] = ("own", "cancelled")
+
+
+def _joined(tail: str) -> str:
+    """A tail as the statement's last clause: "..., and that is not off, as far as I know." (one
+    sentence with the body's last, not a sentence of its own: sixteen tail sentences repeated over
+    every statement pushed the corpus's distinct-sentence share under Appendix D's 0.50)."""
+    return tail if tail.startswith("I ") else tail[:1].lower() + tail[1:]
+
+
+def with_tail(body: str, tail: str) -> str:
+    """A body and its tail joined into one statement (the body's final stop becomes ", and")."""
+    assert body.endswith(".")
+    return f"{body[:-1]}, and {_joined(tail)}"
+
+
+TAIL_FORM: dict[str, str] = {_joined(row[form]): form for row in TAILS for form in USER_FORMS}
+
+OWN: dict[str, tuple[str, ...]] = {
+    kind: tuple(with_tail(body, row["own"]) for body in bodies for row in TAILS)
+    for kind, bodies in BODIES.items()}
+"""The user's own statements (every body with every own tail), one bank for gold and every other
+subject's own statement."""
 
 COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
-    "declined": {
-        "reminder": (
-            "I nearly set a reminder about {subject}, to call {value} in {span}. In the end I "
-            "decided against calling them.",
-            "I almost put in a reminder about {subject} to call {value} in {span}. Then I chose "
-            "someone else.",
-            "I was going to set a reminder about {subject} to call {value}, but a friend warned "
-            "me off them."),
-        "validity": (
-            "{value} offered me cover for {subject}, and it would still be valid for the next "
-            "{span}, but I turned it down.",
-            "I nearly took cover from {value} for {subject}, and it would be valid for the next "
-            "{span}. The terms were poor, so I said no.",
-            "I was going to get cover from {value} for {subject}, and it would be valid for the "
-            "next {span}, but the quote was far too high."),
-        "plan": (
-            "I have not booked {value} for {subject} yet, and in the end I decided against "
-            "them.",
-            "I nearly planned to book {value} for {subject}. Their quote was far too high, so I "
-            "dropped the idea.",
-            "I was going to book {value} for {subject} in {span}, but a friend warned me off them."),
-        "schedule": (
-            "The idea was that {value} looks after {subject} for now and takes over in {span}, "
-            "but it fell through.",
-            "{value} offered to be the one looking after {subject} for now and to take over in "
-            "{span}. I said no.",
-            "{value} asked to be the one who looks after {subject} for now, but I said no."),
-    },
-    "earlier": {
-        "reminder": (
-            "I had a reminder about {subject} to call {value}. It went off weeks ago and that "
-            "call is done.",
-            "A past reminder about {subject} to call {value} went off a while back, so that one "
-            "is finished."),
-        "validity": (
-            "I had old cover from {value} for {subject}, and it was valid for the next {span} "
-            "from the day I signed. It has already run out.",
-            "I took out a previous cover from {value} for {subject}, and it was valid for the "
-            "next {span}, but it ran out a while ago."),
-        "schedule": (
-            "{value} was looking after {subject} years ago, and nobody takes over from them now.",
-            "Years back, {value} was looking after {subject}, but that is long over now."),
-    },
-    "holder": {
-        "reminder": (
-            "My {rel} has set a reminder about the {noun} at {poss} {hplace} to call {value} in "
-            "{span}.",
-            "My {rel} has a reminder about the {noun} at {poss} {hplace}, due in {span}, to call "
-            "{value}."),
-        "validity": (
-            "My {rel} has cover from {value} for the {noun} at {poss} {hplace}, and it is valid "
-            "for the next {span}.",
-            "My {rel} got cover from {value} for the {noun} at {poss} {hplace}, and it is still "
-            "valid for the next {span}."),
-        "plan": (
-            "My {rel} has not booked anyone for the {noun} at {poss} {hplace} yet, but means to "
-            "book {value} in {span}.",
-            "My {rel} means to book {value} for the {noun} at {poss} {hplace} in {span}."),
-        "schedule": (
-            "My {rel} has {value} looking after the {noun} at {poss} {hplace} for now, and "
-            "someone else takes over in {span}.",
-            "For now {value} looks after the {noun} at {poss} {hplace} for my {rel}, and takes "
-            "over for good in {span}."),
-    },
+    "cancelled": {kind: tuple(with_tail(body, row["cancelled"]) for body in bodies for row in TAILS)
+                  for kind, bodies in BODIES.items()},
     "suggestion": {
-        "reminder": ("You could set a reminder about {subject} to call {value}.",
-                     "One option is a reminder about {subject} to call {value}."),
-        "validity": ("You could get cover from {value} for {subject}, and it would be valid for "
-                     "the next {span} from the day you sign.",
-                     "{value} does cover for {subject}, and it would be valid for the next {span} "
-                     "from the day you sign up."),
-        "plan": ("If you have not booked anyone for {subject} yet, you could book {value}.",
-                 "If nobody is booked for {subject} yet, one option is to book {value}."),
-        "schedule": ("{value} could be the one who looks after {subject} for now and takes over "
-                     "in {span}.",
-                     "You could have {value} looking after {subject} for now, and take over "
-                     "later."),
+        "reminder": ("You could ring {value} about {subject}.",
+                     "{value} is worth a ring about {subject}."),
+        "validity": ("You could ask {value} about {subject}.",
+                     "{value} is worth a try for {subject}."),
+        "plan": ("You could try {value} for {subject}.",
+                 "{value} is worth asking about {subject}."),
+        "schedule": ("You could ask {value} to help with {subject}.",
+                     "{value} might help with {subject}."),
     },
 }
-CANCELLED = {
-    "reminder": ("Scratch that: I have since cancelled that reminder.",
-                 "I cancelled it the next day, as someone else is dealing with it."),
-    "validity": ("Scratch that: I have since cancelled that cover.",
-                 "I cancelled it the next day, as the terms were poor."),
-    "plan": ("Scratch that: I have since dropped that plan.",
-             "I dropped the idea the next day, as the quote was far too high."),
-    "schedule": ("Scratch that: the whole arrangement has since fallen through.",
-                 "The next day the whole arrangement fell through."),
-}
-"""A later state: the own statement word for word, then a sentence undoing it."""
-COMPETITORS["cancelled"] = {kind: tuple(f"{own} {end}" for own in OWN[kind] for end in CANCELLED[kind])
-                            for kind in KINDS}
-"""Competitor constructions by form and kind, all from the own frames and carrying the question's
-own words: the own statement undone (cancelled), under a modality (declined), at an earlier state,
-for another holder's own thing, or suggested by the assistant."""
+"""Competitor constructions by form and kind. A user-said competitor is an own body with a
+cancelled twin tail (one bank of bodies for every role, so its sentences, words and commas are
+distributed as gold's); the assistant's suggestion, declined by the user, carries no user turn
+with a name, and holds none of the question's words but the subject (the adversary gate's form
+reader took the suggestions, alone in an assistant turn, as candidates beside gold and read them by
+place: form AUC 0.94 on due-later in the first rebuild). Red team 28 read the earlier forms (a modal "I nearly set", an earlier state in the
+past tense, another holder's own thing) by their frames, which no own statement shared: they are
+gone, and with them their misfits ("was valid for the next ten weeks", "nobody takes over from
+them now", "For now X looks after ... and takes over for good")."""
+KIN_BODIES = tuple(body.replace("{value2}", "my {rel}") for body in BODIES["schedule"])
+"""Hand-over bodies whose successor is one of the user's relations, not a named person: a
+cancelled hand-over that names one person from the pool, so hand-over haystacks can deal user-said
+competitors that say "looks after {subject}" without running the people pool dry."""
+COMPETITORS["cancelled-kin"] = {"schedule": tuple(with_tail(body, row["cancelled"])
+                                                  for body in KIN_BODIES for row in TAILS)}
 REQUESTS = {
     "reminder": ("Do you know anyone I could call about {subject}?",
                  "Who would be good to call about {subject}?"),
@@ -310,11 +290,17 @@ REQUESTS = {
                  "Do you know anyone who could look after {subject}?"),
 }
 """The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
-FORMS = {kind: tuple(form for form in ("cancelled", "declined", "cancelled", "earlier", "suggestion",
-                                        "holder") if kind in COMPETITORS[form]) for kind in KINDS}
-"""The competitor forms each kind deals evenly over a haystack's competitor slots; ``cancelled`` (the
-own sentence word for word, then undone) twice, so a sentence like gold's own is no rarer among
-competitors than the own sentences are among sessions."""
+FORMS = {kind: ("cancelled", "cancelled-kin", "cancelled-kin") if kind == "schedule"
+         else ("cancelled", "cancelled", "cancelled", "suggestion") for kind in KINDS}
+"""The competitor forms each kind deals evenly over a haystack's competitor slots. A hand-over
+names two people, and a haystack draws its people in one call from a pool with no first name or
+surname twice (63 surnames): thirteen own hand-overs take 26 and 26 two-name competitors would take
+52 more, so hand-over haystacks deal one two-name cancelled twin to two :data:`KIN_BODIES` ones
+(the successor a relation). Every hand-over competitor then says "looks after {subject}" as gold
+does: with one-name assistant suggestions instead (which hold none of the question's words), only a
+third of them did, and ranking sessions by the question's phrases put gold in the top five of every
+``current`` question (phrase reader 1.000, ceiling 0.90)."""
+
 
 SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
          "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
@@ -362,6 +348,12 @@ TIME_BLIND = {
 """Per question, answers a clock-blind or careless system gives; none may grade correct. ``{other}``
 is another value of the haystack (for seeds, the other name of the hand-over)."""
 
+DECLINES = tuple(row for row in episodes_bank.STATEMENT_REPLIES["assistant-offer-declined"]
+                 if not re.search(r"think \{topic\} over|wait and see", row.reply))
+"""How the user turns a suggestion down: the shared bank without the two rows whose echo misreads
+with a subject phrase (red team 28: "I would rather think the smoke detectors at the tannery over
+on my own", "Waiting to see with the loft insulation at the barn is fair enough")."""
+
 _SUBJECT_WORDS = frozenset(w for text in (*NOUNS, *PLACES) for w in raw_tokens(text))
 _TEMPLATES = [t for ts in OWN.values() for t in ts] + [
     t for forms in COMPETITORS.values() for ts in forms.values() for t in ts] + [
@@ -391,6 +383,7 @@ def _pattern(template: str) -> re.Pattern[str]:
     groups = {"subject": f"the (?P<noun>{nouns}) at the (?P<place>{places})", "value2": _NAME,
               "value": _NAME, "span": spans, "rel": _RELS, "poss": "his|her", "noun": f"(?P<hnoun>{nouns})",
               "hplace": f"(?P<hplace>{places})"}
+    groups["tail"] = "|".join(sorted(map(re.escape, TAIL_FORM), key=len, reverse=True))
     pattern = re.escape(template)
     for name, group in groups.items():
         named = group if name in ("subject", "noun", "hplace") else f"(?P<{name}>{group})"
@@ -399,11 +392,12 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 def _forms() -> list[tuple[str, str, re.Pattern[str]]]:
-    """Every construction's pattern, longest template first: a cancelled statement holds an own
-    one word for word, so it must be read (and consumed) before the own patterns run."""
-    found = [(kind, "own", t) for kind, ts in OWN.items() for t in ts]
-    found += [(kind, form, t) for form, kinds in COMPETITORS.items() for kind, ts in kinds.items()
-              for t in ts]
+    """Every construction's pattern, longest template first. A user statement's pattern is its
+    body with any tail (form ``"user"``: the tail that matched names the form), so there is one
+    pattern per body, not one per body and tail."""
+    found = [(kind, "user", with_tail(t, "{tail}")) for kind, ts in BODIES.items() for t in ts]
+    found += [("schedule", "user", with_tail(t, "{tail}")) for t in KIN_BODIES]
+    found += [(kind, "suggestion", t) for kind, ts in COMPETITORS["suggestion"].items() for t in ts]
     return [(kind, form, _pattern(t)) for kind, form, t in sorted(found, key=lambda f: -len(f[2]))]
 
 
@@ -437,18 +431,32 @@ def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
                     names = tuple(v for v in (groups.get("value"), groups.get("value2")) if v)
                     if any(value_pool.value_type(v) != "person" for v in names):
                         raise GenerationError(f"session {index}: {names} is not a person: {text!r}")
-                    found.append(Reading(index, kind, form, groups.get("noun") or groups["hnoun"],
+                    said = TAIL_FORM[groups["tail"]] if form == "user" else form
+                    found.append(Reading(index, kind, said, groups.get("noun") or groups["hnoun"],
                                          groups.get("place"), groups.get("rel"), names,
                                          SPANS.get(groups.get("span") or "", 0)))
                     rest = rest[:m.start()] + "\x00" + rest[m.end():]
             if stray := re.search(_NAME, rest):
                 raise GenerationError(f"session {index}: {stray.group(0)!r} stated outside a "
                                       f"statement: {text!r}")
-    return sorted(found)
+    return sorted(found, key=reading_order)
+
+
+def reading_order(reading: Reading) -> tuple[Any, ...]:
+    """A sort key for readings: ``None`` (no relation, no place) before any text, so two
+    statements of one session that differ only there (a twin and a relation's hand-over about the
+    same noun) still sort."""
+    return tuple("" if field is None else field for field in reading)
 
 
 def _assert_banks() -> None:
     """Import-time assertions (GENERATION.md "Checks that belong in every generator")."""
+    assert set(TAIL_FORM.values()) == set(USER_FORMS) and len(TAIL_FORM) == len(TAILS) * len(USER_FORMS)
+    tails = {form: [row[form] for row in TAILS] for form in USER_FORMS}
+    assert not length_sequence_imbalance(tails), length_sequence_imbalance(tails)
+    for kind in KINDS:  # whole statements: one body bank, twin tails
+        whole = {"own": OWN[kind], "cancelled": COMPETITORS["cancelled"][kind]}
+        assert not length_sequence_imbalance(whole), length_sequence_imbalance(whole)
     noun_words = [w for n in NOUNS for w in raw_tokens(n)]
     assert len(noun_words) == len(set(noun_words)) and len(PLACES) == len(set(PLACES)), "bank repeats"
     assert_disjoint("subjects", _SUBJECT_WORDS, "frames", FRAME_WORDS | content_words(
@@ -599,17 +607,75 @@ class Said:
     def reading(self, kind: str) -> Reading:
         rel = self.holder.noun if self.holder is not None else None
         place = None if self.form == "holder" else self.subject[1]
-        return Reading(self.session, kind, self.form, self.subject[0], place, rel, self.values,
+        form = "cancelled" if self.form == "cancelled-kin" else self.form  # read by its tail
+        return Reading(self.session, kind, form, self.subject[0], place, rel, self.values,
                        SPANS[self.span] if self.span else 0)
 
 
-clusters_for = engine.clusters_for
+def clusters_for(n: int, count: int, slots: int | None = None) -> int:
+    """How many subjects are clustered (an own statement and ``count`` competitors each): as many
+    as the haystack's ``slots`` competitor slots hold, at least two and at most ``n``.
+
+    Why: red team 28 found the asked subject was the haystack's most-named one in 0.586 of
+    haystacks (a random subject 0.071): with :func:`..engine.clusters_for`'s "cover every session
+    about once" only two or three subjects recurred, so the asked one was one of two or three.
+    Spending every slot on clusters makes the tie at the top as wide as the slots allow (every
+    subject when ``count`` is one), and the asked subject is one of them, uniformly."""
+    if slots is None:
+        return engine.clusters_for(n, count)
+    return max(2, min(n, slots // max(count, 1)))
 
 
 def _cluster_sessions(rng: Any, n: int, level: int, owns: Sequence[int], count: int,
                       capacity: list[int]) -> list[list[int]]:
     """:func:`..engine.cluster_hosts` for a level's competitors (a seam the tests cut)."""
     return engine.cluster_hosts(rng, n, owns, count, capacity, what=f" of level {level}")
+
+
+def _clusters(seed: int, spec: Spec, n: int, count: int, capacity: list[int]
+              ) -> tuple[tuple[int, ...], list[list[int]]]:
+    """The clustered subjects' own sessions (gold first) and each one's competitor sessions: the
+    most clusters, from :func:`clusters_for` down and leaving one subject unclustered, whose
+    competitors :func:`_cluster_sessions` can place (``capacity`` is spent) and whose leftover
+    slots, spread evenly over the unclustered subjects (:func:`_singles`), give none of them more
+    than ``count`` (so the most-named subjects are the clusters, the asked one among them, and no
+    loose subject stands out either); failing that, the most that place. Each try draws afresh
+    from the same key; gold's session is one own session among the clusters' like the others."""
+    slots, placed = sum(capacity), None
+    for k in range(min(n - 1, clusters_for(n, count, sum(capacity))), 1, -1):
+        owns = (spec.gold, *spec.decoys[:k - 1])
+        room = list(capacity)
+        try:
+            clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n,
+                                         spec.level, owns, count, room)
+        except GenerationError:
+            continue
+        placed = placed or (owns, clusters, room)
+        if -(-(slots - k * count) // (n - k)) <= count:
+            capacity[:] = room
+            return owns, clusters
+    if placed is None:
+        raise GenerationError(f"{spec.key}: no room for two clusters of {count} competitors")
+    capacity[:] = placed[2]
+    return placed[0], placed[1]
+
+
+def _singles(rng: Any, spec: Spec, open_slots: Sequence[tuple[int, int]],
+             clustered: set[Subject]) -> dict[tuple[int, int], Subject]:
+    """The subject of each competitor slot no cluster took: the unclustered subjects in turn, each
+    slot taking one of those named fewest so far (a drawn order among ties) other than its own
+    session's, so mention counts stay even (red team 28: a subject a haystack names more than the
+    others is a question-blind tell)."""
+    loose = [s for s in spec.subjects if s not in clustered]
+    order = rng.sample(loose, len(loose))
+    named: Counter[Subject] = Counter()
+    out: dict[tuple[int, int], Subject] = {}
+    for slot in rng.sample(list(open_slots), len(open_slots)):
+        fits = [s for s in order if s != spec.subjects[slot[0]]] or order  # one loose subject
+        pick = min(fits, key=lambda s: named[s])
+        named[pick] += 1
+        out[slot] = pick
+    return out
 
 
 def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPlan, list[Said],
@@ -627,14 +693,12 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     n, kind = spec.h + 1, KIND_OF_SHAPE[spec.shape]
     times, _ = engine.daily_times(rng, n, gap_days=(1, 1))
     persona = conversation.draw_persona(rng)
-    doubles = set(rng.sample(range(n), n if 2 * spec.level > n else (n + 1) // 2))
+    doubles = set(rng.sample(range(n), n))  # two competitor slots in every session
     slots = [(i, j) for i in range(n) for j in range(2 if i in doubles else 1)]
     forms = dict(zip(slots, engine.deal(rng, FORMS[kind], len(slots))))
     count = min(spec.level, 1 + math.floor(share * (spec.level - 1) + rng.random()))
     capacity = [2 if i in doubles else 1 for i in range(n)]
-    owns = (spec.gold, *spec.decoys[:clusters_for(n, count) - 1])
-    clusters = _cluster_sessions(derive_rng(seed, VERTICAL, spec.key, "clusters"), n, spec.level,
-                                 owns, count, capacity)
+    owns, clusters = _clusters(seed, spec, n, count, capacity)
     templates = iter(engine.deal(rng, OWN[kind], n))
     own = [Said(i, "own", spec.subjects[i], template=next(templates)) for i in range(n)]
     targets: dict[int, list[Subject]] = {i: [] for i in range(n)}
@@ -643,16 +707,16 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
             targets[i].append(spec.subjects[owns[x]])
     clustered = {spec.subjects[o] for o in owns}
     draws = {slot: derive_rng(seed, VERTICAL, spec.key, "slot", *slot) for slot in slots}
+    singles = _singles(derive_rng(seed, VERTICAL, spec.key, "singles"), spec,
+                       [(i, j) for i, j in slots if j >= len(targets[i])], clustered)
     rival: list[Said] = []
     for i, j in slots:
         stream = draws[(i, j)]
-        single = stream.choice([s for s in spec.subjects if s not in clustered
-                                and s != spec.subjects[i]])
-        said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else single)
+        said = Said(i, forms[(i, j)], targets[i][j] if j < len(targets[i]) else singles[(i, j)])
         bank = COMPETITORS[said.form][kind]
         said.template = bank[int(stream.random() * len(bank))]
         relation = stream.randrange(len(persona.relations))
-        if said.form == "holder":
+        if said.form in ("holder", "cancelled-kin"):
             said.holder = persona.holder(relation)
         rival.append(said)
     every = own + rival
@@ -686,7 +750,12 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
         instant = pivot - margin[0] if spec.side == 0 else pivot + margin[0]
         shift = timedelta(days=OFFSETS.get(spec.offset, 0))
         asked = [instant + shift if spec.shape == "as-of" else instant - shift]
-    plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED)
+    # No assistant leads (lead_share 0): a lead may only ask about a topic an earlier statement
+    # introduced, so it fell on competitors more than on gold (the first mention of the asked
+    # subject is never led), and the led statement stands without the change-of-subject lines in
+    # its turn; the gate's episode reader read that place (AUC 0.87 on due-later).
+    plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED,
+                                     lead_share=0.0)
     return plan, every, asked, tuple(spec.subjects[o] for o in owns)
 
 
@@ -697,13 +766,20 @@ def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
     text = _fill(said.template, subject=said.subject, values=said.values, span=said.span,
                  holder=holder)
     request = rng.choice(REQUESTS[kind]).format(subject=phrase(said.subject))
-    if holder is not None:
+    if said.form == "holder" and holder is not None:
         return conversation.Statement(text, f"{holder['poss']} {said.subject[0]}", "other",
                                       holder=f"your {holder['rel']}")
-    stance = "intends" if said.form == "own" and kind == "plan" else STANCE[said.form]
+    stance = STANCE[said.form]
     if said.form == "suggestion":
+        decline = rng.choice(DECLINES)
+        fill = {"topic": phrase(said.subject)}
         return conversation.Statement(text, phrase(said.subject), stance,  # type: ignore[arg-type]
-                                      role="assistant", request=request)
+                                      role="assistant", request=request,
+                                      reaction=episodes_bank.render(
+                                          episodes_bank.choose_alternatives(decline.reply, rng), fill),
+                                      close=episodes_bank.render(
+                                          episodes_bank.choose_alternatives(decline.close or "", rng),
+                                          fill))
     return conversation.Statement(text, phrase(said.subject), stance)  # type: ignore[arg-type]
 
 
@@ -831,7 +907,7 @@ def _records(seed: int, spec: Spec, share: float, tally: engine.Tally) -> list[d
     texts = stay.texts()
     kind = KIND_OF_SHAPE[spec.shape]
     readings = read_statements(texts)
-    if readings != sorted(said.reading(kind) for said in planned):
+    if readings != sorted((said.reading(kind) for said in planned), key=reading_order):
         raise GenerationError(f"{spec.key}: the text does not read back as planned")
     question = QUESTIONS[spec.shape].format(subject=phrase(spec.asked), offset=spec.offset)
     for text in (question, *(t for turns in texts for t in turns)):  # V4 at calendar level
@@ -933,27 +1009,23 @@ READER_BOUND, LEARNED_TRIES = 0.60, 12
 of the corpus-wide adversary check the search may take before it gives up."""
 
 
-def search_dial(seed: int = SEED) -> dict[str, Any]:
-    """The authoring search. Per shape, building only that shape (a shape reads only its own dial):
-    :func:`..calibration.search_shape` (sweep, then bisect), every point measured by the reference
-    BM25, the whole Appendix D panel (lexical members and, with the ``[dense]`` extra, the dense
-    and hybrid arms) and the subject-and-value reader. A shape's candidates are its points with the
-    reference and the panel at or under the ceiling and the reader at or under its bound, nearest
-    the target first. Then the whole corpus, built from each shape's first candidate, goes through
-    the adversary gate (its learned adversary trains across shapes, so it cannot be searched per
-    shape); a shape it refuses moves to its next candidate, and every such step is recorded, so
-    the record shows how much of the choice the adversaries made."""
+Searched = tuple[dict[str, calibration.ShapeSearch], dict[tuple[str, float], float],
+                 dict[tuple[str, float], float]]
+"""Per-shape searches, the reader's gold@1 and the phrase reader's coverage@5 at every point."""
+
+
+def search_shapes(seed: int = SEED, shapes: Sequence[str] = CALIBRATED_SHAPES) -> Searched:
+    """The per-shape half of :func:`search_dial` (a shape reads only its own dial, so shapes can be
+    searched in separate processes and handed to :func:`search_dial` as ``searched``)."""
     from ...corpus.models import QuestionRecord
     from ...gates import adversaries
     from ...retrieval import panel
-    from ..primitives import dump_json
-    from ..sidecar import corpus_from_text
 
     dense = panel.dense_retriever()
     reader: dict[tuple[str, float], float] = {}
     phrase: dict[tuple[str, float], float] = {}
     searches: dict[str, calibration.ShapeSearch] = {}
-    for shape in CALIBRATED_SHAPES:
+    for shape in shapes:
         def evaluate(dial: float, shape: str = shape) -> tuple[float, float]:
             records = [QuestionRecord.model_validate(r)
                        for r in build(seed, {shape: dial}, shapes=(shape,)).records]
@@ -967,13 +1039,35 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
             stays = adversaries.read_haystacks(records)
             reader[(shape, dial)] = sum(adversaries.tied_gold_at_1(adversaries.reader_scores(h), h.gold)
                                         for h in stays) / len(stays)
-            phrase[(shape, dial)] = sum(adversaries.coverage_at_k(adversaries.ranking_of(
-                adversaries.phrase_scores(h)), h.gold) for h in stays) / len(stays)
+            # tied, as the gate's phrase reader reads it (ties were broken by session index,
+            # in gold's favour whenever gold came first, so the filter refused points it passes)
+            phrase[(shape, dial)] = sum(adversaries.tied_coverage(
+                adversaries.phrase_scores(h), h.gold) for h in stays) / len(stays)
             reference = calibration.shape_coverage(records, shape)
             assert reference is not None
             return reference, max(m for mean in means if (m := mean.get(shape)) is not None)
 
         searches[shape] = calibration.search_shape(evaluate, shape)
+    return searches, reader, phrase
+
+
+def search_dial(seed: int = SEED, searched: Searched | None = None) -> dict[str, Any]:
+    """The authoring search. Per shape, building only that shape (a shape reads only its own dial):
+    :func:`..calibration.search_shape` (sweep, then bisect), every point measured by the reference
+    BM25, the whole Appendix D panel (lexical members and, with the ``[dense]`` extra, the dense
+    and hybrid arms) and the subject-and-value reader. A shape's candidates are its points with the
+    reference and the panel at or under the ceiling and the reader at or under its bound, nearest
+    the target first. Then the whole corpus, built from each shape's first candidate, goes through
+    the adversary gate (its learned adversary trains across shapes, so it cannot be searched per
+    shape); a shape it refuses moves to its next candidate, and every such step is recorded, so
+    the record shows how much of the choice the adversaries made."""
+    from ...gates import adversaries
+    from ...retrieval import panel
+    from ..primitives import dump_json
+    from ..sidecar import corpus_from_text
+
+    dense = panel.dense_retriever()
+    searches, reader, phrase = searched if searched is not None else search_shapes(seed)
     ceiling = calibration.SATURATION_CEILING
     def nearest(search: calibration.ShapeSearch) -> list[float]:
         """The shape's allowed points, nearest the target first (ties: the smaller dial)."""
@@ -993,7 +1087,8 @@ def search_dial(seed: int = SEED) -> dict[str, Any]:
                                   f"typedmemeval-{VERTICAL}-v{REVISION}", VERTICAL)
         refused = sorted({r.shape for r in adversaries.check(corpus).refusals if r.shape})
         steps.append({"dial": dial, "refused_by_adversaries": refused})
-        movable = [s for s in refused if chosen[s] + 1 < len(candidates[s])]
+        # a pooled refusal ("(all shapes)") names no shape to move: only per-shape ones move
+        movable = [s for s in refused if s in chosen and chosen[s] + 1 < len(candidates[s])]
         if not movable:
             break
         for shape in movable:
