@@ -186,15 +186,10 @@ _SUCCESSION = re.compile(
     r"\b(?:is|are) (?:free|available|ready)\b")
 _RETRACTING_WORDS = tuple(tuple(p.replace("'", "").split()) for p in RETRACTING_PREFIXES)
 _EVENT_PREFIXES = (("replaced",), ("replacing",))
-_DURATION = re.compile(DURATION_PHRASE + r"\b")
+_DURATION = re.compile(DURATION_PHRASE)
 _SUCCESSION_STEP = re.compile(SUCCESSION_STEP)
 _PRESENT_MARK = re.compile(PRESENT_MARK)
 _REPLACING_VERB = re.compile(REPLACING_VERB)
-_DURATION = re.compile(
-    r"(?:(?:good |long |short |little |few |couple of |number of |several |many )?"
-    r"(?:while|bit|time|spell|stretch|period|moment|season|year|years|month|months|week|weeks|"
-    r"day|days|decade|decades|fortnight))")
-_REPLACING_VERB = re.compile(r"\breplac(?:ed|ing)\b")
 
 
 Span = tuple[int, int]
