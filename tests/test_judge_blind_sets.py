@@ -30,12 +30,13 @@ FROZEN = {"blindA": "7a9502f59bda5aca1707d96f85e1816069d10bdba4f16824a47f3785ec4
           "blindH2": "a9a0c068948e8df6c90136ef83829001527d4dca95b86d048ea6aa323c27154a",
           "blindI1": "dcc3a69a2fd0b1877e259e7ab1c08ec190e579935159041a67ee22445c3d4781",
           "blindI2": "75a91f984cbf1a3c136a2aec209b676a3d2098e91229b717a605b4967338c2d9",
+          "blindJ": "967e9a3cbbfbdc22c6dfa526d0d7c0f1dc4f523a336e6e3a6ba0b56db671dff8",
           "real1": "1d9d49365b1f59ebec9c1f9b65946b1b51fcc70c0b31caa7bfd0c827a045f217",
           "real2": "eae564dc20aa856ec9e32921074c79c87c2d7042f12983a0d906c0f22fe0e9e7",
           "real3": "981cf5e7be69fffe8857abbfd6e6be25cfec1c0d3a011c14389aad4d81284f9a"}
 FLOOR = {"blindA": 0.975, "blindB": 0.955, "blindD1": 0.99, "blindD2": 0.99, "blindE1": 0.99,
          "blindE2": 0.99, "blindF1": 0.99, "blindF2": 0.99, "blindG1": 0.99, "blindG2": 0.99,
-         "blindH1": 0.99, "blindH2": 0.99, "blindI1": 0.99, "blindI2": 0.99, "real1": 0.95,
+         "blindH1": 0.99, "blindH2": 0.99, "blindI1": 0.99, "blindI2": 0.99, "blindJ": 0.99, "real1": 0.95,
          "real2": 0.95, "real3": 0.90}
 """Agreement each set held when the floor was set (blind A: 0.8981 at its first run, 0.9633
 after judge revision 3's fixes, 0.9786 after revision 4's; blind B: 0.9484 at its first run,
@@ -51,7 +52,8 @@ plan is wrong) stay disagreeing, their labels departing from the contract (J21.7
 0.9749/0.9798 at their first run (ruleset 9), 0.9944/1.0 after revision 10, fitted (the fixes
 were made looking at them; a fresh set is needed for an unseen figure) — I1-073 (J7.2: a lone
 figure in another currency is another quantity) and I1-357 (J3.2: a hedge commits) stay
-disagreeing, their labels departing from the contract (J22.6, J22.9); the real-model sets real1/real2/real3 (SmolLM2-135M answers, labelled blind): 0.75 at real1's first
+disagreeing, their labels departing from the contract (J22.6, J22.9); J: 1.0 at its first run
+(ruleset 10; 260 answers on 69 questions, held out: no fix has been made looking at it); the real-model sets real1/real2/real3 (SmolLM2-135M answers, labelled blind): 0.75 at real1's first
 run and 0.9808 after revision 5 (fitted), real2 0.9136 and real3 0.8269 at their first runs, held
 out until revision 8, after which they read 0.9630 and 0.9423 (every clear label agreeing; fitted));
 a floor, not a target."""
