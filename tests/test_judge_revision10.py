@@ -4,14 +4,11 @@ Every case in CASES was misgraded by judge revision 9; GUARDS held before and mu
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_typedmemeval.corpus.models import AnswerKey, NumericKey
 from pytest_typedmemeval.judge.mechanical import JUDGE_RULESET_VERSION, judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, P, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                    Outcome.PREMATURE, Outcome.UNJUDGED)
+from _judge_cases import C, W, A, M, U, assert_graded, each_case
 
 KETTLE_Q = "Which kettle did you recommend for the camper van that I did not turn down?"
 KETTLE = AnswerKey(accepted=("Sorvane",), wrong=("Trelbic", "Quillon"))
@@ -129,20 +126,16 @@ GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), CASES,
-                         ids=[case[0][:48] for case in CASES])
+@each_case(CASES)
 def test_revision_10_reads_the_class(answer: str, question: str, key: AnswerKey,
                                      outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), GUARDS,
-                         ids=[case[0][:48] for case in GUARDS])
+@each_case(GUARDS)
 def test_revision_10_keeps_what_held(answer: str, question: str, key: AnswerKey,
                                      outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
 def test_previous_marks_over_forgetting() -> None:

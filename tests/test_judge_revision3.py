@@ -9,8 +9,8 @@ from pytest_typedmemeval.corpus.models import AnswerKey, NumericKey
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                 Outcome.UNJUDGED)
+from _judge_cases import C, W, A, M, U, case_ids
+
 SOFA = AnswerKey(accepted=("Velique",), wrong=("Velora", "Styix", "Zamora Hardware"))
 BUILDERS = AnswerKey(accepted=("Zamora Hardware",), wrong=("Chilcott Hardware", "Emrys Jaggard",
                                                            "Quillon Kinsella"))
@@ -76,7 +76,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "key", "outcome"), CASES, ids=[c[0][:48] for c in CASES])
+@pytest.mark.parametrize(("answer", "key", "outcome"), CASES, ids=case_ids(CASES))
 def test_revision_3_reads_the_class(answer: str, key: AnswerKey, outcome: Outcome) -> None:
     verdict = judge_answer(answer, key)
     assert verdict.outcome is outcome, verdict.reason

@@ -5,14 +5,11 @@ authors' phrases fails here. Every case was misgraded by judge revision 3."""
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_typedmemeval.corpus.models import AnswerKey, NumericKey
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                 Outcome.UNJUDGED)
+from _judge_cases import C, W, A, M, U, assert_graded, each_case
 
 CATERER_Q = "Which caterer did you recommend for the garden party that I did not turn down?"
 CATERER = AnswerKey(accepted=("Hollis Catering",),
@@ -124,20 +121,16 @@ GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), GUARDS,
-                         ids=[c[0][:48] for c in GUARDS])
+@each_case(GUARDS)
 def test_revision_4_keeps_what_held(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), CASES,
-                         ids=[c[0][:48] for c in CASES])
+@each_case(CASES)
 def test_revision_4_reads_the_class(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
 def test_a_plan_claimed_done_then_undone_is_not_mis_attributed_forgetting() -> None:

@@ -5,14 +5,11 @@ Every case in CASES was misgraded by judge revision 4; GUARDS held on revision 4
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_typedmemeval.corpus.models import AnswerKey, NumericKey
-from pytest_typedmemeval.judge.mechanical import JUDGE_RULESET_VERSION, judge_answer
+from pytest_typedmemeval.judge.mechanical import JUDGE_RULESET_VERSION
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                 Outcome.UNJUDGED)
+from _judge_cases import C, W, A, M, U, assert_graded, each_case
 
 GYM_Q = "Which gym did I join in the spring?"
 GYM = AnswerKey(accepted=("Ironvale Fitness",), wrong=("Pulse Studio", "Corehouse"))
@@ -84,10 +81,9 @@ GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "expected"), CASES + GUARDS)
-def test_revision5_reading(answer: str, question: str, key: AnswerKey, expected: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is expected, (answer, verdict.reason)
+@each_case(CASES + GUARDS)
+def test_revision5_reading(answer: str, question: str, key: AnswerKey, outcome: Outcome) -> None:
+    assert_graded(answer, question, key, outcome)
 
 
 def test_ruleset_version_is_at_least_5() -> None:

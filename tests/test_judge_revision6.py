@@ -5,15 +5,12 @@ CASES was misgraded by judge revision 4; GUARDS held before and must keep holdin
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_typedmemeval.corpus.models import AnswerKey, NumericKey
 from pytest_typedmemeval.judge.mechanical import JUDGE_RULESET_VERSION, judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 from pytest_typedmemeval.judge.text import structured_statements
 
-C, W, A, M, P, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                    Outcome.PREMATURE, Outcome.UNJUDGED)
+from _judge_cases import C, W, A, P, assert_graded, each_case
 
 LUTHIER_Q = "Which luthier do I have for the viola? Give the name, and say whether that is still current."
 LUTHIER = AnswerKey(expected_negative="abstain", wrong=("Corwen Tallis", "Idony Pryce", "Halvex"))
@@ -115,20 +112,16 @@ GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), CASES,
-                         ids=[case[0][:48] for case in CASES])
+@each_case(CASES)
 def test_revision_6_reads_the_class(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), GUARDS,
-                         ids=[case[0][:48] for case in GUARDS])
+@each_case(GUARDS)
 def test_revision_6_keeps_what_held(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
 def test_a_kind_bound_stop_is_not_mis_attributed_forgetting() -> None:

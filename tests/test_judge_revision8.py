@@ -5,14 +5,11 @@ GUARDS held before and must keep holding."""
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_typedmemeval.corpus.models import AnswerKey
 from pytest_typedmemeval.judge.mechanical import JUDGE_RULESET_VERSION, judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 
-C, W, A, M, P, U = (Outcome.CORRECT, Outcome.WRONG, Outcome.ABSTAINED, Outcome.MISSED,
-                    Outcome.PREMATURE, Outcome.UNJUDGED)
+from _judge_cases import C, W, A, M, P, U, assert_graded, each_case
 
 TUTOR_Q = "Who is my piano tutor? Give the name, and say whether that is still current."
 TUTOR = AnswerKey(expected_negative="no_longer", must_name=("Ysolde Marrick",),
@@ -101,20 +98,16 @@ GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), CASES,
-                         ids=[case[0][:48] for case in CASES])
+@each_case(CASES)
 def test_revision_8_reads_the_class(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
-@pytest.mark.parametrize(("answer", "question", "key", "outcome"), GUARDS,
-                         ids=[case[0][:48] for case in GUARDS])
+@each_case(GUARDS)
 def test_revision_8_keeps_what_held(answer: str, question: str, key: AnswerKey,
                                     outcome: Outcome) -> None:
-    verdict = judge_answer(answer, key, question=question)
-    assert verdict.outcome is outcome, verdict.reason
+    assert_graded(answer, question, key, outcome)
 
 
 def test_the_stale_value_asserted_beside_another_values_invalidation_is_stale_recall() -> None:
