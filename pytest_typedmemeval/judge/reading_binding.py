@@ -32,11 +32,11 @@ from .reading_compiled import (
     _SUBJECT_FILLERS,
     _WORD,
 )
+from .reading_negatives import NegativesReading
 from .reading_patterns import (
     QUESTION_STOPWORDS,
 )
 from .text import normalized_phrase
-from .reading_negatives import NegativesReading
 
 
 class BindingReading(NegativesReading):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cached_property
 
+from .reading_binding import BindingReading
 from .reading_compiled import (
     _ALTERNATIVE,
     _CONTRAST,
@@ -32,7 +33,6 @@ from .reading_compiled import (
     _TIME_AGO,
     _USER_OWN,
 )
-from .reading_binding import BindingReading
 
 
 class CommitmentReading(BindingReading):

@@ -51,8 +51,8 @@ from .reading_patterns import (
     NO_LONGER_EVENT_CUES,
     RETRACTION_GAP_WORDS,
 )
-from .text import phrase_spans
 from .reading_text import ReadingText
+from .text import phrase_spans
 
 
 class NegativesReading(ReadingText):

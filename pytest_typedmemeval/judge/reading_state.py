@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from functools import cached_property
 
+from .reading_commitment import CommitmentReading
 from .reading_compiled import (
     _COORDINATION,
     _CUE_OBJECT_GAP,
@@ -39,7 +40,6 @@ from .reading_patterns import (
     STILL_CUES,
 )
 from .text import phrase_spans
-from .reading_commitment import CommitmentReading
 
 
 class StateReading(CommitmentReading):
