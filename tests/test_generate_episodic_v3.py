@@ -234,12 +234,14 @@ def test_every_recommendation_session_holds_two_clustered_statements(
 
 def test_take_ups_and_declines_share_one_grammar(stated: list[epi.Built]) -> None:
     """Red teams 6-10 each found a surface cue between take-ups and declines written apart (reply
-    length, close length, echo, where the subject sits, commas): now only the act differs. In the
-    built corpus every reply frame occurs with both stances."""
+    length, close length, echo, where the subject sits, commas): now only the act and the reason's
+    twin word differ. In the built corpus every reply frame occurs with both stances, each with its
+    own stance's reason."""
     found: dict[str, set[str]] = {"taken": set(), "declined": set()}
-    bodies = [(frame, kind, re.compile(re.escape(frame.split("{lead}, ", 1)[1]
-                                                 .format(act=act, purpose="@")).replace("@", ".+")
-                                       + "$"))
+    bodies = [(frame, kind, re.compile(
+        re.escape(epi._with_reason(frame.split("{lead}, ", 1)[1], "%")
+                  .format(act=act, purpose="@")).replace("@", ".+")
+        .replace("%", "(?:" + "|".join(map(re.escape, epi.STANCE_REASONS[kind])) + ")") + "$"))
               for frame in epi.REPLY_FRAMES for kind, acts in epi.STANCE_ACTS.items()
               for act in acts]
     for built in stated:
@@ -284,11 +286,11 @@ def test_a_declined_recommendation_is_accepted_without_praise(stated: list[epi.B
                 reply, close = session[t + 1].text, session[t + 2].text
                 if epi._DECLINE.fullmatch(reply):
                     declines += 1
-                    assert reply.endswith(epi.STANCE_REASONS["declined"]), reply
+                    assert reply.endswith(tuple(f"{r}." for r in epi.STANCE_REASONS["declined"]))
                     assert not ENDORSING.search(close), close
                     assert close in {c.format(purpose=f"the {built.draft.asked.purpose}")
                                      for c in epi.STANCE_CLOSES["declined"]}, close
-                elif reply.endswith(epi.STANCE_REASONS["taken"]):
+                elif reply.endswith(tuple(f"{r}." for r in epi.STANCE_REASONS["taken"])):
                     take_ups += 1
     assert declines and take_ups
 

@@ -267,21 +267,25 @@ REPLY_FRAMES = (
     "{lead}, with {purpose} in mind I will {act}.",
     "{lead}, on reflection I will {act} for {purpose}.",
     "{lead}, I will {act} when it comes to {purpose}.")
-"""The user's answer to a recommendation, then a short reason (:data:`REASON_PAIRS`). Revision 3's
+"""The user's answer to a recommendation, closed by a short reason (:data:`REASON_PAIRS`). Revision 3's
 "I would like to {act} ..., if that is all right" asked the assistant's permission to take up or
 turn down its own suggestion (red team 31: 128 such turns); it is gone."""
 REASON_PAIRS: tuple[tuple[str, str], ...] = (
-    ("The reviews look good.", "The reviews look poor."),
-    ("It is within my budget.", "It is beyond my budget."),
-    ("I have heard great things.", "I have heard mixed things."),
-    ("It seems good value.", "It seems poor value."))
-"""Why the user takes a recommendation up or turns it down, one sentence after the reply, written
-as **twins**: within a pair the same words in order but one of equal length ("good"/"poor",
-"within"/"beyond", "great"/"mixed"), so both stances draw every word-length sequence in the same
-share (:func:`length_sequence_imbalance` at import, :data:`STANCE_BANKS`). Why a reason: a blind
-reading of 60 reply pairs (``/work/pairs1``) found every decline abrupt and reasonless ("Right, I
-have decided to reject that for the alcove shelves."); a take-up carries one too, so the reply's
-sentence count and length say nothing of its stance. Generic for a brand, a shop or a place."""
+    ("as the reviews look good", "as the reviews look poor"),
+    ("as it is within my budget", "as it is beyond my budget"),
+    ("as I have heard great things", "as I have heard mixed things"),
+    ("as it seems good value", "as it seems poor value"))
+"""Why the user takes a recommendation up or turns it down, a clause closing the reply
+(:func:`_with_reason`), written as **twins**: within a pair the same words in order but one of equal
+length ("good"/"poor", "within"/"beyond", "great"/"mixed"), so both stances draw every word-length
+sequence in the same share (:func:`length_sequence_imbalance` at import, :data:`STANCE_BANKS`).
+Why a reason: a blind reading of 60 reply pairs (``/work/pairs1``) found every decline abrupt and
+reasonless ("Right, I have decided to reject that for the alcove shelves."); a take-up carries one
+too, so the reply's length says nothing of its stance. A clause, not a sentence of its own: a
+second sentence opens on a capital ("The reviews ...", "It is ..."), which the form reader's tail
+view takes for a value, so every reply became a candidate beside its recommendation (a first build
+read assistant-stated's tail view at AUC 0.759, p 0.0015, against 0.65). Generic for a brand, a
+shop or a place."""
 CLOSE_PAIRS: tuple[tuple[str, str], ...] = (
     ("Good, I hope that works for {purpose}.", "Sure, I will look wider for {purpose}."),
     ("Great, I have high hopes for {purpose}.", "Noted, I will look round for {purpose}."))
@@ -878,7 +882,12 @@ def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
     reply = rng.choice(REPLY_FRAMES).format(lead=rng.choice(REPLY_LEADS), act=act, purpose=purpose)
     reason = rng.choice(STANCE_REASONS[kind])
     close = rng.choice(STANCE_CLOSES[kind]).format(purpose=purpose)
-    return f"{reply} {reason}", close
+    return _with_reason(reply, reason), close
+
+
+def _with_reason(reply: str, reason: str) -> str:
+    """``reply`` (a sentence ending in a full stop) closed by the clause ``reason``."""
+    return f"{reply[:-1]}, {reason}."
 
 
 def banned_words(shape: str) -> frozenset[str]:
@@ -955,10 +964,11 @@ class Read(NamedTuple):
 
 
 _DECLINE = re.compile("|".join(
-    re.escape(frame).replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
+    re.escape(_with_reason(frame, "@"))
+    .replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
     .replace(r"\{act\}", "(?:" + "|".join(re.escape(a) for a in STANCE_ACTS["declined"]) + ")")
     .replace(r"\{purpose\}", ".+")
-    + " (?:" + "|".join(map(re.escape, STANCE_REASONS["declined"])) + ")"
+    .replace("@", "(?:" + "|".join(map(re.escape, STANCE_REASONS["declined"])) + ")")
     for frame in REPLY_FRAMES))
 """A user turn that turns an assistant suggestion down (a reply frame with a declining act, then a
 decline's reason)."""
