@@ -308,7 +308,8 @@ def test_list_statements_never_get_a_presupposing_question(lists: list[epi.Built
 
 def test_small_talk_never_misreads_the_ingredient(records: list[dict[str, Any]]) -> None:
     """The shared bank answers "I searched everywhere for an ingredient for a bean chilli" with
-    "searching everywhere for a bean chilli": Episodic bans the word, so that frame is never drawn."""
+    "searching everywhere for a bean chilli": Episodic bans the word, so that frame is never
+    drawn."""
     text = "\n".join(t["content"] for r in records for s in r["haystack_sessions"] for t in s)
     assert "an ingredient for" not in text
     assert "searching everywhere for" not in text

@@ -267,9 +267,9 @@ REPLY_FRAMES = (
     "{lead}, with {purpose} in mind I will {act}.",
     "{lead}, on reflection I will {act} for {purpose}.",
     "{lead}, I will {act} when it comes to {purpose}.")
-"""The user's answer to a recommendation, closed by a short reason (:data:`REASON_PAIRS`). Revision 3's
-"I would like to {act} ..., if that is all right" asked the assistant's permission to take up or
-turn down its own suggestion (red team 31: 128 such turns); it is gone."""
+"""The user's answer to a recommendation, closed by a short reason (:data:`REASON_PAIRS`).
+Revision 3's "I would like to {act} ..., if that is all right" asked the assistant's permission to
+take up or turn down its own suggestion (red team 31: 128 such turns); it is gone."""
 REASON_PAIRS: tuple[tuple[str, str], ...] = (
     ("as the reviews look good", "as the reviews look poor"),
     ("as it is within my budget", "as it is beyond my budget"),
@@ -312,8 +312,9 @@ be read off it either: the close's stance is in its words alone, as the reply's 
 STANCE_REASONS: dict[str, tuple[str, ...]] = {
     "taken": tuple(up for up, _ in REASON_PAIRS), "declined": tuple(no for _, no in REASON_PAIRS)}
 OBJECTS = ("that", "that one", "it")
-"""What an act takes as its object, drawn for the reply whichever the stance (red team 11: take-ups always said "that" or "that one" and declines mostly neither, so the
-pronouns alone found gold in 0.89 of questions)."""
+"""What an act takes as its object, drawn for the reply whichever the stance (red team 11:
+take-ups always said "that" or "that one" and declines mostly neither, so the pronouns alone found
+gold in 0.89 of questions)."""
 STANCE_PAIRS: tuple[tuple[str, str], ...] = (
     ("choose", "refuse"), ("accept", "reject"), ("select", "shelve"), ("favour", "bypass"))
 """Take-up and decline verbs, **every one a single word of six letters**, so a verb's length says
@@ -330,9 +331,10 @@ STANCE_ACTS: dict[str, tuple[str, ...]] = {
 """The user's answer to a recommendation, from **one grammar for both stances**: a reply is a lead,
 a frame, an act and a reason, each drawn on its own; the act's verb and the reason's twin word say
 whether the user took the recommendation up or turned it down, and both sit in the same slots; the
-assistant's close comes from twin banks of one shape (:data:`STANCE_CLOSES`). Neither names the value; both name the purpose, never as a
-grammatical subject (plural purposes: "the dining chairs"). (Red teams 6-10 each found a surface
-cue while take-ups and declines came from two banks written apart: whether the reply repeats the
+assistant's close comes from twin banks of one shape (:data:`STANCE_CLOSES`). Neither names the
+value; both name the purpose, never as a grammatical subject (plural purposes: "the dining
+chairs"). (Red teams 6-10 each found a surface cue while take-ups and declines came from two banks
+written apart: whether the reply repeats the
 subject phrase (20/20), reply length (20/20), close length (0.90), whether the close echoes the
 reply (0.85), where the subject sits in the close and how many commas the reply holds (a held-out
 classifier on such features: 0.997), and the pronouns of the acts (0.89, :data:`OBJECTS`); red
