@@ -234,12 +234,14 @@ def test_every_recommendation_session_holds_two_clustered_statements(
 
 def test_take_ups_and_declines_share_one_grammar(stated: list[epi.Built]) -> None:
     """Red teams 6-10 each found a surface cue between take-ups and declines written apart (reply
-    length, close length, echo, where the subject sits, commas): now only the act differs. In the
-    built corpus every reply frame occurs with both stances."""
+    length, close length, echo, where the subject sits, commas): now only the act and the reason's
+    twin word differ. In the built corpus every reply frame occurs with both stances, each with its
+    own stance's reason."""
     found: dict[str, set[str]] = {"taken": set(), "declined": set()}
-    bodies = [(frame, kind, re.compile(re.escape(frame.split("{lead}, ", 1)[1]
-                                                 .format(act=act, purpose="@")).replace("@", ".+")
-                                       + "$"))
+    bodies = [(frame, kind, re.compile(
+        re.escape(epi._with_reason(frame.split("{lead}, ", 1)[1], "%")
+                  .format(act=act, purpose="@")).replace("@", ".+")
+        .replace("%", "(?:" + "|".join(map(re.escape, epi.STANCE_REASONS[kind])) + ")") + "$"))
               for frame in epi.REPLY_FRAMES for kind, acts in epi.STANCE_ACTS.items()
               for act in acts]
     for built in stated:
@@ -257,11 +259,60 @@ def test_stance_verbs_and_list_frames_are_length_twins() -> None:
     stance off the close verb's word lengths (0.73-0.75): every take-up verb has a decline of the
     same word-length sequence, every add frame a left-off twin, so each role's bank holds every
     sequence in the same share."""
-    for pairs in (epi.LIST_PAIRS, epi.STANCE_PAIRS):
+    for pairs in (epi.LIST_PAIRS, epi.STANCE_PAIRS, epi.REASON_PAIRS, epi.CLOSE_PAIRS):
         for up, down in pairs:
             assert up != down and epi.length_sequence(up) == epi.length_sequence(down)
     for banks in epi.STANCE_BANKS.values():
         assert epi.length_sequence_imbalance(banks) == []
+
+
+ENDORSING = re.compile(r"\b(wise|sensible|reasonable call|makes sense|fine idea|good call)\b", re.I)
+"""What the reader's population count (``/work/pairs1/pop_stats.py``) read as the assistant rating
+a decline of its own recommendation."""
+
+
+def test_a_declined_recommendation_is_accepted_without_praise(stated: list[epi.Built]) -> None:
+    """A blind reading of 60 reply pairs: after "I have decided to reject that ..." the assistant
+    said "It seems wise to reject it" (328 of 328 declines). Every decline now carries a reason and
+    the assistant's close offers to look further or stays neutral; take-ups get a reason too, and
+    both stances' closes name the purpose once."""
+    declines = take_ups = 0
+    for built in stated:
+        for session in built.stay.sessions:
+            for t, turn in enumerate(session[:-2]):
+                if turn.role != "assistant" or not epi._pattern(
+                        "taken", built.draft.asked).search(turn.text):
+                    continue
+                reply, close = session[t + 1].text, session[t + 2].text
+                if epi._DECLINE.fullmatch(reply):
+                    declines += 1
+                    assert reply.endswith(tuple(f"{r}." for r in epi.STANCE_REASONS["declined"]))
+                    assert not ENDORSING.search(close), close
+                    assert close in {c.format(purpose=f"the {built.draft.asked.purpose}")
+                                     for c in epi.STANCE_CLOSES["declined"]}, close
+                elif reply.endswith(tuple(f"{r}." for r in epi.STANCE_REASONS["taken"])):
+                    take_ups += 1
+    assert declines and take_ups
+
+
+def test_list_statements_never_get_a_presupposing_question(lists: list[epi.Built]) -> None:
+    """"I have now added Zelda Ulverton to the book club" was answered "So is it something you
+    wonder about much?" and "Was it a busy spell, all in all?" (blind reading: misfit); the replies
+    whose question presumes what was never said are not drawn for a list statement."""
+    for built in lists:
+        for session in built.stay.sessions:
+            for turn in session:
+                if turn.role == "assistant":
+                    assert not any(f in turn.text for f in epi.LIST_REPLY_AVOID), turn.text
+
+
+def test_small_talk_never_misreads_the_ingredient(records: list[dict[str, Any]]) -> None:
+    """The shared bank answers "I searched everywhere for an ingredient for a bean chilli" with
+    "searching everywhere for a bean chilli": Episodic bans the word, so that frame is never
+    drawn."""
+    text = "\n".join(t["content"] for r in records for s in r["haystack_sessions"] for t in s)
+    assert "an ingredient for" not in text
+    assert "searching everywhere for" not in text
 
 
 def test_the_length_check_refuses_the_banks_red_team_27_beat() -> None:

@@ -265,22 +265,56 @@ REPLY_FRAMES = (
     "{lead}, for {purpose} I am going to {act}.",
     "{lead}, I have decided to {act} for {purpose}.",
     "{lead}, with {purpose} in mind I will {act}.",
-    "{lead}, I would like to {act} for {purpose}, if that is all right.",
+    "{lead}, on reflection I will {act} for {purpose}.",
     "{lead}, I will {act} when it comes to {purpose}.")
-CLOSE_FRAMES = (
-    "It sounds sensible to {act} for {purpose}.",
-    "Fair enough, it makes sense to {act} for {purpose}.",
-    "It seems wise to {act}, and good luck with {purpose}.",
-    "With {purpose}, it seems a fine idea to {act}.",
-    "It is a reasonable call to {act} for {purpose}.")
-"""The assistant's close repeats the reply's act in the infinitive ("to accept that"), so one verb
-form carries the stance in reply and close alike (revision 3 closed on the gerund, whose lengths
-told the stance apart where the verbs' did not: red team 27). No hedge after "decided" and no
-reason that explains nothing ("seeing as it is for the loft conversion", red team 27)."""
+"""The user's answer to a recommendation, closed by a short reason (:data:`REASON_PAIRS`).
+Revision 3's "I would like to {act} ..., if that is all right" asked the assistant's permission to
+take up or turn down its own suggestion (red team 31: 128 such turns); it is gone."""
+REASON_PAIRS: tuple[tuple[str, str], ...] = (
+    ("as the reviews look good", "as the reviews look poor"),
+    ("as it is within my budget", "as it is beyond my budget"),
+    ("as I have heard great things", "as I have heard mixed things"),
+    ("as it seems good value", "as it seems poor value"))
+"""Why the user takes a recommendation up or turns it down, a clause closing the reply
+(:func:`_with_reason`), written as **twins**: within a pair the same words in order but one of equal
+length ("good"/"poor", "within"/"beyond", "great"/"mixed"), so both stances draw every word-length
+sequence in the same share (:func:`length_sequence_imbalance` at import, :data:`STANCE_BANKS`).
+Why a reason: a blind reading of 60 reply pairs (``/work/pairs1``) found every decline abrupt and
+reasonless ("Right, I have decided to reject that for the alcove shelves."); a take-up carries one
+too, so the reply's length says nothing of its stance. A clause, not a sentence of its own: a
+second sentence opens on a capital ("The reviews ...", "It is ..."), which the form reader's tail
+view takes for a value, so every reply became a candidate beside its recommendation (a first build
+read assistant-stated's tail view at AUC 0.759, p 0.0015, against 0.65). Generic for a brand, a
+shop or a place."""
+CLOSE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("Good, I hope that works for {purpose}.", "Sure, I will look wider for {purpose}."),
+    ("Great, I have high hopes for {purpose}.", "Noted, I will look round for {purpose}."))
+"""The assistant's close after a take-up and after a decline, as length twins. After a decline the
+assistant accepts it and offers to look further; it never rates the decline. (Revision 3 closed
+both stances with one frame that repeated the act, "It seems wise to {act}, and good luck with
+{purpose}.": after a decline the assistant called it wise, sensible or a reasonable call to turn
+down the suggestion it had just made, in 328 of 328 declines, and a blind reader marked 6 of 60
+sampled pairs misfit for it.)"""
+SHARED_CLOSES: tuple[str, ...] = (
+    "Understood, I will bear that in mind for {purpose}.",
+    "Thanks for letting me know your thinking on {purpose}.",
+    "Thanks for saying, and good luck with {purpose}.")
+"""Closes that fit a take-up and a decline alike (neither praises the choice), in both stances'
+banks."""
+STANCE_CLOSES: dict[str, tuple[str, ...]] = {
+    "taken": (*(up for up, _ in CLOSE_PAIRS), *SHARED_CLOSES),
+    "declined": (*(no for _, no in CLOSE_PAIRS), *SHARED_CLOSES)}
+"""The close each stance draws from uniformly: every line names the purpose once, in the same
+place as its twin (red team 6: declines repeated the subject, take-ups never; red team 7: take-up
+replies were the shortest), and each word-length sequence makes up the same share of both banks
+(red team 27), checked at import. The close no longer repeats the act, so its stance verb cannot
+be read off it either: the close's stance is in its words alone, as the reply's is in its verb."""
+STANCE_REASONS: dict[str, tuple[str, ...]] = {
+    "taken": tuple(up for up, _ in REASON_PAIRS), "declined": tuple(no for _, no in REASON_PAIRS)}
 OBJECTS = ("that", "that one", "it")
-"""What an act takes as its object, drawn for the reply and again for the close, whichever the
-stance (red team 11: take-ups always said "that" or "that one" and declines mostly neither, so the
-pronouns alone found gold in 0.89 of questions)."""
+"""What an act takes as its object, drawn for the reply whichever the stance (red team 11:
+take-ups always said "that" or "that one" and declines mostly neither, so the pronouns alone found
+gold in 0.89 of questions)."""
 STANCE_PAIRS: tuple[tuple[str, str], ...] = (
     ("choose", "refuse"), ("accept", "reject"), ("select", "shelve"), ("favour", "bypass"))
 """Take-up and decline verbs, **every one a single word of six letters**, so a verb's length says
@@ -294,12 +328,13 @@ STANCE_VERBS: dict[str, tuple[str, ...]] = {
 STANCE_ACTS: dict[str, tuple[str, ...]] = {
     kind: tuple(f"{verb} {obj}" for verb in verbs for obj in OBJECTS)
     for kind, verbs in STANCE_VERBS.items()}
-"""The user's answer to a recommendation and the assistant's close, from **one grammar for both
-stances**: a reply is a lead, a frame and an act, a close a frame and the act again, each drawn on
-its own; only the act's verb says whether the user took the recommendation up or turned it down,
-and both acts sit in the same slots. Neither names the value; both name the purpose, never as a
-grammatical subject (plural purposes: "the dining chairs"). (Red teams 6-10 each found a surface
-cue while take-ups and declines came from two banks written apart: whether the reply repeats the
+"""The user's answer to a recommendation, from **one grammar for both stances**: a reply is a lead,
+a frame, an act and a reason, each drawn on its own; the act's verb and the reason's twin word say
+whether the user took the recommendation up or turned it down, and both sit in the same slots; the
+assistant's close comes from twin banks of one shape (:data:`STANCE_CLOSES`). Neither names the
+value; both name the purpose, never as a grammatical subject (plural purposes: "the dining
+chairs"). (Red teams 6-10 each found a surface cue while take-ups and declines came from two banks
+written apart: whether the reply repeats the
 subject phrase (20/20), reply length (20/20), close length (0.90), whether the close echoes the
 reply (0.85), where the subject sits in the close and how many commas the reply holds (a held-out
 classifier on such features: 0.997), and the pronouns of the acts (0.89, :data:`OBJECTS`); red
@@ -345,11 +380,13 @@ CLOSES = {
     "remark": ("Worth keeping in mind for {venue}.", "Worth knowing before a visit to {venue}.",
                "Glad to pass it on about {venue}.", "Good to keep {venue} in mind.")}
 """Assistant closes after an other-holder recommendation was passed on, naming what the exchange
-was about (a take-up's or a decline's close comes from :data:`CLOSE_FRAMES`)."""
+was about (a take-up's or a decline's close comes from :data:`STANCE_CLOSES`)."""
 STANCE_BANKS: dict[str, dict[str, tuple[str, ...]]] = {
     "list statement": {"add": ADD, "considered": CONSIDERED},
     "stance verb": STANCE_VERBS,
-    "stance act": STANCE_ACTS}
+    "stance act": STANCE_ACTS,
+    "stance reason": STANCE_REASONS,
+    "stance close": STANCE_CLOSES}
 """The banks whose role a reader must not tell from word lengths in order: each role draws its
 line uniformly from its bank, so every length sequence must make up the same share of each
 (checked at import by :func:`length_sequence_imbalance`). Replies to list statements need no entry:
@@ -360,6 +397,23 @@ LIST_REPLY_STANCE = "noted"
 on the quiz team for the church fete."). Red team 27: with adds answered from "arranged" and names
 left off from "declined", none of 58 reply frames followed both, the reply's word-length histogram
 found gold at 0.93 (chance 0.516), and "a bit of patience" answered a name the user had left off."""
+LIST_REPLY_AVOID: tuple[str, ...] = ("something you", "a busy spell", "curious about it",
+                                     "talk it over", "these things through", "come up a lot",
+                                     "debate at home", "to have it")
+"""Replies of the "noted" bank not drawn after a list statement, for adds and names left off
+alike: their follow-up question presupposes what was never said or does not fit a finished choice
+about one person. A blind reading of 60 reply pairs (``/work/pairs1``) marked "I have now added
+Zelda Ulverton to the book club ..." -> "So is it something you wonder about much?" and "... Was it
+a busy spell, all in all?" misfit, and "Were people curious about it?" and "did it cause much
+debate at home?" (an awards-night seating plan) awkward; red team 31 counted "Are you glad to have
+it clear?" after an exclusion 56 times. The questions left fit a decision: "Was it much to think
+about?", "Did it take much weighing up?", "Do you feel calm about it all?"."""
+SMALL_TALK_BANNED: frozenset[str] = frozenset({"ingredient"})
+"""Words this vertical's small talk avoids beside its subject words (:func:`banned_words`): the
+shared bank's "I searched everywhere for an ingredient for {recipe} ..." is answered "searching
+everywhere for {recipe}", which misreads what was sought (all 6 such turns of the shipped corpus;
+a blind reader marked it misfit). Banned here, the shared bank and the other verticals'
+corpora are untouched."""
 CONSTRUCTIONS: dict[str, tuple[str, ...]] = {
     "taken": RECOMMEND, "declined": RECOMMEND, "other": RECOMMEND, "own": OWN, "add": ADD,
     "considered": CONSIDERED, "remark": REMARK}
@@ -411,7 +465,9 @@ def _assert_banks() -> None:
                                  for t in (*RECOMMEND, *REQUESTS, *OWN, *ADD, *CONSIDERED, *REMARK,
                                            *REMARK_REQUESTS, *QUESTIONS.values(),
                                            *ATTRIBUTION_FRAMES, *replies, *bank.ASSISTANT_LEADS,
-                                           *bank.USER_DECLINES, *REPLY_FRAMES, *CLOSE_FRAMES, *REPLY_LEADS,
+                                           *bank.USER_DECLINES, *REPLY_FRAMES, *REPLY_LEADS,
+                                           *(c for cs in STANCE_CLOSES.values() for c in cs),
+                                           *(r for rs in STANCE_REASONS.values() for r in rs),
                                            *(a for acts in STANCE_ACTS.values() for a in acts),
                                            *PASS_ON, *ASKING_FOR, *NOTED,
                                            *(c for cs in CLOSES.values() for c in cs))))
@@ -425,8 +481,9 @@ def _assert_banks() -> None:
     assert all(s.trade in values.TRADES for s in RECOMMEND_SUBJECTS if s.kind == "shop")
     for banks in STANCE_BANKS.values():
         assert not length_sequence_imbalance(banks), length_sequence_imbalance(banks)
-    for pairs in (LIST_PAIRS, STANCE_PAIRS):
+    for pairs in (LIST_PAIRS, STANCE_PAIRS, REASON_PAIRS, CLOSE_PAIRS):
         assert all(length_sequence(a) == length_sequence(b) for a, b in pairs), pairs
+    assert all(c.count("{purpose}") == 1 for cs in STANCE_CLOSES.values() for c in cs)
 
 
 _assert_banks()
@@ -785,8 +842,9 @@ def _statement(rng: Any, said: Planned, decks: dict[Any, list[int]] | None = Non
     topic = (f"the {subject.purpose}" if said.kind == "declined"
              else subject.phrase(said.holder, speaker="assistant"))
     if said.role == "user":
-        stance = LIST_REPLY_STANCE if said.kind in ("add", "considered") else STANCE[said.kind]
-        return Statement(text, subject.phrase(), stance)  # type: ignore[arg-type]
+        if said.kind in LIST_KINDS:
+            return Statement(text, subject.phrase(), LIST_REPLY_STANCE, avoid=LIST_REPLY_AVOID)
+        return Statement(text, subject.phrase(), STANCE[said.kind])  # type: ignore[arg-type]
     request = rng.choice(REQUESTS).format(indef=subject.indef, purpose=subject.purpose_phrase())
     if said.holder:  # asked in gold's words, then who it is for (see ASKING_FOR)
         request += " " + rng.choice(ASKING_FOR).format(holder=said.holder)
@@ -819,12 +877,19 @@ def _list_frame(rng: Any, said: Planned, decks: dict[Any, list[int]]) -> str:
 
 
 def _answer(rng: Any, kind: str, purpose: str) -> tuple[str, str]:
-    """The user's reply to a recommendation and the assistant's close (see :data:`STANCE_ACTS`)."""
-    verb = rng.choice(STANCE_VERBS[kind])
-    act, again = f"{verb} {rng.choice(OBJECTS)}", f"{verb} {rng.choice(OBJECTS)}"
+    """The user's reply to a recommendation, with its reason, and the assistant's close (see
+    :data:`STANCE_ACTS`, :data:`REASON_PAIRS`, :data:`STANCE_CLOSES`): every part drawn from the
+    stance's own bank, the banks of both stances alike in shape."""
+    act = f"{rng.choice(STANCE_VERBS[kind])} {rng.choice(OBJECTS)}"
     reply = rng.choice(REPLY_FRAMES).format(lead=rng.choice(REPLY_LEADS), act=act, purpose=purpose)
-    close = rng.choice(CLOSE_FRAMES).format(act=again, purpose=purpose)
-    return reply, close
+    reason = rng.choice(STANCE_REASONS[kind])
+    close = rng.choice(STANCE_CLOSES[kind]).format(purpose=purpose)
+    return _with_reason(reply, reason), close
+
+
+def _with_reason(reply: str, reason: str) -> str:
+    """``reply`` (a sentence ending in a full stop) closed by the clause ``reason``."""
+    return f"{reply[:-1]}, {reason}."
 
 
 def banned_words(shape: str) -> frozenset[str]:
@@ -834,7 +899,8 @@ def banned_words(shape: str) -> frozenset[str]:
     Value words need no ban: no scaffold line holds a capitalised word."""
     units = [s.noun for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS] + [
         s.purpose for s in RECOMMEND_SUBJECTS + LIST_SUBJECTS] + list(VENUES)
-    words = frozenset().union(*(_words(u) for u in units)) | {"judge", "typedmemeval"}
+    words = frozenset().union(*(_words(u) for u in units)) | {"judge", "typedmemeval"} | \
+        SMALL_TALK_BANNED
     if shape == "participant-attribution":
         words |= frozenset().union(*(tokenize(c) for c in CLAIMS))
     return words
@@ -900,10 +966,14 @@ class Read(NamedTuple):
 
 
 _DECLINE = re.compile("|".join(
-    re.escape(frame).replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
+    re.escape(_with_reason(frame, "@"))
+    .replace(r"\{lead\}", "(?:" + "|".join(map(re.escape, REPLY_LEADS)) + ")")
     .replace(r"\{act\}", "(?:" + "|".join(re.escape(a) for a in STANCE_ACTS["declined"]) + ")")
-    .replace(r"\{purpose\}", ".+") for frame in REPLY_FRAMES))
-"""A user turn that turns an assistant suggestion down (a reply frame with a declining act)."""
+    .replace(r"\{purpose\}", ".+")
+    .replace("@", "(?:" + "|".join(map(re.escape, STANCE_REASONS["declined"])) + ")")
+    for frame in REPLY_FRAMES))
+"""A user turn that turns an assistant suggestion down (a reply frame with a declining act, then a
+decline's reason)."""
 _VALUE = r"(?P<value>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _HOLDERS = sorted({r.noun for r in bank.RELATIONS.values()}, key=len, reverse=True)
 
