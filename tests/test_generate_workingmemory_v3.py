@@ -310,6 +310,55 @@ def test_a_holder_never_follows_a_verb_naming_the_users_own_thing(
     assert holders and all(wm.holdable(wm.KIND_OF[r.noun]) for r in holders)
 
 
+def test_the_reply_names_both_items_of_the_turn_in_the_order_said(
+        corpus: list[dict[str, Any]]) -> None:
+    """wm10: the reply to a two-statement turn named only the second item in 3,900 of 3,900 turns
+    (a blind reader: "... the glazier ... the plumber ..." -> "Good to be in the loop about the
+    plumber."). Now it names both, in the order said; the own statement is said first about half
+    the time, so the reply's order carries no role."""
+    turns, own_first = 0, 0
+    for record in corpus:
+        for session in record["haystack_sessions"]:
+            for t, turn in enumerate(session):
+                said = [r for r in wm.read_statements([[turn["content"]]]) if r.form != "suggestion"]
+                if turn["role"] != "user" or len(said) != 2:
+                    continue
+                first, second = sorted(said, key=lambda r: turn["content"].index(r.value))
+                reply = session[t + 1]["content"]
+                assert session[t + 1]["role"] == "assistant"
+                assert f"the {first.noun} and the {second.noun}" in reply, (turn["content"], reply)
+                turns += 1
+                own_first += first.form == "own"
+    assert turns == len(corpus) * wm.N_SESSIONS
+    assert abs(own_first / turns - 0.5) < 0.03, own_first / turns
+
+
+def test_no_reply_presumes_a_step_or_misfits_two_items(corpus: list[dict[str, Any]]) -> None:
+    """wm10: "Is it something you wonder about much?" after a subscription already taken out,
+    "Were people curious about it?" after a refusal (red team 33), "so that is where the glazier
+    and the plumber stands": those "noted" replies are never drawn, for any statement."""
+    fragments = [re.escape(f).replace(re.escape("{topic}"), ".+")
+                 for f in wm.PRESUPPOSING_REPLIES + wm.MISFITTING_REPLIES]
+    replies = [s[t + 1]["content"] for record in corpus for s in record["haystack_sessions"]
+               for t in range(len(s) - 1)
+               if s[t]["role"] == "user" and "whether I have" in s[t]["content"]]
+    assert len(replies) == len(corpus) * wm.N_SESSIONS
+    assert not [r for r in replies for f in fragments if re.search(f, r)]
+
+
+def test_the_reaction_and_its_conjunction_are_one_in_every_role_of_a_row() -> None:
+    """Red team 33: (conjunction, reaction word) found gold at 0.307 against 0.105 ("but ...
+    curious" only after a decline); and "I only asked, and my neighbour felt quite pleased" read
+    at odds with itself, "my neighbour has instead" elliptical. Now the conjunction is one per row
+    and feeling, the holder's included, and every feeling fits every act."""
+    for row in wm.TAILS:
+        conjunctions = {re.search(r", (and|but) my \{rel\}", tail)[1] for tail in row.values()}
+        assert len(conjunctions) == 1, row
+        reactions = {tail.split("{rel} ")[1] for form, tail in row.items() if form != "holder"}
+        assert len(reactions) == 1, row
+        assert not any("pleased" in tail or "has instead" in tail for tail in row.values()), row
+
+
 def test_suggestion_reactions_come_with_their_own_close() -> None:
     """Red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing."""
     for reaction, close in wm.SUGGESTION_PAIRS:

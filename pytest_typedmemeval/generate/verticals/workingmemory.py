@@ -44,8 +44,8 @@ question, so session and time distance agree in every cell). A family (:data:`FA
    shop of its trade, a village a place, a gym or a laptop a product word.
 5. *A slot skeleton.* Sessions are rendered by :func:`..conversation.render_haystack`, one persona
    per haystack: a session's own fact and its competitor are said in one sentence (joined by a
-   semicolon, order drawn), the assistant's reply takes up the last of them from one bank for
-   every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
+   semicolon, order drawn), the assistant's reply takes up both of them, in the order said
+   (:func:`joint_topic`, wm10), from one bank for every user-said form (:data:`STANCE`: a reply per stance would give the stance away), then
    optional small talk (:data:`SMALL_TALK`); a suggestion is its own request-suggestion-reaction
    episode (reaction and close drawn as a pair), placed in a session drawn apart from what the
    session holds (:func:`_host_suggestions`, red team 29) and trailing its shared sentence; every
@@ -217,7 +217,7 @@ KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
 
 OPENINGS: tuple[str, ...] = (
     "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
-    "If anyone asks whether I have {verb} the {noun} {value} at all, tell them {tail}.",
+    "If anyone asks whether I have {verb} the {noun} {value} at all, tell them: {tail}.",
     "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
     "You might wonder whether I have {verb} the {noun} {value} after all, so to be clear, "
     "{tail}.",
@@ -228,7 +228,9 @@ OPENINGS: tuple[str, ...] = (
 team 19 beat the corpus with characters per word because own frames and competitor frames were
 two disjoint closed sets; red team 17 with a table of them). Each asks *whether I have {verb} the
 {noun} {value}* and leaves the answer to the stance tail; none names a person, a place or a thing
-by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind."""
+by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind. "tell
+them: {tail}" has its colon since wm10 (red team 33: "tell them well, yes, I went ahead" read as
+an instruction, 701 times)."""
 USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
 STANCES: tuple[tuple[str, dict[str, str]], ...] = (
     ("", {"own": "yes, ", "other": "nah, "}),
@@ -256,25 +258,30 @@ relation's doing is in the reaction."""
 WHEN: tuple[str, ...] = ("", " in the end", " last year", " a while back")
 """A time said after the act, the same for every role of a row."""
 REACTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("was pleased", "pleased", ("did instead",)),
-    ("was curious", "curious", ("has instead",)),
+    ("was unfazed", "unfazed", ("did instead",)),
+    ("was curious", "curious", ("did instead",)),
     ("was puzzled", "puzzled", ("did instead",)),
-    ("was so pleased", "pleased", ("did so instead",)),
+    ("was so baffled", "baffled", ("did so instead",)),
     ("was also curious", "curious", ("did that instead",)),
-    ("was very pleased", "pleased", ("did that instead",)),
-    ("felt quite pleased", "pleased", ("went ahead instead",)),
+    ("was very curious", "curious", ("did that instead",)),
+    ("felt quite curious", "curious", ("went ahead instead",)),
     ("felt quite puzzled", "puzzled", ("went ahead instead",)),
 )
 """The reaction after "and/but my {rel}": own, declined and enquired-only tails say how the relation
 took it (the same words in every role), a holder tail says the relation did it instead, in words of
-the same lengths ("was pleased" / "did instead": ``3 7``; "felt quite pleased" / "went ahead
-instead": ``4 5 7``)."""
-CONTRAST = {"pleased": {"own": "and", "declined": "and", "hypothetical": "and"},
-            "curious": {"own": "and", "declined": "but", "hypothetical": "and"},
-            "puzzled": {"own": "but", "declined": "but", "hypothetical": "but"}}
-"""The conjunction by sense (red team 22: "yes, I went ahead, but my sister was amused"): "but"
-where the reaction runs against the act (a relation puzzled by a choice, curious about one turned
-down), else "and"; a holder's "did instead" takes "but" or "and" by row, both reading right."""
+the same lengths ("was unfazed" / "did instead": ``3 7``; "felt quite curious" / "went ahead
+instead": ``4 5 7``). Every feeling fits every act ("I went ahead", "I kept clear", "I only
+asked"): until wm10 "pleased" followed "I only asked" ("honestly, I only asked, and my neighbour
+felt quite pleased", a turn at odds with itself to a blind reader) and denials (red team 33: 1,466
+clauses); "unfazed" and "baffled" replace it. The holder's bare "has instead" (red team 33: "nah,
+I kept clear, and my neighbour has instead") is "did instead"."""
+CONJUNCTION = {"unfazed": "and", "curious": "and", "puzzled": "but", "baffled": "but"}
+"""The conjunction by the feeling alone, the same in every role of a row, the holder's included
+(red team 22: "yes, I went ahead, but my sister was amused"; "but" where the feeling runs against
+whatever was done, "and" otherwise). Until wm10 it was chosen by role too ("curious" took "and"
+after an own or enquired-only act, "but" after a decline; a holder's by row parity), so red team
+33 read (conjunction, reaction word) at gold@1 0.307 against random 0.105: "but ... curious" was
+never gold. Now the row fixes the pair and every role draws its row uniformly."""
 
 
 def _tail_rows() -> tuple[dict[str, str], ...]:
@@ -287,11 +294,8 @@ def _tail_rows() -> tuple[dict[str, str], ...]:
         for form in ("own", *USER_FORMS):
             word = stance["own" if form == "own" else "other"]
             act = ACTS[form][i % len(ACTS[form])]
-            if form == "holder":
-                tail = (f"{act}{when}, {('but', 'and')[i % 2]} my {{rel}} "
-                        f"{instead[i // 2 % len(instead)]}")
-            else:
-                tail = f"{act}{when}, {CONTRAST[feeling][form]} my {{rel}} {reaction}"
+            said = instead[i // 2 % len(instead)] if form == "holder" else reaction
+            tail = f"{act}{when}, {CONJUNCTION[feeling]} my {{rel}} {said}"
             row[form] = lead + word + tail
         rows.append(row)
     return tuple(rows)
@@ -342,14 +346,14 @@ SUGGESTION_PAIRS: tuple[tuple[str, str], ...] = (
      "Happy to help if the {noun} comes up."),
     ("Thanks, I like hearing what other people go for with the {noun}.",
      "It is always interesting to compare the {noun} people go for."),
-    ("Noted, that is a useful name to have about the {noun}.",
-     "Glad the name is useful to have for the {noun}."),
+    ("Noted, that is a name worth knowing when it comes to the {noun}.",
+     "Glad the name is worth knowing when it comes to the {noun}."),
     ("Ah, I had wondered what people make of the {noun}.",
      "Opinions on the {noun} do vary, of course."),
     ("Thanks, I will pass that on if anyone asks about the {noun}.",
      "Please do, people like a tip about the {noun}."),
-    ("Fascinating, people have strong views on the {noun}.",
-     "Views on the {noun} can be strong, it is true."),
+    ("Fascinating, I had not heard that name in connection with the {noun}.",
+     "It is a name that gets mentioned with the {noun} quite a bit."),
     ("That is good to hear, the {noun} gets talked about a lot.",
      "It does, the {noun} is a popular topic."),
     ("Handy, my friends are always comparing notes on the {noun}.",
@@ -360,7 +364,9 @@ SUGGESTION_PAIRS: tuple[tuple[str, str], ...] = (
 """The user's reaction to the assistant's suggestion and the close that answers it, drawn as a
 pair (red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing,
 reactions and closes having been drawn independently). Reactions show interest in what other
-people choose, never defer a choice of the user's own (red team 18)."""
+people choose, never defer a choice of the user's own (red team 18), and fit both suggestion
+wordings (wm10: "Fascinating, people have strong views on the smart speaker." answered "... a name
+that comes up often"; "a useful name to have about the roofer" read stilted)."""
 SUGGESTION_REACTIONS: tuple[str, ...] = tuple(r for r, _ in SUGGESTION_PAIRS)
 SUGGESTION_CLOSES: tuple[str, ...] = tuple(c for _, c in SUGGESTION_PAIRS)
 FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
@@ -379,10 +385,25 @@ a sofa picked out: "Has it been giving you trouble?")."""
 PRESUPPOSING_REPLIES: tuple[str, ...] = ("it take much", "a busy spell", "debate at home")
 """Fragments of "noted" replies never drawn for any statement of this vertical: their follow-ups
 presume the user went ahead ("Did it take much mulling over?", "Was it a busy spell?", "Did it
-cause much debate at home?"), and the reply takes up whichever statement of the sentence came
-last, a refusal half the time (red team 29: 761 of 1,519 follow-ups came after "nah, I kept
-clear"). Kept out of every statement's reply alike, own or competitor, so the reply still says
-nothing of the stance (red team 13)."""
+cause much debate at home?"), and the reply takes up a sentence holding a refusal in every
+session (red team 29: 761 of 1,519 follow-ups came after "nah, I kept clear"). Kept out of every
+statement's reply alike, own or competitor, so the reply still says nothing of the stance (red
+team 13)."""
+MISFITTING_REPLIES: tuple[str, ...] = (
+    "something you", "people curious", "talk it over", "bear that in mind", "glad to have it",
+    "where {topic} stands", "background on", "hold {topic} in mind", "come up a lot")
+"""Fragments of further "noted" replies never drawn here (wm10), for every statement alike. The
+reply names both items of the turn (:func:`joint_topic`), one of them always a refusal, an
+enquiry or a relation's choice and often the other the user's own step, so a reply must fit an
+action taken and one not taken at once, and a plural topic: "Is it something you wonder about
+much?" after a subscription already taken out (the blind reader's misfit), "Were people curious
+about it?" after a refusal (red team 33: 72 of 159), "Do you talk it over ...?", "Was it much to
+think about?", "Are you glad to have it straight?" (singular "it", a decision presumed), "so that
+is where the glazier and the plumber stands" (number), "the background on ..." (the user gave
+none), "I will hold ... in mind" (a status read as a tip), "Does that sort of thing come up a
+lot?" (loose). What stays: plain acknowledgements and two questions about the user's own
+disposition ("Do you feel relaxed about it all?", "Do you like to think these things through?"),
+which fit any stance."""
 
 _NOUN_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.noun))
 _VERB_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.verb))
@@ -935,14 +956,14 @@ def _statement(rng: Any, said: Said) -> conversation.Statement:
                                       role="assistant", request=request, reaction=reaction,
                                       close=close)
     return conversation.Statement(text, f"the {kind.noun}", STANCE[said.form],  # type: ignore[arg-type]
-                                  avoid=PRESUPPOSING_REPLIES)
+                                  avoid=PRESUPPOSING_REPLIES + MISFITTING_REPLIES)
 
 
 def _session(rng: Any, own: Said, partner: Said, suggestion: Said | None = None
              ) -> list[conversation.Statement]:
     """One session's statements. ``MERGED`` (the dial-independent default): a user competitor is
     said in the same sentence as the own fact, joined by a semicolon, in a drawn order (two facts
-    in one breath, as people do; the reply takes up the last). One sentence, not two: a reader of
+    in one breath, as people do; the reply takes up both). One sentence, not two: a reader of
     sentences (the learned adversary's recurrence features are per sentence) could otherwise tell
     the session whose *own* fact recurs in the haystack (gold and the decoy owns) from one whose
     *competitor* does (the hosts), learned AUC 0.67 on the whole corpus. So a session is one
@@ -964,12 +985,23 @@ def _session(rng: Any, own: Said, partner: Said, suggestion: Said | None = None
 
 def _merge(rng: Any, mine: conversation.Statement, other: conversation.Statement
            ) -> conversation.Statement:
-    """Two user statements in one sentence, joined by a semicolon, in a drawn order (the reply
-    takes up the last)."""
+    """Two user statements in one sentence, joined by a semicolon, in a drawn order; the reply
+    takes up **both**, in the order they were said (:func:`joint_topic`)."""
     first, last = (mine, other) if rng.random() < 0.5 else (other, mine)
     second = last.text if last.text.startswith("I ") else last.text[0].lower() + last.text[1:]
     joint = JOINTS[int(rng.random() * len(JOINTS))]
-    return dataclasses.replace(last, text=f"{first.text[:-1]}; {joint}{second}")
+    return dataclasses.replace(last, text=f"{first.text[:-1]}; {joint}{second}",
+                               topic=joint_topic(first.topic, last.topic))
+
+
+def joint_topic(first: str, second: str) -> str:
+    """What the assistant's reply names after a two-statement turn: both topics, in the order the
+    user said them ("the glazier and the plumber"). Until wm10 the reply named only the last
+    statement's topic (3,849 of 3,900 replies named the second item and never the first: a blind
+    reader counted the half-ignored turn as awkward in 11 of 60 pairs). The order of the two
+    statements is drawn apart from their roles (:func:`_merge`), so the reply's order says nothing
+    of which is the user's own; the words come from the one "noted" bank of every role."""
+    return f"{first} and {second}"
 
 
 JOINTS: tuple[str, ...] = ("", "and ", "also, ", "oh, and ", "while I think of it, ")
