@@ -110,6 +110,7 @@ from ...gates.leaks import KEY_NAMES
 from ...judge.mechanical import NO_LONGER_EVENT_CUES
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import conversation, engine, values
+from ..length_balance import length_sequence_imbalance
 from .. import episodes_bank as bank
 from ..primitives import (GenerationError, article, assert_disjoint, assert_person_invariant,
                           derive_rng, dither)
@@ -289,14 +290,6 @@ NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) 
 # wins) see the same spread in every kind; a holder is named in an intro sentence with a stopword
 # pronoun after it, so no kind's subject sentence is shorter by design.
 
-EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
-          "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
-"""Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
-KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
-         "item": ("kept it", "held on to it", "stuck with it")}
-"""Re-affirmations, the invalidation events' twins in the same frames (as short as the events, so
-the length of a follow-up never says its mood)."""
-
 INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
                 "I had a good chat with my {rel} {over} {when}.",
                 "My {rel} and I swapped news {over} {when}.",
@@ -357,111 +350,58 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("statement", "service"): (
-        "{Who} finally found {a} {noun} for {poss} {target} in {value}, and first impressions are "
-        "very good.",
-        "After a lot of asking around, {who} signed up with {value} as {a} {noun} for {poss} "
-        "{target}.",
-        "{Who} took on {value} as {a} {noun} for {poss} {target} this week, on a friend's advice.",
-        "{Who} booked {value} as {a} {noun} for {poss} {target}, and the first visit went really well.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, who came recommended.",
-        "{Who} went with {value} as {a} {noun} for {poss} {target}, after {my} {rel} put in a good "
-        "word.",
-        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
-        "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after a couple of trial visits.",
-        "Since {a} {noun} for {poss} {target} was well overdue, {who} brought in {value} this month.",
-        "{My} {rel} swore by {value}. {Who} took them on as {a} {noun} for {poss} {target}, and it "
-        "paid off."),
-    ("statement", "item"): (
-        "{Who} finally bought {value} as {a} {noun} for {poss} {target}, and it arrived safely today.",
-        "After reading a pile of reviews, {who} ordered {value} as {a} {noun} for {poss} {target}.",
-        "{Who} picked up {value} as {a} {noun} for {poss} {target} at the weekend, on a friend's "
-        "advice.",
-        "{Who} chose {value} as {a} {noun} for {poss} {target}, and so far it does the job nicely.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, and it looks well made.",
-        "{Who} splashed out on {value} as {a} {noun} for {poss} {target}, after {my} {rel} raved "
-        "about it.",
-        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
-        "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after comparing a few in the "
-        "shop.",
-        "Since {a} {noun} for {poss} {target} was well overdue, {who} went out and got {value}.",
-        "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
-        "off."),
-    ("declined", "service"): (
-        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but {my} first impressions "
-        "were poor.",
-        "After a lot of asking around, {who} backed off from {value} as {a} {noun} for {poss} "
-        "{target}.",
-        "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
-        "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
-        "months.",
-        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but they were "
-        "unavailable.",
-        "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
-        "bad word.",
-        "{Value} had a free day as {a} {noun} for {poss} {target}, but {who} could not fit them "
-        "in.",
-        "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
-        "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
-        "year.",
-        "{My} {rel} swore by {value}. Even so, {who} never hired them as {a} {noun} for {poss} "
-        "{target}."),
-    ("declined", "item"): (
-        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but it felt flimsy to "
-        "{me}.",
-        "After reading a pile of reviews, {who} ruled out {value} as {a} {noun} for {poss} {target}.",
-        "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
-        "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
-        "off.",
-        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but it was out of stock.",
-        "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
-        "warned against it.",
-        "{Value} came up in a sale as {a} {noun} for {poss} {target}, but {who} could not justify the "
-        "cost.",
-        "{Who} skipped {value} as {a} {noun} for {poss} {target}, after {who} compared a few in the "
-        "shop.",
-        "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
-        "now.",
-        "{My} {rel} swore by {value}. Even so, {who} never got it as {a} {noun} for {poss} "
-        "{target}."),
-}
 FOLLOW_FRAMES: tuple[str, ...] = (
     "{Who} took stock of {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
     "{Who} weighed up {a} {noun} for {poss} {target}. When it came to {value}, {who} {act}.",
     "After a few weeks' trial of {value} as {a} {noun} for {poss} {target}, {who} {act}.",
     "Time for an update on {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
     "{Who} gave {value} a fair go as {a} {noun} for {poss} {target}, and eventually {who} {act}.",
-    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and on reflection {who} {act}.",
+    "{Who} mulled over {value} for weeks as {a} {noun} for {poss} {target}, and on reflection {who} {act}.",
     "When {my} {rel} asked about {value} as {a} {noun} for {poss} {target}, the answer was that {who} {act}.",
-    "{Value} was {a} {noun} for {poss} {target} for some weeks, and on balance {who} {act}.",
+    "{Value} was in the frame as {a} {noun} for {poss} {target} for some weeks, and on balance {who} {act}.",
     "{Who} tried {value} as {a} {noun} for {poss} {target}, and in the end {who} {act}.",
     "After talking to {my} {rel} about {value} as {a} {noun} for {poss} {target}, {who} {act}.")
-"""The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
-a relation's ``holder-follow``), drawn by one ``rng.choice`` over the whole bank whoever holds the
-statement; the role is said only by the pronoun and possessive words. Red team 21 beat the
-``eaa1e882`` bytes on form because the user's own follow-ups could draw two frames the relations'
-could not ("Right, news on ... As for V, I ...", "So, the N. V did well enough, and I ..."), so
-gold's episodes carried more commas and more second sentences (gold@1 0.60 against 0.28, pronouns
-masked). No frame presupposes an earlier mention, so none needs keeping from a role, and none
-says "and"/"but" against the sense of its event (every frame reads with either mood). Red team 24
-read text defects off the ``93c7e8ad`` bank, all gone: a present perfect against a past event
-("has been the mechanic ... for some weeks, and now he stopped using them"), a product that "had
-several months as the kayak", a pronoun before its noun ("She held on to it eventually, after a
-spell with ..."), the stilted "On my sister's advice about ..." and the abrupt "As to V, ...";
-"came up again" presupposed an earlier mention. The noun takes the drawn article ({a}, see
-:data:`ARTICLES`) as in every other bank."""
-FRAMES.update({("follow", category): FOLLOW_FRAMES for category in ("service", "item")})
-"""Every bank (statement, declined, follow) has the same form: one comma in every frame, eight
-frames of one sentence and two of two, two naming a second relation ({rel}), about 18 words filled,
-so neither the role nor the kind of a statement (gold holds a statement and a follow-up, most
-competitors are declined options) shows in its words, characters, commas or sentences. Statement
-frames serve the user's own statements, other holders' (``holder``) and other instances
-(``instance``); the ``follow`` frames serve the user's invalidation and re-affirmation alike (they
-differ only in {act}) and a relation's own arrangement with its end or continuation told in one
-statement (``holder-follow``)."""
+"""**The one frame bank** (forget9, red team 35): every user statement, whatever its role (the
+user's own statement, invalidation and re-affirmation, a relation's arrangement and its
+follow-up, an option the user or a relation turned down, another instance), is one of these frames,
+drawn by one ``rng.choice`` over the whole bank whoever holds it and whatever its kind. The role
+is said only in the role-bearing slots: the holder's pronoun and possessive ({Who}, {who}, {my})
+and the stance phrase ({act}: :data:`ACTS`), whose banks have the same word-length sequences in
+the same shares for every role (checked at import with :mod:`..length_balance`). Why: red team 35
+read the shipped ``3498e956`` through word-length sequences of the hit sentence (held-out table
+0.680 against 0.300) and masked sentences (0.666), because statement, declined and follow-up
+frames were three banks of different phrasings, and the user's own declined frames and own
+statement frames shared no frame at all. Every frame reads with every stance ("I tried V as the
+physio for the shoulder, and in the end I said yes to them / said no to them / gave up on them /
+held on to them"): none presupposes having the value ("had V for months" and "V was the physio for
+some weeks" are gone) nor an earlier mention. Red team 21 and 24's constraints stand: one comma
+in every frame, two of two sentences, two naming a second relation, the drawn article, no present
+perfect against a past event, no pronoun before its noun."""
+FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
+    (kind, category): FOLLOW_FRAMES for kind in ("statement", "declined", "follow")
+    for category in ("service", "item")}
+"""Every kind's bank, per category: the one bank (kept keyed by kind so each kind's draw is
+visibly the same)."""
+TAKES = {"service": ("selected them", "recruited them", "signed with them"),
+         "item": ("selected it", "took it")}
+"""The stance phrase of a statement (the user's own acquisition, a relation's, another instance)."""
+DECLINES = {"service": ("declined them", "dismissed them", "turned them down"),
+            "item": ("declined it", "left it")}
+"""The stance phrase of an option turned down (the user's or a relation's)."""
+EVENTS = {"service": ("replaced them", "cancelled them", "parted with them"),
+          "item": ("replaced it", "sold it")}
+"""Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
+KEEPS = {"service": ("retained them", "confirmed them", "stayed with them"),
+         "item": ("retained it", "kept it")}
+"""Re-affirmations, the invalidation events' twins."""
+ACTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "statement": TAKES, "declined": DECLINES, "invalidation": EVENTS, "reaffirmation": KEEPS}
+"""Per stance, the phrases of :data:`FOLLOW_FRAMES`' {act} slot. Each stance bank holds, per
+category, one phrase of each word-length sequence (``8 4``, ``9 4``, ``6 4 4`` for services,
+``8 2``, ``4 2`` for items), so the filled sentence's word-length sequence is the same
+distribution for every stance: a reader of lengths sees only the holder's pronoun ("I" or a
+relation's), which is whose the statement is (content a memory must read). Checked at import."""
+
 ARTICLES: tuple[str, ...] = ("the", "")
 """The article before the noun in every frame of every bank ({a}): "the" or the indefinite one
 (``""``), drawn by one ``rng.choice`` for every statement whoever holds it and whatever its kind.
@@ -471,10 +411,14 @@ Red team 24 found gold in ``93c7e8ad`` by article alone (pick the sessions whose
 most competitors are statements or declined options."""
 OWN_KINDS = ("statement", "invalidation", "reaffirmation")
 MOODS = ("invalidation", "reaffirmation")
-STANCE: dict[str, conversation.Stance] = {
-    "statement": "arranged", "reaffirmation": "arranged", "invalidation": "declined",
-    "holder": "other", "holder-follow": "other", "declined": "declined", "instance": "arranged"}
-"""The reply bank a statement's episode draws from (:data:`..conversation.Stance`)."""
+REPLY_STANCE: conversation.Stance = "noted"
+STANCE: dict[str, conversation.Stance] = {kind: REPLY_STANCE for kind in (
+    "statement", "reaffirmation", "invalidation", "holder", "holder-follow", "declined", "instance")}
+"""The reply bank a statement's episode draws from (:data:`..conversation.Stance`): **one bank for
+every statement**, as Arithmetic's and WorkingMemory's (forget9, red team 35): "arranged" replies
+followed only the user's own acquisitions (0.563 on the shipped bytes) and told chore-replies
+about people, animals and events ("It is useful to have the bunion organised.", 43 turns); the
+"noted" bank acknowledges any kind of object and says nothing of whose it is or of its stance."""
 
 SUBJECT_WORDS = frozenset(w for e in ENTRIES for p in (e.noun, e.target, e.other)
                           for w in raw_tokens(p))
@@ -486,7 +430,7 @@ FRAME_WORDS = frozenset(
     w for t in (*(t for ts in FRAMES.values() for t in ts), *INTRO_FRAMES, *INTRO_WHEN,
                 *INTRO_OVER,
                 "mentioned to you me",
-                *(e for table in (EVENTS, KEEPS) for es in table.values() for e in es))
+                *(e for table in ACTS.values() for es in table.values() for e in es))
     for w in raw_tokens(re.sub(r"\{\w+\}", " ", t)))
 def _unfiltered_words() -> frozenset[str]:
     """Words of the shared lines no ``banned`` set filters (statement replies, leads, declines and
@@ -509,6 +453,18 @@ BANNED = (SUBJECT_WORDS | SIBLING_WORDS | CURRENCY_WORDS | VALUE_WORDS | LEAK_WO
 """Words small talk must not use: a subject, sibling, value or clause word outside a statement
 would be a mention without content, and a word holding a never-known noun ("deckchairs") would
 break the never-known check, which is by substring."""
+
+
+def _assert_stances_balanced() -> None:
+    """Import-time check (forget9, red team 35): per category, every stance's phrases make up the
+    same word-length sequences in the same shares, and no phrase serves two stances, so the filled
+    frame's word lengths in order never say the stance, and the text alone still says it."""
+    for category in ("service", "item"):
+        banks = {stance: table[category] for stance, table in ACTS.items()}
+        bad = length_sequence_imbalance(banks)
+        assert not bad, f"{category} stance phrases differ in word lengths: {bad}"
+        every = [a for acts in banks.values() for a in acts]
+        assert len(every) == len(set(every)), f"{category}: a phrase serves two stances"
 
 
 def _assert_banks() -> None:
@@ -536,15 +492,17 @@ def _assert_banks() -> None:
         texts = [f"{e.noun} {e.target} {e.other}" for e in ENTRIES if e is not twin]
         assert not any(h in t for h in heads for t in [*texts, *sorted(VALUE_WORDS)]), entry
     every_event = [e for es in EVENTS.values() for e in es]
-    assert_person_invariant(every_event + [k for ks in KEEPS.values() for k in ks], where="EVENTS")
+    assert_person_invariant([a for table in ACTS.values() for acts in table.values() for a in acts],
+                            where="ACTS")
+    _assert_stances_balanced()
     for event in every_event:
         assert any(re.search(rf"\b{re.escape(c)}\b", event) for c in NO_LONGER_EVENT_CUES), event
-    for keep in (k for ks in KEEPS.values() for k in ks):
+    for keep in (k for table in (KEEPS, TAKES, DECLINES) for ks in table.values() for k in ks):
         assert not any(re.search(rf"\b{re.escape(c)}\b", keep) for c in NO_LONGER_EVENT_CUES), keep
     for (kind, _), frames in FRAMES.items():
         for frame in frames:
             assert ":" not in frame and frame.endswith(".") and "{value}" in frame.lower()
-            assert (kind == "follow") == ("{act}" in frame) and "{noun} for {poss} {target}" in frame
+            assert "{act}" in frame and "{noun} for {poss} {target}" in frame
             assert "{who}" in frame.lower(), f"{frame}: the pronoun after the intro says whose"
 
 
@@ -821,13 +779,37 @@ def _holder(persona: conversation.Persona, index: int | None) -> dict[str, str]:
             "mentioned": f"{relation.subj} mentioned to me"}
 
 
-def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
+def _stance(s: Said, mood: str) -> str:
+    """The stance bank of a statement's {act} (:data:`ACTS`): a follow-up's mood, else its kind's."""
+    if s.kind in ("invalidation", "reaffirmation", "holder-follow"):
+        return mood
+    return "declined" if s.kind == "declined" else "statement"
+
+
+def _thread_key(s: Said) -> tuple[str, int] | None:
+    """What makes two mentions one value's (a lifecycle or a competitor thread), else ``None``."""
+    if s.lifecycle is not None:
+        return ("lifecycle", s.lifecycle)
+    return None if s.thread is None else ("thread", s.thread)
+
+
+def _text(rng: random.Random, s: Said, persona: conversation.Persona,
+          told: dict[tuple[str, int], str] | None = None) -> str:
     """The statement's sentences: an intro naming a relation (the holder, or for the user's own
     statements any relation of the persona: every statement has one, so neither its place in its
-    turn nor its turn's length says whose it is), then a frame of its kind drawn, filled for its
-    holder."""
+    turn nor its turn's length says whose it is), then a frame of the one bank drawn, filled for its
+    holder and its stance.
+
+    ``told`` holds, per lifecycle and thread, the frame its first mention drew: the second mention
+    of a value draws among the other frames, for every role alike (red team 35 found one declined
+    pair, frame and value, told word for word in two sessions of one haystack)."""
     entry = s.entry
-    frame = rng.choice(FRAMES[_FRAME_KIND[s.kind], entry.category])  # one bank, whoever holds it
+    key = _thread_key(s)
+    earlier = (told or {}).get(key) if key is not None else None
+    bank_ = [f for f in FRAMES[_FRAME_KIND[s.kind], entry.category] if f != earlier]
+    frame = rng.choice(bank_)  # one bank, whoever holds it and whatever its kind
+    if told is not None and key is not None:
+        told.setdefault(key, frame)
     slots = _holder(persona, s.holder)
     named = s.holder if s.holder is not None else rng.randrange(len(persona.relations))
     intro = _intro(rng, persona.holder(named))
@@ -838,27 +820,25 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     mood = s.mood or mood  # drawn all the same, so the stream does not depend on it
     slots.update(a=rng.choice(ARTICLES) or article(entry.noun), noun=entry.noun, target=s.target,
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
-                 act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]))
+                 act=rng.choice(ACTS[_stance(s, mood)][entry.category]))
     return f"{intro} {frame.format(**slots)}"
 
 
-def _statements(rng: random.Random, said: Sequence[Said],
-                persona: conversation.Persona) -> list[conversation.Statement]:
+def _statements(rng: random.Random, said: Sequence[Said], persona: conversation.Persona,
+                told: dict[tuple[str, int], str]) -> list[conversation.Statement]:
     """A session's facts, shuffled and told two to a user turn (the reply answers one of them,
     drawn: a person mentions the other in passing), so a session is two or three episodes however many
-    facts it holds. The reply's topic is the purpose alone for every kind (a reply naming more
-    would mark a kind), with the holder's possessive when a relation holds it."""
+    facts it holds. The reply is drawn from one bank for every kind and holder (:data:`STANCE`) and
+    its topic is the purpose alone ("the shoulder"), so the reply says neither whose the statement
+    is nor its stance (red team 35: "arranged" replies only after the user's own acquisitions, and
+    "your sister's" topics only after a relation's)."""
     order = rng.sample(list(said), len(said))
     out = []
     for start in range(0, len(order), FACTS_PER_TURN):
         group = order[start:start + FACTS_PER_TURN]
         first = rng.choice(group)  # the reply answers either (red team 26: always the first)
-        holder, topic = None, f"the {first.target}"
-        if first.holder is not None:
-            relation = persona.holder(first.holder)
-            holder, topic = f"your {relation.noun}", f"{relation.poss} {first.target}"
-        text = " ".join(_text(rng, s, persona) for s in group)
-        out.append(conversation.Statement(text, topic, STANCE[first.kind], holder=holder,
+        text = " ".join(_text(rng, s, persona, told) for s in group)
+        out.append(conversation.Statement(text, f"the {first.target}", STANCE[first.kind],
                                           avoid=REPLY_AVOID))
     return out
 
@@ -885,7 +865,8 @@ def _render(seed: int, plan: Plan, tally: engine.Tally) -> engine.Haystack:
     gold sessions always leave a distractor with each of their sequences."""
     n = len(plan.said)
     times, question_time = engine.daily_times(plan.rng, n)
-    sessions = [_statements(plan.rng, session, plan.persona) for session in plan.said]
+    told: dict[tuple[str, int], str] = {}
+    sessions = [_statements(plan.rng, session, plan.persona, told) for session in plan.said]
     for attempt in range(RENDER_ATTEMPTS):
         trial = engine.Tally()
         key = plan.key if attempt == 0 else f"{plan.key}#{attempt}"
@@ -943,7 +924,8 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     pronouns = sorted({r.subj for r in bank.RELATIONS.values()})
     holders = [_SLOTS_OF[None], *_SLOTS_OF.values()]
     out = []
-    for (kind, category), frames in FRAMES.items():
+    for category in ("service", "item"):
+        kind, frames = "frame", FOLLOW_FRAMES  # one bank: the stance is read from {act}
         value = (r"[A-Z][a-z]+ [A-Z][a-z]+" if category == "service" else r"the [A-Z][a-z]+")
         groups = {
             "Who": "I|" + "|".join(p.capitalize() for p in pronouns),
@@ -957,7 +939,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             "target": _alternation([t for e in ENTRIES if e.category == category
                                     for t in (e.target, e.other)]),
             "value": value, "Value": value.replace("the ", "The "),
-            "act": _alternation([*EVENTS[category], *KEEPS[category]])}
+            "act": _alternation([a for table in ACTS.values() for a in table[category]])}
         intros = _alternation([i.format(rel="\x00", when="\x01", When="\x02", over="\x03")
                                for i in INTRO_FRAMES])
         for mark, alternatives in (("\x00", relations), ("\x01", _alternation(INTRO_WHEN)),
@@ -998,7 +980,7 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
         raise GenerationError(f"{stay.key}: {m[0]!r} pairs a noun and a purpose no subject has")
     named = next(n for n in sorted(_RELATION_OF, key=len, reverse=True) if n in g["intro"])
     candidates: list[bank.Relation | None] = [None, *_RELATION_OF[named]]
-    mood = ("invalidation" if g.get("act") in EVENTS[entry.category] else "reaffirmation")
+    stance = next(st for st, table in ACTS.items() if g["act"] in table[entry.category])
 
     def agrees(relation: bank.Relation | None) -> bool:
         slots = _SLOTS_OF[relation]
@@ -1009,10 +991,10 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
     if len(agreeing) != 1:
         raise GenerationError(f"{stay.key}: the grammar of {m[0]!r} does not say whose it is")
     holder = None if agreeing[0] is None else named
-    read_kind = {"follow": mood, "statement": "statement", "declined": "declined"}[kind]
-    if holder is not None and kind != "declined":
-        read_kind = "holder" if kind == "statement" else "holder-follow"
-    elif kind == "statement" and g["target"] == entry.other:
+    read_kind = stance
+    if holder is not None and stance != "declined":
+        read_kind = "holder" if stance == "statement" else "holder-follow"
+    elif stance == "statement" and g["target"] == entry.other:
         read_kind = "instance"
     value = g["value"].split(" ", 1)[1] if entry.category == "item" else g["value"]
     return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span(),
