@@ -143,8 +143,8 @@ QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
            "never-known": "You never told me you have {a} {noun} {purpose}."}
-KIND_WEIGHTS: dict[str, float] = {"holder": 0.1, "holder-follow": 0.4, "declined-other": 0.1,
-                                  "declined-own": 0.3, "instance": 0.1}
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.05, "holder-follow": 0.15, "declined-other": 0.05,
+                                  "declined-own": 0.65, "instance": 0.1}
 """The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
 user's own declined options are closest to gold: same holder, same purpose, another modality).
 Most relations' arrangements are told with their follow-up (``holder-follow``): gold is a statement
@@ -157,7 +157,17 @@ it is about 0.38 against 0.26.
 Since red team 30 the weights are of *threads*, not mentions: every competitor on the asked phrase
 is a value told in two sessions (:data:`THREAD_KINDS`), as gold's is, so the mention mix is holder
 statements 0.05, relations' follow-ups 0.45, declined 0.4, instances 0.1 (of which a twentieth are
-statements), as before."""
+statements), as before.
+
+Since red team 35 (forget9) every role draws one frame bank and a stance phrase of one word-length
+profile (:data:`FOLLOW_FRAMES`, :data:`ACTS`), so a statement's form says nothing of its kind and
+the follow-up-shaped episode is gone; what form still shows is whose the statement is (the
+holder's pronoun, "I" or a relation's). Gold is always the user's, so the mix now leans to the
+user's own declined options (0.65; a relation's arrangement 0.2, a relation's declined option 0.05,
+another instance 0.1): among the statements on the asked phrase that say "I", gold is about one
+in three, and which of them is gold is said only by the stance (content a memory must read). At the
+old mix, one bank lifted the form readers (still-valid clause reader 0.786, invalidated episode
+reader 0.650, both refused) because "I" alone then marked gold in about two of three."""
 THREAD_KINDS: dict[str, tuple[str, str]] = {
     "holder": ("holder", "holder-follow"), "holder-follow": ("holder-follow", "holder-follow"),
     "declined-other": ("declined", "declined"), "declined-own": ("declined", "declined")}
