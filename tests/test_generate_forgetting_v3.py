@@ -387,7 +387,8 @@ def test_every_frame_bank_has_one_form_so_neither_role_nor_kind_shows_in_it() ->
         lengths = {}
         for kind in ("statement", "declined", "follow"):
             frames = fg.FRAMES[kind, category]
-            acts = [*fg.EVENTS[category], *fg.KEEPS[category]] if kind == "follow" else [""]
+            acts = {"statement": [*fg.TAKES[category]], "declined": [*fg.DECLINES[category]],
+                    "follow": [*fg.EVENTS[category], *fg.KEEPS[category]]}[kind]
             filled = [_filled(f, category, act) for f in frames for act in acts]
             assert len(frames) == 10, (kind, category)
             assert [t.count(",") for t in filled] == [1] * len(filled), (kind, category)
@@ -501,8 +502,8 @@ def test_near_synonym_near_miss_is_refused_at_import(monkeypatch) -> None:
 def _patch_text(monkeypatch, kind: str, change) -> None:
     text = fg._text
 
-    def patched(rng, said, persona):
-        out = text(rng, said, persona)
+    def patched(rng, said, persona, told=None):
+        out = text(rng, said, persona, told)
         return change(out, said) if said.kind == kind else out
 
     monkeypatch.setattr(fg, "_text", patched)

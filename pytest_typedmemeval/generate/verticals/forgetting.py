@@ -55,26 +55,23 @@ no haystack needs more people than the one pool can give.
 does not answer), every kind but ``instance`` holding the asked *phrase itself* ("physio for the
 shoulder"; a holder's is "the shoulder" after an intro naming the holder, revision 3's first red
 team found gold among the first five sessions holding the phrase in every question when holders
-said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
-gold after an intro that names the holder ("I caught up with my sister over lunch yesterday. She
-settled on Anya Marchetti as a physio for the shoulder, after a couple of trial visits."); ``holder-follow`` — a
-relation's provider with its end or continuation, by the same follow-up frames as gold's
-invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
-subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
-quote for a physio for the shoulder. Anya Marchetti was expensive, so I passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
-("I finally found a physio for the knee in ..."). The cue vocabulary is wide on purpose (the first
-red team read holder and modality off a dozen regular expressions): intros in fourteen shapes, not
-all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
-put in a good word"); competitors that open on the value or on "Since". The
-class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
-relation and subject (nobody has two physios for one shoulder). **Every bank has one form**
-(:data:`FOLLOW_FRAMES`: ten frames, one comma in each, two of two sentences that put the subject
-and the value in different sentences, two naming a second relation, one with an apostrophe,
-lengths matched), and the follow-up bank is one for every role, so neither a statement's role nor
-its kind shows in its words, characters, commas or sentences (red team 21 beat ``eaa1e882`` at
-gold@1 0.60 against 0.28 on exactly those, pronouns masked, because the user's own follow-ups could
-draw frames a relation's could not); ``holder-follow`` exists because the dense arm ranked gold's follow-ups
-(the only statements about whether something still holds) first.
+said "her shoulder"): ``holder`` — a relation's own provider, by the *same frames* as gold after an
+intro that names the holder ("I caught up with my sister over lunch yesterday. She tried Anya
+Marchetti as a physio for the shoulder, and in the end she selected them."); ``holder-follow`` — a
+relation's provider with its end or continuation; ``declined`` — an option the user (up to
+:data:`OWN_DECLINED` per subject) or a relation turned down ("... and in the end I declined them");
+``instance`` — the same noun for another purpose ("... a physio for the knee ..."). The class mix
+is :data:`KIND_WEIGHTS` (fixed), one arrangement per relation and subject (nobody has two physios
+for one shoulder). **One frame bank for every role** (:data:`FOLLOW_FRAMES`: ten frames, one comma
+in each, two of two sentences that put the subject and the value in different sentences, two
+naming a second relation, one with an apostrophe), drawn alike whoever holds the statement and
+whatever its kind; the role is said only by the holder's pronoun and possessive and by the stance
+phrase in the {act} slot (:data:`ACTS`: said yes, said no, ended, kept), whose banks have one
+word-length profile (forget9, red team 35: three banks of different phrasings were read through
+their word lengths in order, held out 0.680 against 0.300). Red team 21 beat ``eaa1e882`` at
+gold@1 0.60 against 0.28 because the user's own follow-ups could draw frames a relation's could
+not; ``holder-follow`` exists because the dense arm ranked gold's follow-ups (the only statements
+about whether something still holds) first.
 
 **The dial** (``RECORDED_COMPETITION``, meaning renamed from v2): ``d`` in [0, 1], each session
 carrying 2 + 2d competitors (dithered), so each subject about 4 + 4d; the closeness mix is fixed.
