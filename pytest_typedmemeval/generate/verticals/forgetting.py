@@ -123,14 +123,18 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.3125, "still-valid": 0.234375,
-                                          "never-known": 0.25390625}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.0, "still-valid": 0.5,
+                                          "never-known": 0.375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
 ``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
 twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
 record describing another generator), and again after red team 30's competitor threads (every
-value on the asked phrase told in two sessions); never-known is the mean over the answered haystacks,
-(15 x still-valid + 5 x invalidated) / 20 (not searched)."""
+value on the asked phrase told in two sessions), and again after red team 35's one frame bank and
+the competitor mix leaning to the user's own declined options (forget9: still-valid 0.234375 ->
+0.5 at coverage 0.70; invalidated 0.3125 -> 0.0: with still-valid fixed no dial crosses the
+target, every point reads 0.50-0.675, and the search keeps the closest, the smallest dial on a
+tie); never-known is the mean over the answered haystacks, (15 x still-valid + 5 x invalidated)
+/ 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
