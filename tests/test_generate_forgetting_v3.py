@@ -342,12 +342,15 @@ def test_follow_up_frames_are_one_bank_drawn_alike_for_every_role() -> None:
     """Red team 21 beat eaa1e882 on form: the user's own follow-ups could draw two frames a
     relation's could not ("Right, news on ...", "So, the ..."), so gold's episodes held more commas
     and second sentences. Every role that tells a follow-up (invalidation, re-affirmation,
-    holder-follow) now draws every frame of one bank."""
+    holder-follow) now draws every frame of one bank; since red team 35 (forget9) so does every
+    other role (statements, declined options, instances): one bank for every user statement."""
     persona = conversation.draw_persona(fg.derive_rng(1, "test", "persona"))
     entry = next(e for e in fg.ENTRIES if e.category == "service")
     bank = fg.FRAMES["follow", "service"]
     used: dict[str, Counter[str]] = {}
-    for kind, holder in (("invalidation", None), ("reaffirmation", None), ("holder-follow", 0)):
+    for kind, holder in (("invalidation", None), ("reaffirmation", None), ("holder-follow", 0),
+                         ("statement", None), ("holder", 0), ("declined", None), ("declined", 0),
+                         ("instance", None)):
         rng = fg.derive_rng(2, "test", kind)
         said = fg.Said(entry, kind, 0, holder=holder, value="Harriet Colby")
         texts = [fg._text(rng, said, persona) for _ in range(600)]
@@ -384,7 +387,8 @@ def test_every_frame_bank_has_one_form_so_neither_role_nor_kind_shows_in_it() ->
         lengths = {}
         for kind in ("statement", "declined", "follow"):
             frames = fg.FRAMES[kind, category]
-            acts = [*fg.EVENTS[category], *fg.KEEPS[category]] if kind == "follow" else [""]
+            acts = {"statement": [*fg.TAKES[category]], "declined": [*fg.DECLINES[category]],
+                    "follow": [*fg.EVENTS[category], *fg.KEEPS[category]]}[kind]
             filled = [_filled(f, category, act) for f in frames for act in acts]
             assert len(frames) == 10, (kind, category)
             assert [t.count(",") for t in filled] == [1] * len(filled), (kind, category)
@@ -498,8 +502,8 @@ def test_near_synonym_near_miss_is_refused_at_import(monkeypatch) -> None:
 def _patch_text(monkeypatch, kind: str, change) -> None:
     text = fg._text
 
-    def patched(rng, said, persona):
-        out = text(rng, said, persona)
+    def patched(rng, said, persona, told=None):
+        out = text(rng, said, persona, told)
         return change(out, said) if said.kind == kind else out
 
     monkeypatch.setattr(fg, "_text", patched)
@@ -643,3 +647,46 @@ def test_no_reply_treats_a_purpose_as_a_job(corpus) -> None:
     assert replies
     for fragment in ("seen to", "wait a while", "taking on"):
         assert not any(fragment in reply for reply in replies), fragment
+
+
+def test_stance_phrases_have_one_word_length_profile_and_frames_are_one_bank() -> None:
+    """Red team 35 read the shipped 3498e956 through the word-length sequence of the hit sentence
+    (held-out table 0.680 against 0.300) and through masked sentences (0.666): statements,
+    declined options and follow-ups were three banks of different phrasings. Every role now draws
+    the one frame bank, and the role-bearing stance phrase has, per category, the same word-length
+    sequences in the same shares for every stance, so the filled sentence's lengths in order carry
+    no stance; and the text alone still says it (no phrase serves two stances)."""
+    from pytest_typedmemeval.generate.length_balance import length_sequence, length_sequence_imbalance
+    assert len({id(frames) for frames in fg.FRAMES.values()}) == 1
+    for category in ("service", "item"):
+        banks = {stance: table[category] for stance, table in fg.ACTS.items()}
+        assert not length_sequence_imbalance(banks), category
+        filled = {stance: Counter(length_sequence(_filled(f, category, act))
+                                  for f in fg.FOLLOW_FRAMES for act in acts)
+                  for stance, acts in banks.items()}
+        assert len({tuple(sorted(c.items(), key=str)) for c in filled.values()}) == 1, category
+
+
+def test_every_statement_draws_one_reply_bank(corpus) -> None:
+    """Red team 35: "arranged" replies followed only the user's own acquisitions (0.563) and 43
+    chore-replies treated a person, an animal or an event as a household job ("It is useful to
+    have the bunion organised."). Every statement's reply now comes from one bank that fits any
+    kind of object, and names no holder."""
+    assert set(fg.STANCE.values()) == {fg.REPLY_STANCE}
+    chores = ("organised", "in hand", "busy with", "must be a relief", "right fit")
+    replies = [t["content"] for r in corpus for s in r["haystack_sessions"] for t in s
+               if t["role"] == "assistant"]
+    for fragment in chores:
+        assert not any(fragment in reply for reply in replies), fragment
+
+
+def test_no_statement_is_told_word_for_word_twice_in_a_haystack(corpus) -> None:
+    """Red team 35 found a declined pair ("I chose a record player for the snug in May. It was the
+    Quoella, but it was out of stock.") in two sessions of one haystack: a value's second mention
+    now draws among the frames its first did not use, for every role alike."""
+    for record in corpus:
+        stay = _stay(record)
+        texts = [stay.sessions[r.session][r.turn].text[r.span[0]:r.span[1]].split(". ", 1)[1]
+                 for r in fg.read(stay)]
+        repeated = [t for t, n in Counter(texts).items() if n > 1]
+        assert not repeated, (record["question_id"], repeated[:2])

@@ -55,26 +55,23 @@ no haystack needs more people than the one pool can give.
 does not answer), every kind but ``instance`` holding the asked *phrase itself* ("physio for the
 shoulder"; a holder's is "the shoulder" after an intro naming the holder, revision 3's first red
 team found gold among the first five sessions holding the phrase in every question when holders
-said "her shoulder"): ``holder`` — a relation's own provider, by the *same statement frames* as
-gold after an intro that names the holder ("I caught up with my sister over lunch yesterday. She
-settled on Anya Marchetti as a physio for the shoulder, after a couple of trial visits."); ``holder-follow`` — a
-relation's provider with its end or continuation, by the same follow-up frames as gold's
-invalidation and re-affirmation; ``declined`` — an option the user (up to :data:`OWN_DECLINED` per
-subject) or a relation turned down, in many phrasings, some spread over two sentences ("I got a
-quote for a physio for the shoulder. Anya Marchetti was expensive, so I passed."); ``instance`` — the same noun for another purpose, by the user's own statement frames
-("I finally found a physio for the knee in ..."). The cue vocabulary is wide on purpose (the first
-red team read holder and modality off a dozen regular expressions): intros in fourteen shapes, not
-all "my <relation>" at sentence start; own statements that name a relation too ("after my sister
-put in a good word"); competitors that open on the value or on "Since". The
-class mix is :data:`KIND_WEIGHTS` (fixed), one arrangement per
-relation and subject (nobody has two physios for one shoulder). **Every bank has one form**
-(:data:`FOLLOW_FRAMES`: ten frames, one comma in each, two of two sentences that put the subject
-and the value in different sentences, two naming a second relation, one with an apostrophe,
-lengths matched), and the follow-up bank is one for every role, so neither a statement's role nor
-its kind shows in its words, characters, commas or sentences (red team 21 beat ``eaa1e882`` at
-gold@1 0.60 against 0.28 on exactly those, pronouns masked, because the user's own follow-ups could
-draw frames a relation's could not); ``holder-follow`` exists because the dense arm ranked gold's follow-ups
-(the only statements about whether something still holds) first.
+said "her shoulder"): ``holder`` — a relation's own provider, by the *same frames* as gold after an
+intro that names the holder ("I caught up with my sister over lunch yesterday. She tried Anya
+Marchetti as a physio for the shoulder, and in the end she selected them."); ``holder-follow`` — a
+relation's provider with its end or continuation; ``declined`` — an option the user (up to
+:data:`OWN_DECLINED` per subject) or a relation turned down ("... and in the end I declined them");
+``instance`` — the same noun for another purpose ("... a physio for the knee ..."). The class mix
+is :data:`KIND_WEIGHTS` (fixed), one arrangement per relation and subject (nobody has two physios
+for one shoulder). **One frame bank for every role** (:data:`FOLLOW_FRAMES`: ten frames, one comma
+in each, two of two sentences that put the subject and the value in different sentences, two
+naming a second relation, one with an apostrophe), drawn alike whoever holds the statement and
+whatever its kind; the role is said only by the holder's pronoun and possessive and by the stance
+phrase in the {act} slot (:data:`ACTS`: said yes, said no, ended, kept), whose banks have one
+word-length profile (forget9, red team 35: three banks of different phrasings were read through
+their word lengths in order, held out 0.680 against 0.300). Red team 21 beat ``eaa1e882`` at
+gold@1 0.60 against 0.28 because the user's own follow-ups could draw frames a relation's could
+not; ``holder-follow`` exists because the dense arm ranked gold's follow-ups (the only statements
+about whether something still holds) first.
 
 **The dial** (``RECORDED_COMPETITION``, meaning renamed from v2): ``d`` in [0, 1], each session
 carrying 2 + 2d competitors (dithered), so each subject about 4 + 4d; the closeness mix is fixed.
@@ -110,6 +107,10 @@ from ...gates.leaks import KEY_NAMES
 from ...judge.mechanical import NO_LONGER_EVENT_CUES
 from ...retrieval.tokenizer import raw_tokens, tokenize
 from .. import conversation, engine, values
+from ..length_balance import length_sequence_imbalance
+from .forgetting_bank import (DECLINES, EVENTS, FOLLOW_FRAMES, INTRO_FRAMES, INTRO_OVER,
+                              INTRO_PLACE, INTRO_TIME, INTRO_WHEN, ITEM_ROWS, KEEPS, NEAR_SYNONYMS,
+                              SERVICE_ROWS, TAKES)
 from .. import episodes_bank as bank
 from ..primitives import (GenerationError, article, assert_disjoint, assert_person_invariant,
                           derive_rng, dither)
@@ -122,14 +123,18 @@ REVISION = 3
 SEED = 20260502
 SHAPES = ("invalidated", "still-valid", "never-known")
 CALIBRATED_SHAPES = ("still-valid", "invalidated")
-RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.3125, "still-valid": 0.234375,
-                                          "never-known": 0.25390625}
+RECORDED_COMPETITION: dict[str, float] = {"invalidated": 0.0, "still-valid": 0.5,
+                                          "never-known": 0.375}
 """Per shape, ``d``: each session carries 2 + 2d competitors (see the module docstring), from
 ``typedmemeval generate --vertical forgetting --search`` (re-run after red team 26's fixes: the
 twin pool, the reopened declined bank and the competitor mix leaning to holder-follow left the old
 record describing another generator), and again after red team 30's competitor threads (every
-value on the asked phrase told in two sessions); never-known is the mean over the answered haystacks,
-(15 x still-valid + 5 x invalidated) / 20 (not searched)."""
+value on the asked phrase told in two sessions), and again after red team 35's one frame bank and
+the competitor mix leaning to the user's own declined options (forget9: still-valid 0.234375 ->
+0.5 at coverage 0.70; invalidated 0.3125 -> 0.0: with still-valid fixed no dial crosses the
+target, every point reads 0.50-0.675, and the search keeps the closest, the smallest dial on a
+tie); never-known is the mean over the answered haystacks, (15 x still-valid + 5 x invalidated)
+/ 20 (not searched)."""
 DIFFICULTY_NOTE = ("declared, not validated: the band is the gap from statement to its follow-up "
                    "(4-15 sessions), a position BM25 cannot feel (VERTICALS.md §2.0, §2.5 Dials)")
 
@@ -142,8 +147,8 @@ QUESTION = "Which {noun} do I have {purpose}? " + CURRENCY_CLAUSE
 ANSWERS = {"invalidation": "{value}, but that no longer holds: you {event}.",
            "reaffirmation": "{value}, and that is still current.",
            "never-known": "You never told me you have {a} {noun} {purpose}."}
-KIND_WEIGHTS: dict[str, float] = {"holder": 0.1, "holder-follow": 0.4, "declined-other": 0.1,
-                                  "declined-own": 0.3, "instance": 0.1}
+KIND_WEIGHTS: dict[str, float] = {"holder": 0.05, "holder-follow": 0.15, "declined-other": 0.05,
+                                  "declined-own": 0.65, "instance": 0.1}
 """The closeness mix of competitor classes (all but ``instance`` hold both subject words; the
 user's own declined options are closest to gold: same holder, same purpose, another modality).
 Most relations' arrangements are told with their follow-up (``holder-follow``): gold is a statement
@@ -156,7 +161,17 @@ it is about 0.38 against 0.26.
 Since red team 30 the weights are of *threads*, not mentions: every competitor on the asked phrase
 is a value told in two sessions (:data:`THREAD_KINDS`), as gold's is, so the mention mix is holder
 statements 0.05, relations' follow-ups 0.45, declined 0.4, instances 0.1 (of which a twentieth are
-statements), as before."""
+statements), as before.
+
+Since red team 35 (forget9) every role draws one frame bank and a stance phrase of one word-length
+profile (:data:`FOLLOW_FRAMES`, :data:`ACTS`), so a statement's form says nothing of its kind and
+the follow-up-shaped episode is gone; what form still shows is whose the statement is (the
+holder's pronoun, "I" or a relation's). Gold is always the user's, so the mix now leans to the
+user's own declined options (0.65; a relation's arrangement 0.2, a relation's declined option 0.05,
+another instance 0.1): among the statements on the asked phrase that say "I", gold is about one
+in three, and which of them is gold is said only by the stance (content a memory must read). At the
+old mix, one bank lifted the form readers (still-valid clause reader 0.786, invalidated episode
+reader 0.650, both refused) because "I" alone then marked gold in about two of three."""
 THREAD_KINDS: dict[str, tuple[str, str]] = {
     "holder": ("holder", "holder-follow"), "holder-follow": ("holder-follow", "holder-follow"),
     "declined-other": ("declined", "declined"), "declined-own": ("declined", "declined")}
@@ -206,43 +221,8 @@ def _entries(category: str, rows: str) -> tuple[Entry, ...]:
     return tuple(Entry(f[0], f[1], category, *f[2:]) for f in fields)
 
 
-BASE_ENTRIES: tuple[Entry, ...] = _entries("service", """
-plumber, boiler, radiators, electrician; physio, shoulder, knee, radiographer;
-vet, tabby, rabbit, cat behaviourist; chimney sweep, cottage, farmhouse, thatcher;
-window cleaner, conservatory, shopfront, blind fitter; music teacher, cello, flute, luthier;
-gardener, orchard, allotment, tree surgeon; babysitter, twins, toddler, paediatrician;
-mechanic, van, hatchback, valeter; personal trainer, marathon, triathlon, nutritionist;
-solicitor, conveyancing, lease, surveyor; tutor, chemistry exam, geography coursework, invigilator;
-osteopath, sciatica, neck, pharmacist; florist, wedding, anniversary, caterer;
-housekeeper, office, guesthouse, receptionist; dog groomer, spaniel, poodle, pet minder;
-tailor, wool coat, waistcoat, embroiderer; key cutter, garage, shed, handyman;
-farrier, pony, carthorse, saddler; upholsterer, armchair, sofa, furniture restorer;
-glazier, greenhouse, skylight, carpenter; bricklayer, porch, extension, scaffolder;
-decorator, hallway, stairwell, tiler; podiatrist, bunion, heel, orthotist;
-optician, varifocals, sunglasses, lens grinder; translator, visa papers, court hearing, notary;
-roofer, dormer, gutters, leadworker; beekeeper, hives, swarm, pest controller;
-cobbler, boots, brogues, shoe shiner; stonemason, boundary wall, headstone, fencer""") + _entries(
-    "item", """
-camera, safari, birdwatching, tripod; paddleboard, lake trips, harbour, life jacket;
-wetsuit, cold swims, surfing, tow float; road bike, commute, sportive, pannier;
-gazebo, festival, scout camp, cool box; telescope, stargazing, eclipse, deckchair;
-sewing machine, quilting, dressmaking, pin cushion; espresso maker, breakfast bar, canteen, toaster;
-lawnmower, lawn, paddock, sprinkler; kayak, river outings, reservoir, trolley;
-drone, surveys, filming, measuring wheel; keyboard, band, choir, amplifier;
-snowboard, ski trip, slope, helmet; pram, baby, grandchild, highchair;
-laptop, coding bootcamp, dissertation, textbook; exercise cycle, annexe, spare bedroom, futon;
-caravan, summer tour, rally, awning; bassinet, nursery, playroom, nightlight;
-pizza oven, courtyard, balcony, parasol; metal detector, field digs, beachcombing, trowel;
-tennis racket, club matches, tournament, ball launcher; jet washer, patio, driveway, leaf blower;
-waffle iron, breakfasts, brunches, juicer; easel, watercolours, portraits, palette knife;
-ukulele, singalongs, busking, tambourine; dehumidifier, cellar, basement, sump pump;
-sleeping bag, bothy stays, bivvy, camping stove; microscope, pond samples, fossils, magnifier;
-trailer, tip runs, firewood, log splitter; dartboard, snug, clubhouse, record player;
-sledge, snow days, snowdrifts, flask; barbecue, terrace, garden party, chiminea;
-projector, movie nights, lectures, soundbar; hammock, veranda, treehouse, sun lounger;
-ladder, loft, apple picking, torch""")
-"""The written rows: a noun for a purpose, the purpose of another instance, and its *twin* (a
-plainly different thing for the same purpose)."""
+BASE_ENTRIES: tuple[Entry, ...] = _entries("service", SERVICE_ROWS) + _entries("item", ITEM_ROWS)
+"""The written rows (:data:`.forgetting_bank.SERVICE_ROWS`, ``ITEM_ROWS``)."""
 ENTRIES: tuple[Entry, ...] = BASE_ENTRIES + tuple(
     Entry(e.sibling, e.target, e.category, e.other, e.noun) for e in BASE_ENTRIES)
 """Every subject, asked or filler, as **twin pairs** (one list: which ones a question asks is drawn
@@ -261,88 +241,7 @@ SIBLINGS: dict[Entry, Entry] = {e: _BY_NOUN[e.sibling] for e in ENTRIES}
 """Per near-miss entry, the never-known subject asked beside it (its twin, same purpose), which that
 haystack never names."""
 
-NEAR_SYNONYMS: frozenset[frozenset[str]] = frozenset(frozenset(pair.split("/")) for pair in (
-    "canoe/kayak, dentist/orthodontist, accountant/bookkeeper, chiropractor/physio, "
-    "conveyancer/solicitor, babysitter/nanny, personal trainer/running coach, drysuit/wetsuit, "
-    "kiteboard/paddleboard, letting agent/property manager, overlocker/sewing machine, "
-    "keyboard/synthesiser, masseur/osteopath, caretaker/housekeeper, laptop/tablet, "
-    "exercise cycle/treadmill, snowboard/toboggan, lawnmower/strimmer, mentor/tutor, "
-    "mechanic/panel beater, gardener/landscaper, tent/campervan, camera/camcorder, "
-    "plumber/heating engineer, broadband provider/phone carrier, vet/animal nurse, "
-    "physio/sports masseur, florist/flower seller, printer/copy shop").split(", "))
-"""Pairs a fair reader could conflate (v1 near-misses among them): never asked beside each other."""
 
-# --------------------------------------------------------------------------------------------
-# Frames: one machinery for gold and competitors. Slots: {Who}/{who} the subject ("I", or the
-# holder's pronoun after the intro naming the holder: "My sister rang last night, and we talked
-# for ages. She ..."; every statement has an intro, see INTRO_FRAMES), {poss}
-# "the" or the holder's possessive, {my} "my" or it, {me} "me" or the holder's object pronoun,
-# {mentioned} who mentioned it to whom, {a} the noun's article, {value}/{Value} the value as the
-# text shows it ("Harriet Colby", "the Zentra"), {act} the follow-up's event (an invalidation) or
-# its re-affirmation.
-#
-# Why lengths are matched: every bank (statement, declined, follow) has one form, ten frames with
-# one comma each, eight of one sentence and two of two (the subject and the value in different
-# sentences), about 17 words filled, with the one-sentence and the two-sentence frames each matched
-# across banks. So a reader of form, over episodes or over clauses (words, characters, commas,
-# sentences), and sentence-level BM25 (among sentences holding both subject words the shortest
-# wins) see the same spread in every kind; a holder is named in an intro sentence with a stopword
-# pronoun after it, so no kind's subject sentence is shorter by design.
-
-EVENTS = {"service": ("stopped using them", "let them go", "dropped them", "moved on from them"),
-          "item": ("sold it", "gave it away", "got rid of it", "parted with it")}
-"""Explicit invalidation events (rule 3), "I {event}" in a session and "you {event}" in gold."""
-KEEPS = {"service": ("stayed with them", "kept them on", "stuck with them"),
-         "item": ("kept it", "held on to it", "stuck with it")}
-"""Re-affirmations, the invalidation events' twins in the same frames (as short as the events, so
-the length of a follow-up never says its mood)."""
-
-INTRO_FRAMES = ("My {rel} and I caught up {over} {when}.",
-                "I had a good chat with my {rel} {over} {when}.",
-                "My {rel} and I swapped news {over} {when}.",
-                "I caught up with my {rel} {over} {when}.",
-                "My {rel} came round {when}, and we traded updates {over}.",
-                "I spoke to my {rel} {over} {when}, and we compared notes.",
-                "{When}, my {rel} and I compared notes {over}.",
-                "My {rel} rang {when}, and we talked for ages.",
-                "I saw my {rel} {when}, and we had a good natter {over}.",
-                "{When} I met my {rel} for a proper natter {over}.",
-                "My {rel} and I had a proper catch-up {over} {when}.",
-                "I bumped into my {rel} {when}, and we got talking.",
-                "I was on the phone to my {rel} {when} for a good while.",
-                "My {rel} popped in {when}, and we traded news {over}.")
-INTRO_TIME: dict[str, str] = {
-    "yesterday": "", "on Sunday": "", "last night": "evening", "this morning": "morning",
-    "at the weekend": "", "the other evening": "evening", "on Tuesday": "", "after dinner": "evening",
-    "on Saturday": "", "on Friday": "", "earlier today": "day", "last week": ""}
-"""When an intro's catch-up happened, with the time of day it fixes ("": any time)."""
-INTRO_PLACE: dict[str, frozenset[str]] = {
-    "over coffee": frozenset({"", "morning", "day", "evening"}),
-    "over a pot of tea": frozenset({"", "morning", "day", "evening"}),
-    "over lunch": frozenset({"", "day"}),
-    "on a long walk": frozenset({"", "morning", "day", "evening"}),
-    "in the car": frozenset({"", "morning", "day", "evening"}),
-    "at the market": frozenset({"", "morning", "day"}),
-    "over a sandwich": frozenset({"", "day"}),
-    "in the queue at the bakery": frozenset({"", "morning", "day"}),
-    "over supper": frozenset({"", "evening"}),
-    "in the pub": frozenset({"", "day", "evening"})}
-"""Where or over what, with the times of day it fits: the place is drawn among those that fit the
-time drawn, so no intro has lunch in the evening (red team 21 counted 56 such intros in
-``eaa1e882``: "popped in the other evening, and we traded news over lunch")."""
-INTRO_WHEN = tuple(INTRO_TIME)
-INTRO_OVER = tuple(INTRO_PLACE)
-"""The sentence before *every* statement, the user's own and a relation's alike: it names one of the
-persona's relations (the holder when a relation holds the statement, any relation when the user
-does), and the statement's pronoun after it says whose it is ("I caught up with my sister over
-coffee yesterday. She settled on ..." / "... I settled on ..."). Why every statement: revision 3's
-first intros ("Some news from my sister about her plans.") preceded relation statements only, so
-the user's own statements (gold's kind) opened their turns and sat in turns of fewer clauses, and
-the question-aware form reader found gold by place in turn alone (pooled gold@1 0.53 against 0.28,
-AUC 0.69). Drawn from three parts, so the added sentences are mostly distinct (a small bank of
-"some news from my side" intros would have repeated 1,650 sentences and sunk the distinct-sentence
-share under its bound). No intro repeats the holder's purpose: one that did gave a holder's session
-the subject's words twice, so BM25 preferred holders to gold."""
 
 
 def _intro(rng: random.Random, relation: bank.Relation) -> str:
@@ -358,110 +257,18 @@ def _capital(text: str) -> str:
 
 
 FRAMES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("statement", "service"): (
-        "{Who} finally found {a} {noun} for {poss} {target} in {value}, and first impressions are "
-        "very good.",
-        "After a lot of asking around, {who} signed up with {value} as {a} {noun} for {poss} "
-        "{target}.",
-        "{Who} took on {value} as {a} {noun} for {poss} {target} this week, on a friend's advice.",
-        "{Who} booked {value} as {a} {noun} for {poss} {target}, and the first visit went really well.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, who came recommended.",
-        "{Who} went with {value} as {a} {noun} for {poss} {target}, after {my} {rel} put in a good "
-        "word.",
-        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
-        "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after a couple of trial visits.",
-        "Since {a} {noun} for {poss} {target} was well overdue, {who} brought in {value} this month.",
-        "{My} {rel} swore by {value}. {Who} took them on as {a} {noun} for {poss} {target}, and it "
-        "paid off."),
-    ("statement", "item"): (
-        "{Who} finally bought {value} as {a} {noun} for {poss} {target}, and it arrived safely today.",
-        "After reading a pile of reviews, {who} ordered {value} as {a} {noun} for {poss} {target}.",
-        "{Who} picked up {value} as {a} {noun} for {poss} {target} at the weekend, on a friend's "
-        "advice.",
-        "{Who} chose {value} as {a} {noun} for {poss} {target}, and so far it does the job nicely.",
-        "{Who} found {a} {noun} for {poss} {target} at last. It is {value}, and it looks well made.",
-        "{Who} splashed out on {value} as {a} {noun} for {poss} {target}, after {my} {rel} raved "
-        "about it.",
-        "{Value} is {a} {noun} for {poss} {target} now, and {who} could not be happier with the "
-        "choice.",
-        "{Who} settled on {value} as {a} {noun} for {poss} {target}, after comparing a few in the "
-        "shop.",
-        "Since {a} {noun} for {poss} {target} was well overdue, {who} went out and got {value}.",
-        "{My} {rel} swore by {value}. {Who} got one as {a} {noun} for {poss} {target}, and it paid "
-        "off."),
-    ("declined", "service"): (
-        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but {my} first impressions "
-        "were poor.",
-        "After a lot of asking around, {who} backed off from {value} as {a} {noun} for {poss} "
-        "{target}.",
-        "{Who} decided not to take on {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
-        "{Who} nearly booked {value} as {a} {noun} for {poss} {target}, but they had no slot free for "
-        "months.",
-        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but they were "
-        "unavailable.",
-        "{Who} almost went with {value} as {a} {noun} for {poss} {target}, until {my} {rel} put in a "
-        "bad word.",
-        "{Value} had a free day as {a} {noun} for {poss} {target}, but {who} could not fit them "
-        "in.",
-        "{Who} refused {value} as {a} {noun} for {poss} {target}, after they sent a couple of letters.",
-        "Since {a} {noun} for {poss} {target} could wait, {who} put off {value} to next "
-        "year.",
-        "{My} {rel} swore by {value}. Even so, {who} never hired them as {a} {noun} for {poss} "
-        "{target}."),
-    ("declined", "item"): (
-        "{Who} briefly tried {value} as {a} {noun} for {poss} {target}, but it felt flimsy to "
-        "{me}.",
-        "After reading a pile of reviews, {who} ruled out {value} as {a} {noun} for {poss} {target}.",
-        "{Who} decided not to pick up {value} as {a} {noun} for {poss} {target}, on a friend's advice.",
-        "{Who} nearly ordered {value} as {a} {noun} for {poss} {target}, but it was months "
-        "off.",
-        "{Who} chose {a} {noun} for {poss} {target} in May. It was {value}, but it was out of stock.",
-        "{Who} almost splashed out on {value} as {a} {noun} for {poss} {target}, until {my} {rel} "
-        "warned against it.",
-        "{Value} came up in a sale as {a} {noun} for {poss} {target}, but {who} could not justify the "
-        "cost.",
-        "{Who} skipped {value} as {a} {noun} for {poss} {target}, after {who} compared a few in the "
-        "shop.",
-        "Since {a} {noun} for {poss} {target} could wait, {who} put off buying {value} for "
-        "now.",
-        "{My} {rel} swore by {value}. Even so, {who} never got it as {a} {noun} for {poss} "
-        "{target}."),
-}
-FOLLOW_FRAMES: tuple[str, ...] = (
-    "{Who} took stock of {value} as {a} {noun} for {poss} {target}, and {who} {act}.",
-    "{Who} weighed up {a} {noun} for {poss} {target}. When it came to {value}, {who} {act}.",
-    "After a few weeks' trial of {value} as {a} {noun} for {poss} {target}, {who} {act}.",
-    "Time for an update on {a} {noun} for {poss} {target}. As for {value}, {who} {act}.",
-    "{Who} gave {value} a fair go as {a} {noun} for {poss} {target}, and eventually {who} {act}.",
-    "{Who} had {value} for months as {a} {noun} for {poss} {target}, and on reflection {who} {act}.",
-    "When {my} {rel} asked about {value} as {a} {noun} for {poss} {target}, the answer was that {who} {act}.",
-    "{Value} was {a} {noun} for {poss} {target} for some weeks, and on balance {who} {act}.",
-    "{Who} tried {value} as {a} {noun} for {poss} {target}, and in the end {who} {act}.",
-    "After talking to {my} {rel} about {value} as {a} {noun} for {poss} {target}, {who} {act}.")
-"""The follow-up frames: **one bank for every role** (the user's invalidation and re-affirmation,
-a relation's ``holder-follow``), drawn by one ``rng.choice`` over the whole bank whoever holds the
-statement; the role is said only by the pronoun and possessive words. Red team 21 beat the
-``eaa1e882`` bytes on form because the user's own follow-ups could draw two frames the relations'
-could not ("Right, news on ... As for V, I ...", "So, the N. V did well enough, and I ..."), so
-gold's episodes carried more commas and more second sentences (gold@1 0.60 against 0.28, pronouns
-masked). No frame presupposes an earlier mention, so none needs keeping from a role, and none
-says "and"/"but" against the sense of its event (every frame reads with either mood). Red team 24
-read text defects off the ``93c7e8ad`` bank, all gone: a present perfect against a past event
-("has been the mechanic ... for some weeks, and now he stopped using them"), a product that "had
-several months as the kayak", a pronoun before its noun ("She held on to it eventually, after a
-spell with ..."), the stilted "On my sister's advice about ..." and the abrupt "As to V, ...";
-"came up again" presupposed an earlier mention. The noun takes the drawn article ({a}, see
-:data:`ARTICLES`) as in every other bank."""
-FRAMES.update({("follow", category): FOLLOW_FRAMES for category in ("service", "item")})
-"""Every bank (statement, declined, follow) has the same form: one comma in every frame, eight
-frames of one sentence and two of two, two naming a second relation ({rel}), about 18 words filled,
-so neither the role nor the kind of a statement (gold holds a statement and a follow-up, most
-competitors are declined options) shows in its words, characters, commas or sentences. Statement
-frames serve the user's own statements, other holders' (``holder``) and other instances
-(``instance``); the ``follow`` frames serve the user's invalidation and re-affirmation alike (they
-differ only in {act}) and a relation's own arrangement with its end or continuation told in one
-statement (``holder-follow``)."""
+    (kind, category): FOLLOW_FRAMES for kind in ("statement", "declined", "follow")
+    for category in ("service", "item")}
+"""Every kind's bank, per category: the one bank (kept keyed by kind so each kind's draw is
+visibly the same)."""
+ACTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "statement": TAKES, "declined": DECLINES, "invalidation": EVENTS, "reaffirmation": KEEPS}
+"""Per stance, the phrases of :data:`FOLLOW_FRAMES`' {act} slot. Each stance bank holds, per
+category, one phrase of each word-length sequence (``8 4``, ``9 4``, ``6 4 4`` for services,
+``8 2``, ``4 2`` for items), so the filled sentence's word-length sequence is the same
+distribution for every stance: a reader of lengths sees only the holder's pronoun ("I" or a
+relation's), which is whose the statement is (content a memory must read). Checked at import."""
+
 ARTICLES: tuple[str, ...] = ("the", "")
 """The article before the noun in every frame of every bank ({a}): "the" or the indefinite one
 (``""``), drawn by one ``rng.choice`` for every statement whoever holds it and whatever its kind.
@@ -471,10 +278,14 @@ Red team 24 found gold in ``93c7e8ad`` by article alone (pick the sessions whose
 most competitors are statements or declined options."""
 OWN_KINDS = ("statement", "invalidation", "reaffirmation")
 MOODS = ("invalidation", "reaffirmation")
-STANCE: dict[str, conversation.Stance] = {
-    "statement": "arranged", "reaffirmation": "arranged", "invalidation": "declined",
-    "holder": "other", "holder-follow": "other", "declined": "declined", "instance": "arranged"}
-"""The reply bank a statement's episode draws from (:data:`..conversation.Stance`)."""
+REPLY_STANCE: conversation.Stance = "noted"
+STANCE: dict[str, conversation.Stance] = {kind: REPLY_STANCE for kind in (
+    "statement", "reaffirmation", "invalidation", "holder", "holder-follow", "declined", "instance")}
+"""The reply bank a statement's episode draws from (:data:`..conversation.Stance`): **one bank for
+every statement**, as Arithmetic's and WorkingMemory's (forget9, red team 35): "arranged" replies
+followed only the user's own acquisitions (0.563 on the shipped bytes) and told chore-replies
+about people, animals and events ("It is useful to have the bunion organised.", 43 turns); the
+"noted" bank acknowledges any kind of object and says nothing of whose it is or of its stance."""
 
 SUBJECT_WORDS = frozenset(w for e in ENTRIES for p in (e.noun, e.target, e.other)
                           for w in raw_tokens(p))
@@ -486,7 +297,7 @@ FRAME_WORDS = frozenset(
     w for t in (*(t for ts in FRAMES.values() for t in ts), *INTRO_FRAMES, *INTRO_WHEN,
                 *INTRO_OVER,
                 "mentioned to you me",
-                *(e for table in (EVENTS, KEEPS) for es in table.values() for e in es))
+                *(e for table in ACTS.values() for es in table.values() for e in es))
     for w in raw_tokens(re.sub(r"\{\w+\}", " ", t)))
 def _unfiltered_words() -> frozenset[str]:
     """Words of the shared lines no ``banned`` set filters (statement replies, leads, declines and
@@ -509,6 +320,18 @@ BANNED = (SUBJECT_WORDS | SIBLING_WORDS | CURRENCY_WORDS | VALUE_WORDS | LEAK_WO
 """Words small talk must not use: a subject, sibling, value or clause word outside a statement
 would be a mention without content, and a word holding a never-known noun ("deckchairs") would
 break the never-known check, which is by substring."""
+
+
+def _assert_stances_balanced() -> None:
+    """Import-time check (forget9, red team 35): per category, every stance's phrases make up the
+    same word-length sequences in the same shares, and no phrase serves two stances, so the filled
+    frame's word lengths in order never say the stance, and the text alone still says it."""
+    for category in ("service", "item"):
+        banks = {stance: table[category] for stance, table in ACTS.items()}
+        bad = length_sequence_imbalance(banks)
+        assert not bad, f"{category} stance phrases differ in word lengths: {bad}"
+        every = [a for acts in banks.values() for a in acts]
+        assert len(every) == len(set(every)), f"{category}: a phrase serves two stances"
 
 
 def _assert_banks() -> None:
@@ -536,15 +359,17 @@ def _assert_banks() -> None:
         texts = [f"{e.noun} {e.target} {e.other}" for e in ENTRIES if e is not twin]
         assert not any(h in t for h in heads for t in [*texts, *sorted(VALUE_WORDS)]), entry
     every_event = [e for es in EVENTS.values() for e in es]
-    assert_person_invariant(every_event + [k for ks in KEEPS.values() for k in ks], where="EVENTS")
+    assert_person_invariant([a for table in ACTS.values() for acts in table.values() for a in acts],
+                            where="ACTS")
+    _assert_stances_balanced()
     for event in every_event:
         assert any(re.search(rf"\b{re.escape(c)}\b", event) for c in NO_LONGER_EVENT_CUES), event
-    for keep in (k for ks in KEEPS.values() for k in ks):
+    for keep in (k for table in (KEEPS, TAKES, DECLINES) for ks in table.values() for k in ks):
         assert not any(re.search(rf"\b{re.escape(c)}\b", keep) for c in NO_LONGER_EVENT_CUES), keep
     for (kind, _), frames in FRAMES.items():
         for frame in frames:
             assert ":" not in frame and frame.endswith(".") and "{value}" in frame.lower()
-            assert (kind == "follow") == ("{act}" in frame) and "{noun} for {poss} {target}" in frame
+            assert "{act}" in frame and "{noun} for {poss} {target}" in frame
             assert "{who}" in frame.lower(), f"{frame}: the pronoun after the intro says whose"
 
 
@@ -821,13 +646,37 @@ def _holder(persona: conversation.Persona, index: int | None) -> dict[str, str]:
             "mentioned": f"{relation.subj} mentioned to me"}
 
 
-def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
+def _stance(s: Said, mood: str) -> str:
+    """The stance bank of a statement's {act} (:data:`ACTS`): a follow-up's mood, else its kind's."""
+    if s.kind in ("invalidation", "reaffirmation", "holder-follow"):
+        return mood
+    return "declined" if s.kind == "declined" else "statement"
+
+
+def _thread_key(s: Said) -> tuple[str, int] | None:
+    """What makes two mentions one value's (a lifecycle or a competitor thread), else ``None``."""
+    if s.lifecycle is not None:
+        return ("lifecycle", s.lifecycle)
+    return None if s.thread is None else ("thread", s.thread)
+
+
+def _text(rng: random.Random, s: Said, persona: conversation.Persona,
+          told: dict[tuple[str, int], str] | None = None) -> str:
     """The statement's sentences: an intro naming a relation (the holder, or for the user's own
     statements any relation of the persona: every statement has one, so neither its place in its
-    turn nor its turn's length says whose it is), then a frame of its kind drawn, filled for its
-    holder."""
+    turn nor its turn's length says whose it is), then a frame of the one bank drawn, filled for its
+    holder and its stance.
+
+    ``told`` holds, per lifecycle and thread, the frame its first mention drew: the second mention
+    of a value draws among the other frames, for every role alike (red team 35 found one declined
+    pair, frame and value, told word for word in two sessions of one haystack)."""
     entry = s.entry
-    frame = rng.choice(FRAMES[_FRAME_KIND[s.kind], entry.category])  # one bank, whoever holds it
+    key = _thread_key(s)
+    earlier = (told or {}).get(key) if key is not None else None
+    bank_ = [f for f in FRAMES[_FRAME_KIND[s.kind], entry.category] if f != earlier]
+    frame = rng.choice(bank_)  # one bank, whoever holds it and whatever its kind
+    if told is not None and key is not None:
+        told.setdefault(key, frame)
     slots = _holder(persona, s.holder)
     named = s.holder if s.holder is not None else rng.randrange(len(persona.relations))
     intro = _intro(rng, persona.holder(named))
@@ -838,27 +687,25 @@ def _text(rng: random.Random, s: Said, persona: conversation.Persona) -> str:
     mood = s.mood or mood  # drawn all the same, so the stream does not depend on it
     slots.update(a=rng.choice(ARTICLES) or article(entry.noun), noun=entry.noun, target=s.target,
                  value=_shown(entry, s.value), Value=_shown(entry, s.value, initial=True),
-                 act=rng.choice((EVENTS if mood == "invalidation" else KEEPS)[entry.category]))
+                 act=rng.choice(ACTS[_stance(s, mood)][entry.category]))
     return f"{intro} {frame.format(**slots)}"
 
 
-def _statements(rng: random.Random, said: Sequence[Said],
-                persona: conversation.Persona) -> list[conversation.Statement]:
+def _statements(rng: random.Random, said: Sequence[Said], persona: conversation.Persona,
+                told: dict[tuple[str, int], str]) -> list[conversation.Statement]:
     """A session's facts, shuffled and told two to a user turn (the reply answers one of them,
     drawn: a person mentions the other in passing), so a session is two or three episodes however many
-    facts it holds. The reply's topic is the purpose alone for every kind (a reply naming more
-    would mark a kind), with the holder's possessive when a relation holds it."""
+    facts it holds. The reply is drawn from one bank for every kind and holder (:data:`STANCE`) and
+    its topic is the purpose alone ("the shoulder"), so the reply says neither whose the statement
+    is nor its stance (red team 35: "arranged" replies only after the user's own acquisitions, and
+    "your sister's" topics only after a relation's)."""
     order = rng.sample(list(said), len(said))
     out = []
     for start in range(0, len(order), FACTS_PER_TURN):
         group = order[start:start + FACTS_PER_TURN]
         first = rng.choice(group)  # the reply answers either (red team 26: always the first)
-        holder, topic = None, f"the {first.target}"
-        if first.holder is not None:
-            relation = persona.holder(first.holder)
-            holder, topic = f"your {relation.noun}", f"{relation.poss} {first.target}"
-        text = " ".join(_text(rng, s, persona) for s in group)
-        out.append(conversation.Statement(text, topic, STANCE[first.kind], holder=holder,
+        text = " ".join(_text(rng, s, persona, told) for s in group)
+        out.append(conversation.Statement(text, f"the {first.target}", STANCE[first.kind],
                                           avoid=REPLY_AVOID))
     return out
 
@@ -885,7 +732,8 @@ def _render(seed: int, plan: Plan, tally: engine.Tally) -> engine.Haystack:
     gold sessions always leave a distractor with each of their sequences."""
     n = len(plan.said)
     times, question_time = engine.daily_times(plan.rng, n)
-    sessions = [_statements(plan.rng, session, plan.persona) for session in plan.said]
+    told: dict[tuple[str, int], str] = {}
+    sessions = [_statements(plan.rng, session, plan.persona, told) for session in plan.said]
     for attempt in range(RENDER_ATTEMPTS):
         trial = engine.Tally()
         key = plan.key if attempt == 0 else f"{plan.key}#{attempt}"
@@ -943,7 +791,8 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     pronouns = sorted({r.subj for r in bank.RELATIONS.values()})
     holders = [_SLOTS_OF[None], *_SLOTS_OF.values()]
     out = []
-    for (kind, category), frames in FRAMES.items():
+    for category in ("service", "item"):
+        kind, frames = "frame", FOLLOW_FRAMES  # one bank: the stance is read from {act}
         value = (r"[A-Z][a-z]+ [A-Z][a-z]+" if category == "service" else r"the [A-Z][a-z]+")
         groups = {
             "Who": "I|" + "|".join(p.capitalize() for p in pronouns),
@@ -957,7 +806,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             "target": _alternation([t for e in ENTRIES if e.category == category
                                     for t in (e.target, e.other)]),
             "value": value, "Value": value.replace("the ", "The "),
-            "act": _alternation([*EVENTS[category], *KEEPS[category]])}
+            "act": _alternation([a for table in ACTS.values() for a in table[category]])}
         intros = _alternation([i.format(rel="\x00", when="\x01", When="\x02", over="\x03")
                                for i in INTRO_FRAMES])
         for mark, alternatives in (("\x00", relations), ("\x01", _alternation(INTRO_WHEN)),
@@ -998,7 +847,7 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
         raise GenerationError(f"{stay.key}: {m[0]!r} pairs a noun and a purpose no subject has")
     named = next(n for n in sorted(_RELATION_OF, key=len, reverse=True) if n in g["intro"])
     candidates: list[bank.Relation | None] = [None, *_RELATION_OF[named]]
-    mood = ("invalidation" if g.get("act") in EVENTS[entry.category] else "reaffirmation")
+    stance = next(st for st, table in ACTS.items() if g["act"] in table[entry.category])
 
     def agrees(relation: bank.Relation | None) -> bool:
         slots = _SLOTS_OF[relation]
@@ -1009,10 +858,10 @@ def _reading(stay: engine.Haystack, s: int, t: int, kind: str, m: re.Match[str])
     if len(agreeing) != 1:
         raise GenerationError(f"{stay.key}: the grammar of {m[0]!r} does not say whose it is")
     holder = None if agreeing[0] is None else named
-    read_kind = {"follow": mood, "statement": "statement", "declined": "declined"}[kind]
-    if holder is not None and kind != "declined":
-        read_kind = "holder" if kind == "statement" else "holder-follow"
-    elif kind == "statement" and g["target"] == entry.other:
+    read_kind = stance
+    if holder is not None and stance != "declined":
+        read_kind = "holder" if stance == "statement" else "holder-follow"
+    elif stance == "statement" and g["target"] == entry.other:
         read_kind = "instance"
     value = g["value"].split(" ", 1)[1] if entry.category == "item" else g["value"]
     return Reading(s, t, read_kind, holder, entry, g["target"], value, g.get("act"), m.span(),
