@@ -856,6 +856,8 @@ def _tables_cases() -> list[SelfTestCase]:
         _new_coverage_case("competitors' statements end long-short, gold's short-long (drawn "
                            "words; the same lengths in aggregate): the word-length frame table's "
                            "gold@1, and no aggregate form rule", length, "frame_length_gold_at_1"),
+        _new_coverage_case("long-short against short-long: the word-length frame table's "
+                           "within-question AUC", length, "frame_length_auc"),
         defect_case("gold's value told again in another session, competitors' once: the "
                     "most-named value is gold", recurrence, "recurrence_gold_at_1"),
         defect_case("gold's due date 4-7 days after the question's date, competitors' 12-40: the "
