@@ -35,7 +35,17 @@ with its random expectation beside it.
    0.90 ceiling: difficulty must not come from content-free text.
 
 The learned adversary's *haystack-relative recurrence* block (added after the episodic-v3 red
-team) is described in :mod:`.adversary_learned`.
+team) is described in :mod:`.adversary_learned`. The question-aware form reader (rules ``form_*``,
+``episode_*``, ``tail_*``) is :mod:`.form_reader`.
+
+**Table readers** (:mod:`.adversary_tables`; after red teams 30, 32, 34 and 35, which beat shipped
+corpora the form reader passed): over the tail view's candidates, a table of masked *frames*
+(``frame_gold_at_1``, ``frame_auc``) and of their word-length sequences (``frame_length_*``),
+each learned on one half and scored on the other; the untrained *value recurrence* rule
+(``recurrence_gold_at_1``: the session whose value the most haystack sessions name); and a table of
+*date offsets* (``offset_*``: the statement's due date — session date plus "in N days/weeks" —
+against the asked date, in 4-day buckets). Figures, bounds and chance are the form reader's
+(:func:`_form_row`), each view judged at alpha / 2 (:data:`FORM_VIEWS`).
 
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
@@ -156,7 +166,8 @@ third of it: a third would make the clause and episode views' rules stricter tha
 existing rule weakened), and on Prospective's seven rows alpha / 3 falls below the null draws'
 resolution (1 / 2001), so nothing could be refused there. The price, measured: the form reader's
 false refusals on random relabellings of the shipped corpora (``scripts/form_reader_null.py``) and
-on clean simulated corpora (``false_refusal_rate``), both in the CHANGELOG and within budget."""
+on clean simulated corpora (``false_refusal_rate``), both in the CHANGELOG and within budget.
+The table readers (:mod:`.adversary_tables`) are judged at alpha / 2 each for the same reasons."""
 FORM_READER_VIEWS: tuple[tuple[str, str], ...] = (("form", "clause"), ("episode", "episode"),
                                                   ("tail", "tail"))
 """The form reader's views as the gate names them (rule prefix, :data:`.form_reader.VIEWS` name)."""
