@@ -167,10 +167,6 @@ def length_tokens(frame: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t if t in ("V", "S", "N", "ITEM", "P") else str(len(t)) for t in frame)
 
 
-_Candidate = tuple[int, int, int]
-"""(session, turn, sentence index)."""
-
-
 def candidate_sentences(haystack: TableHaystack, frame: frozenset[str]
                         ) -> tuple[list[tuple[int, int, int]], set[str]] | str:
     """The tail view's candidates (module docstring) as (session, turn, sentence) and the subject
