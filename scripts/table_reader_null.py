@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pytest_typedmemeval.corpus import load_corpus
 from pytest_typedmemeval.gates import adversaries
-from pytest_typedmemeval.gates.adversary_tables import TABLE_VIEWS, table_scores
+from pytest_typedmemeval.gates.adversary_tables import TABLE_VIEWS, table_reader, table_scores
 
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 
@@ -29,6 +29,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--relabellings", type=int, default=40)
     parser.add_argument("--views", default=",".join(TABLE_VIEWS))
+    parser.add_argument("--draws", type=int, default=2000,
+                        help="the gate's chance draws per relabelled corpus (0: uniform rankings, "
+                             "the form reader's null_draws, as before the relearned null)")
     parser.add_argument("corpora", nargs="*", type=Path)
     args = parser.parse_args()
     chosen = [view for view in args.views.split(",") if view]
@@ -51,15 +54,19 @@ def main() -> None:
                 for qi, (c, _) in found[view].items():
                     picked = rng.sample(list(c.session_list), len(c.gold))
                     moved[qi] = replace(haystacks[qi], gold=frozenset(picked))
-                scored, _ = table_scores(moved, halves, view)
+                if args.draws:
+                    scored, _, chance = table_reader(moved, halves, view, draws=args.draws)
+                else:
+                    (scored, _), chance = table_scores(moved, halves, view), None
                 for shape in shapes:
                     row = adversaries._form_row([q for q in ranked if moved[q].shape == shape],
-                                                scored, shape, view_alpha, view)
+                                                scored, shape, view_alpha, view, chance)
                     if row["status"] == "measured":
                         findings += adversaries._form_findings(row, shape, "the shape's", view)
                 if len({moved[q].shape for q in scored}) > 1:
                     findings += adversaries._form_findings(
-                        adversaries._form_row(ranked, scored, adversaries.POOLED, view_alpha, view),
+                        adversaries._form_row(ranked, scored, adversaries.POOLED, view_alpha, view,
+                                              chance),
                         adversaries.POOLED, "all measured", view)
             rules = sorted({f"{f.rule}@{f.shape}" for f in findings})
             if rules:

@@ -44,8 +44,10 @@ corpora the form reader passed): over the tail view's candidates, a table of mas
 each learned on one half and scored on the other; the untrained *value recurrence* rule
 (``recurrence_gold_at_1``: the session whose value the most haystack sessions name); and a table of
 *date offsets* (``offset_*``: the statement's due date — session date plus "in N days/weeks" —
-against the asked date, in 4-day buckets). Figures, bounds and chance are the form reader's
-(:func:`_form_row`), each view judged at alpha / 2 (:data:`FORM_VIEWS`).
+against the asked date, in 4-day buckets). Figures and bounds are the form reader's
+(:func:`_form_row`), each view judged at alpha / 2 (:data:`FORM_VIEWS`); chance is a relabelling
+of gold among the candidate sessions with the tables relearned
+(:func:`.adversary_tables.table_null`).
 
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
@@ -125,7 +127,8 @@ from .adversary_rules import (
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import Declared, VerticalDeclarations, declarations_for
 from .adversary_tables import (
-    OFFSET_BUCKET_DAYS, OFFSET_MAX_BUCKET, TABLE_SMOOTHING, TABLE_VIEWS, table_scores
+    OFFSET_BUCKET_DAYS, OFFSET_MAX_BUCKET, TABLE_NULL_DRAWS, TABLE_SMOOTHING, TABLE_VIEWS,
+    table_reader
 )
 from .form_reader import FORM_AUC_REFUSE, FORM_MARGIN, Candidates, form_scores
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
@@ -202,6 +205,7 @@ THRESHOLDS: dict[str, float] = {
     "table_smoothing": TABLE_SMOOTHING,
     "offset_bucket_days": OFFSET_BUCKET_DAYS,
     "offset_max_bucket": OFFSET_MAX_BUCKET,
+    "table_null_draws": TABLE_NULL_DRAWS,
 }
 
 
@@ -233,8 +237,12 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                   for prefix, view in FORM_READER_VIEWS}
     # the table readers (:mod:`.adversary_tables`): frames, word-length frames, value recurrence
     # and date offsets, over the tail view's candidates; figures, bounds and chance as the views'
-    form_views.update({view: table_scores(haystacks, halves, view) if haystacks else ({}, {})
-                       for view in TABLE_VIEWS})
+    # and their chance by relabelling with the tables relearned (:func:`.adversary_tables.table_null`)
+    chances: dict[str, Mapping[int, tuple[Any, Any]]] = {}
+    for view in TABLE_VIEWS:
+        scored, excluded, chances[view] = table_reader(haystacks, halves, view) if haystacks \
+            else ({}, {}, {})
+        form_views[view] = (scored, excluded)
     shapes = sorted({h.shape for h in haystacks})
     ranked_shapes = {h.shape for h in haystacks if h.ranked}
     # Bonferroni over the rows judged against chance: every shape, and the pooled row
@@ -350,7 +358,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                              "reason": "no question of the shape has both gold and filler"}
         for view, (scored, _) in form_views.items():
             name = f"{view}_reader"
-            row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view)
+            row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view,
+                                  chances.get(view))
             if row[name]["status"] == "measured":
                 findings.extend(_form_findings(row[name], shape, "the shape's", view))
                 for q in ranked:
@@ -375,7 +384,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
         view_pooled = [q for q, h in enumerate(haystacks)
                        if q in scored and h.shape not in exclude_from_pool]
         if len({haystacks[q].shape for q in view_pooled}) > 1:
-            pooled[name] = _form_row(view_pooled, scored, POOLED, alpha / FORM_VIEWS, view)
+            pooled[name] = _form_row(view_pooled, scored, POOLED, alpha / FORM_VIEWS, view,
+                                     chances.get(view))
             findings.extend(_form_findings(pooled[name], POOLED, "all measured", view))
         else:
             pooled[name] = {"status": "not_applicable",
@@ -453,7 +463,8 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
 
 
 def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, list[float]]],
-              key: str, alpha: float, view: str = "form") -> dict[str, Any]:
+              key: str, alpha: float, view: str = "form",
+              chance: Mapping[int, tuple[Any, Any]] | None = None) -> dict[str, Any]:
     """The form reader's figures in one view over the questions it could test
     (:mod:`.form_reader`): gold@1 and mean AUC among candidate sessions, their random expectation,
     bounds and chance. ``view`` is ``form`` (clauses) or ``episode``; it seeds the null draws."""
@@ -465,8 +476,13 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
     auc = mean_or_none([within_auc(form[q][1], form[q][0].gold) for q in tested])
     rnd = mean_or_none([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
-    draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
-                        for q in tested], key=f"{view}\x1f{key}")
+    if chance is not None:
+        # a table reader's chance: gold relabelled, the tables relearned (its own draws)
+        draws = {"gold_at_1": sum(chance[q][0] for q in tested) / len(tested),
+                 "auc": sum(chance[q][1] for q in tested) / len(tested)}
+    else:
+        draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list),
+                             form[q][0].gold) for q in tested], key=f"{view}\x1f{key}")
     return {"status": "measured", "questions": len(tested),
             "coverage": f"{len(tested)} of {len(questions)}", "gold_at_1": g1,
             "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),

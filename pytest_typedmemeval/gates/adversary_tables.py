@@ -36,9 +36,12 @@ candidate sessions, gold among them, not all gold; excluded questions counted by
   candidate sessions holding an offset is excluded (``no_candidates`` or ``one_candidate_session``);
   verticals with no such phrase are not measured, with the reason.
 
-Figures, bounds and chance are the form reader's (:func:`.adversaries._form_row`: gold@1 among
-candidate sessions against random + :data:`.form_reader.FORM_MARGIN`, mean AUC against
-:data:`.form_reader.FORM_AUC_REFUSE`, each beyond the relabelling null at the gate's alpha / 2).
+Figures and bounds are the form reader's (:func:`.adversaries._form_row`: gold@1 among candidate
+sessions against random + :data:`.form_reader.FORM_MARGIN`, mean AUC against
+:data:`.form_reader.FORM_AUC_REFUSE`), each refusing only beyond chance at the gate's alpha / 2.
+Chance is their own (:func:`table_null`): gold relabelled among each question's candidate sessions
+:data:`TABLE_NULL_DRAWS` times and the tables relearned each time — uniform random rankings
+understate a two-fold table's chance (the folds share noise).
 
 What they cannot tell apart. A table keyed on a statement's words reads its *stance words* too
 ("turned down", "declined"): where a vertical says "not the answer" with a closed vocabulary inside
@@ -56,12 +59,15 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..corpus.models import parse_corpus_date
 from ..retrieval.tokenizer import tokenize
 from ..retrieval.values import CALENDAR_WORDS, NUMBER_WORDS, sentences, value_like_tokens
 from .form_reader import EXCLUSIONS, Candidates, frame_words, subject_words
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TABLE_VIEWS: tuple[str, ...] = ("frame", "frame_length", "recurrence", "offset")
 """The table readers as the gate names them (rule prefixes)."""
@@ -71,6 +77,10 @@ OFFSET_BUCKET_DAYS = 4
 """Offsets are read in 4-day buckets (red team 34's)."""
 OFFSET_MAX_BUCKET = 12
 """Offsets of 48 days or more share one bucket."""
+TABLE_NULL_DRAWS = 2000
+"""Relabellings per table view for its chance (:func:`table_null`; a p-value resolves to 1 / 2001,
+as :func:`.adversary_chance.null_draws`)."""
+TABLE_NULL_CONSTANT = "typedmemeval-adversaries-table-null-v1"
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019]*|[$\u00a3\u20ac]?\d+(?:[.,]\d+)*%?")
 _HOLDERS: frozenset[str] = frozenset(
@@ -316,6 +326,19 @@ def table_scores(haystacks: Sequence[TableHaystack], halves: Mapping[int, int], 
                  ) -> tuple[dict[int, tuple[Candidates, list[float]]], dict[str, int]]:
     """One table view's per-question candidates and session scores (the form reader's shape:
     :func:`.form_reader.form_scores`), and its exclusion counts."""
+    scored, excluded, _ = table_reader(haystacks, halves, view, draws=0)
+    return scored, excluded
+
+
+NullFigures = dict[int, tuple[Any, Any]]
+"""Per measured question: its gold@1 and AUC under each relabelling."""
+
+
+def table_reader(haystacks: Sequence[TableHaystack], halves: Mapping[int, int], view: str,
+                 draws: int = TABLE_NULL_DRAWS
+                 ) -> tuple[dict[int, tuple[Candidates, list[float]]], dict[str, int], NullFigures]:
+    """:func:`table_scores` and the view's chance (:func:`table_null`, ``draws`` relabellings;
+    none when 0)."""
     if view == "recurrence":
         def recurrence_keys(haystack: TableHaystack, tier: list[tuple[int, int, int]],
                             words: set[str]) -> list[tuple[int, Hashable]]:
@@ -326,14 +349,117 @@ def table_scores(haystacks: Sequence[TableHaystack], halves: Mapping[int, int], 
             c = _as_candidates(keys, haystacks[qi].gold)
             by_session = dict(keys)
             scored[qi] = (c, [float(by_session[s]) for s in c.session_list])  # type: ignore[arg-type]
-        return scored, excluded
+        null = _fixed_null(scored, draws, view) if draws else {}
+        return scored, excluded, null
     key_of = {"frame": _frame_keys, "frame_length": _length_keys, "offset": _offset_keys}.get(view)
     if key_of is None:
         raise ValueError(f"table view {view!r} is not one of {TABLE_VIEWS}")
     found, excluded = _keyed(haystacks, halves, key_of)
-    return _learned_table(haystacks, halves, found), excluded
+    scored = _learned_table(haystacks, halves, found)
+    null = table_null(haystacks, halves, found, draws, view) if draws else {}
+    return scored, excluded, null
 
 
-__all__ = ["OFFSET_BUCKET_DAYS", "OFFSET_MAX_BUCKET", "TABLE_SMOOTHING", "TABLE_VIEWS",
-           "asked_date", "candidate_sentences", "frame_tokens", "intervals", "length_tokens",
-           "recurrence_scores", "table_scores"]
+def _relabelled(rng: "np.random.Generator", draws: int, n: int, g: int) -> "np.ndarray":
+    """``draws`` x ``n`` labels, each row ``g`` gold sessions drawn uniformly."""
+    return rng.random((draws, n)).argsort(axis=1).argsort(axis=1) < g
+
+
+def _figures(scores: "np.ndarray", labels: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """Per row: gold@1 with ties at random (:func:`.adversary_haystacks.tied_gold_at_1`) and the
+    within-question AUC, ties half (:func:`.adversary_haystacks.within_auc`)."""
+    import numpy as np
+
+    top = scores.max(axis=1, keepdims=True)
+    tied = scores >= top
+    g1 = (tied & labels).sum(axis=1) / tied.sum(axis=1)
+    diff = scores[:, :, None] - scores[:, None, :]
+    pairs = labels[:, :, None] & ~labels[:, None, :]
+    wins = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0))
+    g = labels[0].sum()
+    auc = (wins * pairs).sum(axis=(1, 2)) / (g * (labels.shape[1] - g))
+    return g1, auc
+
+
+def _rng(view: str) -> "np.random.Generator":
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.sha256(f"{TABLE_NULL_CONSTANT}\x1f{view}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+def _fixed_null(scored: Mapping[int, tuple[Candidates, list[float]]], draws: int, view: str
+                ) -> NullFigures:
+    """Chance of an untrained reader (value recurrence): its fixed scores against gold relabelled
+    among each question's candidate sessions (exact under ties, which random rankings are not)."""
+    import numpy as np
+
+    rng = _rng(view)
+    out: NullFigures = {}
+    for qi in sorted(scored):
+        c, scores = scored[qi]
+        labels = _relabelled(rng, draws, len(c.session_list), len(c.gold))
+        out[qi] = _figures(np.broadcast_to(np.asarray(scores, dtype=float), labels.shape), labels)
+    return out
+
+
+def table_null(haystacks: Sequence[TableHaystack], halves: Mapping[int, int],
+               found: Mapping[int, list[tuple[int, Hashable]]], draws: int, view: str
+               ) -> NullFigures:
+    """Chance of a learned table: gold relabelled among every measured question's candidate
+    sessions, ``draws`` times, the tables *relearned* on each relabelling (both directions) and the
+    test questions scored as :func:`_learned_table` does.
+
+    Why not :func:`.adversary_chance.null_draws` (uniform rankings, questions independent): the two
+    directions share noise — a frame that chance made gold-rich in one half is rated high when
+    the other half is scored, and the other half's chance alignment feeds the first half's score
+    the same way — so the two halves' figures are correlated under no signal. Measured on
+    Arithmetic deltas (frame table, 150 relabellings): AUC sd 0.087 against the uniform rankings'
+    0.067, so uniform rankings understated chance. Relearning each relabelling is cheap for a
+    counting table (numpy over the draws)."""
+    import numpy as np
+
+    rng = _rng(view)
+    keys = sorted({key for qi in found for _, key in found[qi]}, key=repr)
+    index = {key: i for i, key in enumerate(keys)}
+    layout: dict[int, tuple[tuple[int, ...], list[int], list[int]]] = {}
+    labels: dict[int, np.ndarray] = {}
+    for qi in sorted(found):
+        sessions = tuple(sorted({s for s, _ in found[qi]}))
+        position = {s: i for i, s in enumerate(sessions)}
+        layout[qi] = (sessions, [position[s] for s, _ in found[qi]],
+                      [index[key] for _, key in found[qi]])
+        gold = sum(1 for s in sessions if s in haystacks[qi].gold)
+        labels[qi] = _relabelled(rng, draws, len(sessions), gold)
+    out: NullFigures = {}
+    for side in (0, 1):
+        train = [qi for qi in sorted(found) if halves[qi] != side]
+        test = [qi for qi in sorted(found) if halves[qi] == side]
+        if not train or not test:
+            continue
+        gold_count = np.zeros((draws, len(keys)))
+        seen = np.zeros(len(keys))
+        for qi in train:
+            _, at, key_ids = layout[qi]
+            candidate_gold = labels[qi][:, at]
+            for j, k in enumerate(key_ids):
+                gold_count[:, k] += candidate_gold[:, j]
+                seen[k] += 1
+        base = gold_count.sum(axis=1) / seen.sum()
+        rate = np.round((gold_count + TABLE_SMOOTHING * base[:, None])
+                        / (seen[None, :] + TABLE_SMOOTHING), 9)
+        for qi in test:
+            sessions, at, key_ids = layout[qi]
+            scores = np.full((draws, len(sessions)), -1.0)
+            for j, k in enumerate(key_ids):
+                scores[:, at[j]] = np.maximum(scores[:, at[j]], rate[:, k])
+            out[qi] = _figures(scores, labels[qi])
+    return out
+
+
+__all__ = ["NullFigures", "OFFSET_BUCKET_DAYS", "OFFSET_MAX_BUCKET", "TABLE_NULL_DRAWS",
+           "TABLE_SMOOTHING", "TABLE_VIEWS", "asked_date", "candidate_sentences", "frame_tokens",
+           "intervals", "length_tokens", "recurrence_scores", "table_null", "table_reader",
+           "table_scores"]
