@@ -6,6 +6,7 @@ Usage (from anywhere, with the package installed):
     python scripts/verticals_table.py report.json
     python scripts/verticals_table.py --samples     # three sessions per vertical, as shipped
     python scripts/verticals_table.py --adversaries # the adversary gate's figures per shape
+    python scripts/verticals_table.py --tables      # its table readers (frames, recurrence, offsets)
     python scripts/verticals_table.py --form        # the form reader's three views per shape
 
 The corpus figures (n, G and H ranges, ceiling at K_ref, mean BM25 coverage) are recomputed from the
@@ -166,6 +167,44 @@ def form_table() -> list[str]:
     return lines
 
 
+def _table_cells(row: dict, view: str, auc: bool = True) -> str:
+    """One table reader's cells: coverage, gold@1 / random, AUC (``—`` when not measured)."""
+    figures = row.get(f"{view}_reader", {})
+    if figures.get("status") != "measured":
+        return "— | —" + (" | —" if auc else "")
+    cells = f"{figures['coverage']} | {figures['gold_at_1']:.2f} / {figures['random_gold_at_1']:.2f}"
+    return cells + (f" | {figures['auc']:.2f}" if auc else "")
+
+
+def tables_table() -> list[str]:
+    """The table readers per shape and pooled (adversary gate rules ``frame_*``,
+    ``frame_length_*``, ``recurrence_gold_at_1``, ``offset_*``), recomputed from the shipped
+    bytes."""
+    views = adversaries.TABLE_VIEWS
+    header = ("| corpus | shape | verdict (table rules) | frame: measured | gold@1 / random | AUC "
+              "| word lengths: measured | gold@1 / random | AUC | recurrence: measured "
+              "| gold@1 / random | date offset: measured | gold@1 / random | AUC |")
+    lines = [header, "|---|---|---|" + "---|" * 11]
+    table_rules = {r for r in adversaries.RULES if r.split("_")[0] in ("frame", "recurrence",
+                                                                        "offset")}
+    for corpus in shipped_corpora():
+        result = adversaries.check(corpus)
+        measured = result.measured
+        name = corpus.corpus_id.removeprefix("typedmemeval-")
+        fired = {(r.rule, r.shape) for r in result.refusals}
+        rows = sorted(measured["by_shape"].items())
+        pooled = measured.get("pooled", {})
+        if any(pooled.get(f"{v}_reader", {}).get("status") == "measured" for v in views):
+            rows.append((adversaries.POOLED, pooled))
+        for shape, row in rows:
+            refused = sorted(rule for rule, where in fired if rule in table_rules and where == shape)
+            verdict = "refused: " + ", ".join(refused) if refused else "passed"
+            lines.append(f"| {name} | {shape} | {verdict} | "
+                         + " | ".join(_table_cells(row, v, auc=v != "recurrence") for v in views)
+                         + " |")
+    return lines
+
+
 def outcome_table(report: dict) -> list[str]:
     lines = ["| vertical | shape | n | correct | wrong | abstained | missed | premature | unjudged "
              "| error |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -186,6 +225,9 @@ def main() -> None:
         return
     if sys.argv[1:] == ["--adversaries"]:
         print("\n".join(adversary_table()))
+        return
+    if sys.argv[1:] == ["--tables"]:
+        print("\n".join(tables_table()))
         return
     if sys.argv[1:] == ["--form"]:
         print("\n".join(form_table()))

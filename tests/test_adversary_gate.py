@@ -42,9 +42,13 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(tail_tell=True), "tail_gold_at_1"),
     (SimulationSpec(tail_tell=True), "tail_auc"),
     (SimulationSpec(frame_echo=True), "tail_auc"),
+    (SimulationSpec(frame_tell=True), "frame_gold_at_1"),
+    (SimulationSpec(length_tell=True), "frame_length_auc"),
+    (SimulationSpec(recurrence_tell=True), "recurrence_gold_at_1"),
+    (SimulationSpec(offset_tell=True), "offset_auc"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
         "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs", "tail-g1", "tail-auc",
-        "frame-echo"])
+        "frame-echo", "twin-frames", "length-sequence", "value-recurs", "offset-band"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"

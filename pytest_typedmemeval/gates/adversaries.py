@@ -35,7 +35,19 @@ with its random expectation beside it.
    0.90 ceiling: difficulty must not come from content-free text.
 
 The learned adversary's *haystack-relative recurrence* block (added after the episodic-v3 red
-team) is described in :mod:`.adversary_learned`.
+team) is described in :mod:`.adversary_learned`. The question-aware form reader (rules ``form_*``,
+``episode_*``, ``tail_*``) is :mod:`.form_reader`.
+
+**Table readers** (:mod:`.adversary_tables`; after red teams 30, 32, 34 and 35, which beat shipped
+corpora the form reader passed): over the tail view's candidates, a table of masked *frames*
+(``frame_gold_at_1``, ``frame_auc``) and of their word-length sequences (``frame_length_*``),
+each learned on one half and scored on the other; the untrained *value recurrence* rule
+(``recurrence_gold_at_1``: the session whose value the most haystack sessions name); and a table of
+*date offsets* (``offset_*``: the statement's due date — session date plus "in N days/weeks" —
+against the asked date, in 4-day buckets). Figures and bounds are the form reader's
+(:func:`_form_row`), each view judged at alpha / 2 (:data:`FORM_VIEWS`); chance is a relabelling
+of gold among the candidate sessions with the tables relearned
+(:func:`.adversary_tables.table_null`).
 
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
@@ -114,6 +126,10 @@ from .adversary_rules import (
 )
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import Declared, VerticalDeclarations, declarations_for
+from .adversary_tables import (
+    OFFSET_BUCKET_DAYS, OFFSET_MAX_BUCKET, TABLE_NULL_DRAWS, TABLE_SMOOTHING, TABLE_VIEWS,
+    table_reader
+)
 from .form_reader import FORM_AUC_REFUSE, FORM_MARGIN, Candidates, form_scores
 from .result import GateResult, GateStatus, Refusal, SelfTestCase, control_case, defect_case
 # the self-test's corpora and case checks
@@ -127,10 +143,13 @@ GATE = "adversaries"
 RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", "haystack_diff",
                           "subject_value_reader", "fact_only_bm25", "phrase_reader",
                           "form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc",
-                          "tail_gold_at_1", "tail_auc")
+                          "tail_gold_at_1", "tail_auc", "frame_gold_at_1", "frame_auc",
+                          "frame_length_gold_at_1", "frame_length_auc", "recurrence_gold_at_1",
+                          "offset_gold_at_1", "offset_auc")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
                                 "subject_value_reader", "fact_only_bm25", "phrase_reader",
-                                "form_reader", "episode_reader", "tail_reader")
+                                "form_reader", "episode_reader", "tail_reader", "frame_reader",
+                                "frame_length_reader", "recurrence_reader", "offset_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -150,10 +169,14 @@ third of it: a third would make the clause and episode views' rules stricter tha
 existing rule weakened), and on Prospective's seven rows alpha / 3 falls below the null draws'
 resolution (1 / 2001), so nothing could be refused there. The price, measured: the form reader's
 false refusals on random relabellings of the shipped corpora (``scripts/form_reader_null.py``) and
-on clean simulated corpora (``false_refusal_rate``), both in the CHANGELOG and within budget."""
+on clean simulated corpora (``false_refusal_rate``), both in the CHANGELOG and within budget.
+The table readers (:mod:`.adversary_tables`) are judged at alpha / 2 each for the same reasons."""
 FORM_READER_VIEWS: tuple[tuple[str, str], ...] = (("form", "clause"), ("episode", "episode"),
                                                   ("tail", "tail"))
 """The form reader's views as the gate names them (rule prefix, :data:`.form_reader.VIEWS` name)."""
+GOLD_AT_1_ONLY: frozenset[str] = frozenset({"recurrence"})
+"""Views judged on gold@1 alone: value recurrence is an untrained rule, "the most-named value is
+gold" (red team 30's), whose AUC would only restate it."""
 POOLED = "(all shapes)"
 """The shape name of the learned adversary's pooled row: every measured question of the corpus."""
 POSITION_MARGIN = 0.25
@@ -179,6 +202,10 @@ THRESHOLDS: dict[str, float] = {
     "phrase_reader_ceiling": PHRASE_CEILING,
     "form_gold_at_1_margin": FORM_MARGIN,
     "form_auc": FORM_AUC_REFUSE,
+    "table_smoothing": TABLE_SMOOTHING,
+    "offset_bucket_days": OFFSET_BUCKET_DAYS,
+    "offset_max_bucket": OFFSET_MAX_BUCKET,
+    "table_null_draws": TABLE_NULL_DRAWS,
 }
 
 
@@ -208,6 +235,14 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                           ) if haystacks else {}
     form_views = {prefix: form_scores(haystacks, halves, view) if haystacks else ({}, {})
                   for prefix, view in FORM_READER_VIEWS}
+    # the table readers (:mod:`.adversary_tables`): frames, word-length frames, value recurrence
+    # and date offsets, over the tail view's candidates; figures, bounds and chance as the views'
+    # and their chance by relabelling with the tables relearned (:func:`.adversary_tables.table_null`)
+    chances: dict[str, Mapping[int, tuple[Any, Any]]] = {}
+    for view in TABLE_VIEWS:
+        scored, excluded, chances[view] = table_reader(haystacks, halves, view) if haystacks \
+            else ({}, {}, {})
+        form_views[view] = (scored, excluded)
     shapes = sorted({h.shape for h in haystacks})
     ranked_shapes = {h.shape for h in haystacks if h.ranked}
     # Bonferroni over the rows judged against chance: every shape, and the pooled row
@@ -323,7 +358,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
                              "reason": "no question of the shape has both gold and filler"}
         for view, (scored, _) in form_views.items():
             name = f"{view}_reader"
-            row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view)
+            row[name] = _form_row(ranked, scored, shape, alpha / FORM_VIEWS, view,
+                                  chances.get(view))
             if row[name]["status"] == "measured":
                 findings.extend(_form_findings(row[name], shape, "the shape's", view))
                 for q in ranked:
@@ -348,7 +384,8 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
         view_pooled = [q for q, h in enumerate(haystacks)
                        if q in scored and h.shape not in exclude_from_pool]
         if len({haystacks[q].shape for q in view_pooled}) > 1:
-            pooled[name] = _form_row(view_pooled, scored, POOLED, alpha / FORM_VIEWS, view)
+            pooled[name] = _form_row(view_pooled, scored, POOLED, alpha / FORM_VIEWS, view,
+                                     chances.get(view))
             findings.extend(_form_findings(pooled[name], POOLED, "all measured", view))
         else:
             pooled[name] = {"status": "not_applicable",
@@ -426,21 +463,26 @@ def _learned_findings(row: Mapping[str, Any], shape: str, scope: str) -> list[Fi
 
 
 def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, list[float]]],
-              key: str, alpha: float, view: str = "form") -> dict[str, Any]:
+              key: str, alpha: float, view: str = "form",
+              chance: Mapping[int, tuple[Any, Any]] | None = None) -> dict[str, Any]:
     """The form reader's figures in one view over the questions it could test
     (:mod:`.form_reader`): gold@1 and mean AUC among candidate sessions, their random expectation,
     bounds and chance. ``view`` is ``form`` (clauses) or ``episode``; it seeds the null draws."""
     tested = [q for q in questions if q in form]
     if not tested:
         return {"status": "not_applicable", "coverage": f"0 of {len(questions)}",
-                "reason": "no question of the shape has candidates in two or more sessions with "
-                          "gold among them (nothing a reader of form could break)"}
+                "reason": _NOT_APPLICABLE.get(view, _NOT_APPLICABLE["form"])}
     g1 = mean_or_none([tied_gold_at_1(form[q][1], form[q][0].gold) for q in tested])
     auc = mean_or_none([within_auc(form[q][1], form[q][0].gold) for q in tested])
     rnd = mean_or_none([len(form[q][0].gold) / len(form[q][0].session_list) for q in tested])
     assert g1 is not None and auc is not None and rnd is not None
-    draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list), form[q][0].gold)
-                        for q in tested], key=f"{view}\x1f{key}")
+    if chance is not None:
+        # a table reader's chance: gold relabelled, the tables relearned (its own draws)
+        draws = {"gold_at_1": sum(chance[q][0] for q in tested) / len(tested),
+                 "auc": sum(chance[q][1] for q in tested) / len(tested)}
+    else:
+        draws = null_draws([(tuple(f"{q}\x1f{s}" for s in form[q][0].session_list),
+                             form[q][0].gold) for q in tested], key=f"{view}\x1f{key}")
     return {"status": "measured", "questions": len(tested),
             "coverage": f"{len(tested)} of {len(questions)}", "gold_at_1": g1,
             "random_gold_at_1": rnd, "gold_at_1_bound": min(1.0, rnd + FORM_MARGIN),
@@ -449,6 +491,17 @@ def _form_row(questions: Sequence[int], form: Mapping[int, tuple[Candidates, lis
             "auc": auc, "random_auc": 0.5, "auc_bound": FORM_AUC_REFUSE,
             "auc_p_value": p_value(draws["auc"], auc), "alpha": alpha}
 
+
+_NOT_APPLICABLE = {
+    "form": "no question of the shape has candidates in two or more sessions with gold among them "
+            "(nothing a reader of form could break)",
+    "recurrence": "no question of the shape has valued candidates in two or more sessions with "
+                  "gold among them (no value whose recurrence could be counted)",
+    "offset": "no question of the shape has candidates in two or more sessions whose statements "
+              "state an interval (\"in N days/weeks\", \"for the next N ...\") resolvable against "
+              "the session's date: no date offset to read",
+}
+"""Why a view measured no question of a shape (the row's ``reason``)."""
 
 _FORM_VIEW_WORDS = {
     "form": ("form", "among the clauses holding the question's words and a value, a classifier of "
@@ -466,6 +519,24 @@ _FORM_VIEW_WORDS = {
              "gold's statement with what follows it in its turn is shaped differently from its "
              "competitors' (a stance tail only competitors carry, frames of different lengths by "
              "role); draw every frame and tail for every role, matched in length"),
+    "frame": ("frame", "among the tail view's candidate sentences, a table of their masked frames "
+              "(values, subject words, numbers, 'a/an <noun>', pronouns, possessives and articles "
+              "masked) learned on the other half",
+              "gold's statement and its competitors' are written in frames of their own (twins "
+              "that differ in words other than the value, or a closed stance vocabulary inside the "
+              "statement); draw every frame for every role, stance carried by open content"),
+    "frame_length": ("frame_length", "among the tail view's candidate sentences, a table of their "
+                     "masked frames with every other word replaced by its length",
+                     "gold's frames and its competitors' differ in the lengths of their words in "
+                     "order, though not in aggregate; draw every frame for every role"),
+    "recurrence": ("recurrence", "among the tail view's candidate sessions, the one whose value "
+                   "the most haystack sessions name (untrained)",
+                   "gold's value is told in more sessions than its competitors' values; tell every "
+                   "competitor's value as often as gold's"),
+    "offset": ("offset", "among the tail view's candidates stating an interval, a table of how far "
+               "(4-day buckets) the statement's due date falls from the asked date",
+               "gold's due date sits in a band of offsets from the question's date that "
+               "competitors' avoid; draw every role's interval from one distribution"),
 }
 """Per view: the rule prefix, what the reader does, and the usual cause (the findings' words)."""
 
@@ -485,7 +556,7 @@ def _form_findings(row: Mapping[str, Any], shape: str, scope: str, view: str = "
             f"{scope} {row['questions']} questions (random among those sessions {rnd:.3f}, bound "
             f"random + {FORM_MARGIN}; p = {p:.2g} < {alpha:.2g} with no signal): {cause}")))
     auc, p = row["auc"], row["auc_p_value"]
-    if auc_refuses:
+    if auc_refuses and view not in GOLD_AT_1_ONLY:
         out.append(Finding(f"{prefix}_auc", shape, auc, FORM_AUC_REFUSE, (
             f"mean within-question AUC of the {view} reader among candidate sessions is "
             f"{auc:.3f} over {scope} {row['questions']} questions (random 0.5, bound "
@@ -540,7 +611,13 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("form_gold_at_1", "form_reader", "gold_at_1"), ("form_auc", "form_reader", "auc"),
             ("episode_gold_at_1", "episode_reader", "gold_at_1"),
             ("episode_auc", "episode_reader", "auc"),
-            ("tail_gold_at_1", "tail_reader", "gold_at_1"), ("tail_auc", "tail_reader", "auc")):
+            ("tail_gold_at_1", "tail_reader", "gold_at_1"), ("tail_auc", "tail_reader", "auc"),
+            ("frame_gold_at_1", "frame_reader", "gold_at_1"), ("frame_auc", "frame_reader", "auc"),
+            ("frame_length_gold_at_1", "frame_length_reader", "gold_at_1"),
+            ("frame_length_auc", "frame_length_reader", "auc"),
+            ("recurrence_gold_at_1", "recurrence_reader", "gold_at_1"),
+            ("offset_gold_at_1", "offset_reader", "gold_at_1"),
+            ("offset_auc", "offset_reader", "auc")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -738,6 +815,7 @@ def self_test() -> list[SelfTestCase]:
                               "short whatever its role",
                               check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
                                     declared=none)))
+    cases.extend(_tables_cases())
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",
@@ -777,6 +855,60 @@ def self_test() -> list[SelfTestCase]:
     cases.append(_tie_case())
     cases.append(_false_refusal_case(SELF_TEST_SIMULATION_TRIALS))
     return cases
+
+
+AGGREGATE_FORM_RULES = frozenset({"form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc",
+                                  "tail_gold_at_1", "tail_auc"})
+"""The form reader's rules, which read aggregates of a candidate (counts, lengths)."""
+
+
+def _tables_cases() -> list[SelfTestCase]:
+    """The table readers' defects (each refused by its rule; the frame tells by no aggregate form
+    rule, which is the coverage the frame tables add) and their clean controls."""
+    none = VerticalDeclarations()
+
+    def run(seed: int, **knobs: bool) -> GateResult:
+        return check(build_simulated_corpus(seed, SimulationSpec(**knobs)), declared=none)
+
+    frame = run(29, frame_tell=True)
+    length = run(31, length_tell=True)
+    recurrence = run(33, recurrence_tell=True)
+    offset = run(35, offset_tell=True)
+    return [
+        _new_coverage_case("competitors state their fact in twin frames (the same words in another "
+                           "order; every aggregate alike): the frame table's gold@1, and no "
+                           "aggregate form rule", frame, "frame_gold_at_1"),
+        _new_coverage_case("twin frames: the frame table's within-question AUC", frame,
+                           "frame_auc"),
+        _new_coverage_case("competitors' statements end long-short, gold's short-long (drawn "
+                           "words; the same lengths in aggregate): the word-length frame table's "
+                           "gold@1, and no aggregate form rule", length, "frame_length_gold_at_1"),
+        _new_coverage_case("long-short against short-long: the word-length frame table's "
+                           "within-question AUC", length, "frame_length_auc"),
+        defect_case("gold's value told again in another session, competitors' once: the "
+                    "most-named value is gold", recurrence, "recurrence_gold_at_1"),
+        defect_case("gold's due date 4-7 days after the question's date, competitors' 12-40: the "
+                    "offset table's gold@1", offset, "offset_gold_at_1"),
+        defect_case("gold's due date in a narrow band: the offset table's within-question AUC",
+                    offset, "offset_auc"),
+        control_case("clean: every statement's frame from either twin bank at random",
+                     run(37, frame_random=True)),
+        control_case("clean: every statement's two describing words in an order drawn at random",
+                     run(32, length_random=True)),
+        control_case("clean: gold's and every competitor's value told again in another session",
+                     run(34, recurrence_equal=True)),
+        control_case("clean: every statement's due date 4-40 days after the question's date",
+                     run(36, offset_random=True)),
+    ]
+
+
+def _new_coverage_case(name: str, result: GateResult, rule: str) -> SelfTestCase:
+    """A tell only a frame table can read: its rule fires and no aggregate form rule does."""
+    fired = result.refused_rules()
+    old = sorted(fired & AGGREGATE_FORM_RULES)
+    ok = result.status == "refused" and rule in fired and not old
+    return SelfTestCase(name, "defect", rule, ok,
+                        f"expected {rule} and no aggregate form rule; fired {sorted(fired)}")
 
 
 def _tail_case(name: str, result: GateResult, rule: str) -> SelfTestCase:

@@ -37,6 +37,9 @@ class Haystack:
     keys: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...]
     gold: frozenset[int]
+    dates: tuple[str, ...] = ()
+    """The sessions' dates (corpus form), for the date-offset reader."""
+    question_date: str = ""
 
     @property
     def n(self) -> int:
@@ -55,7 +58,8 @@ def read_haystacks(records: Sequence[QuestionRecord]) -> list[Haystack]:
             record.question_id, record.shape, record.question, tuple(record.haystack_session_ids),
             tuple(session_key(s) for s in record.haystack_sessions),
             tuple(tuple(turn.content for turn in s) for s in record.haystack_sessions),
-            frozenset(record.gold_session_indices)))
+            frozenset(record.gold_session_indices), tuple(record.haystack_dates),
+            record.question_date))
     return out
 
 

@@ -68,6 +68,33 @@ FRAMES: dict[str, tuple[str, ...]] = {
             "The {item} at the {place} is free on {value} mornings.",
             "Someone checks the {item} at the {place} every {value}."),
 }
+FRAME_TWINS: dict[str, tuple[str, ...]] = {
+    "person": ("I booked {value} at the {place} to look at the {item}.",
+               "{value} now has the spare key for the {item} at the {place}.",
+               "I asked {value} to sort out for me the {item} at the {place}."),
+    "shop": ("The spare part is coming from {value} for the {item} at the {place}.",
+             "I found at {value} a cover for the {item} at the {place}.",
+             "I ordered from {value} a new filter for the {item} at the {place}."),
+    "amount": ("The repair came to {value} pounds on the {item} at the {place}.",
+               "I put aside {value} pounds for the {item} at the {place}.",
+               "Fixing the {item} at the {place} will about cost {value} pounds."),
+    "day": ("The {item} at the {place} on {value} gets serviced.",
+            "The {item} at the {place} on {value} mornings is free.",
+            "Someone every {value} checks the {item} at the {place}."),
+}
+"""Each frame of :data:`FRAMES` with the same words in another order: the same word count,
+characters, punctuation and values — every aggregate the form reader reads — in a different
+sequence (the frame-table self-test: red team 32's disjoint own and other frames)."""
+SHORT_WORDS = ("old", "new", "odd", "big", "wet", "dry", "hot", "raw")
+LONG_WORDS = ("battered", "polished", "restored", "borrowed", "repaired", "handmade", "imported",
+              "careworn")
+"""Two describing words every statement of the length self-test carries, one from each list: in
+the order short-long or long-short (a word-length *sequence*, the same lengths in aggregate)."""
+ECHO_SENTENCE = "By the way, {value} came up in conversation today."
+"""The recurrence self-test: a value told again in another session, naming no subject."""
+DUE_SENTENCE = "It is due in {days} days."
+"""The offset self-test: an interval after every statement, resolved against the session's date."""
+
 QUESTIONS: dict[str, str] = {
     "person": "Who is involved with the {item} at the {place}?",
     "shop": "Which shop is involved with the {item} at the {place}?",
@@ -181,6 +208,33 @@ class SimulationSpec:
     tail_random: bool = False
     """The clean control of :attr:`tail_tell`: every statement gets the aside and a remark drawn
     long or short at random, whatever its role."""
+    frame_tell: bool = False
+    """The asked subject's competitors state their fact in :data:`FRAME_TWINS` (the same words in
+    another order), gold and every other statement in :data:`FRAMES`: role-exclusive frames of
+    identical aggregate form, which only a table of frames can read (red team 32)."""
+    frame_random: bool = False
+    """The clean control of :attr:`frame_tell`: every statement's frame from either bank at
+    random."""
+    length_tell: bool = False
+    """Every statement ends ", <a> and <b>." with one word of :data:`SHORT_WORDS` and one of
+    :data:`LONG_WORDS`: short-long for gold and every other statement, long-short for the asked
+    subject's competitors. The same lengths in aggregate; only the word-length *sequence* differs
+    (red team 35), and the words are drawn, so a table of exact frames sees few repeats."""
+    length_random: bool = False
+    """The clean control of :attr:`length_tell`: the order drawn at random for every statement."""
+    recurrence_tell: bool = False
+    """Gold's value is told again in one other session (:data:`ECHO_SENTENCE`, naming no subject);
+    its competitors' values once (red team 30)."""
+    recurrence_equal: bool = False
+    """The clean control of :attr:`recurrence_tell`: gold's and every competitor's value told again
+    in another session."""
+    offset_tell: bool = False
+    """Every statement is followed by :data:`DUE_SENTENCE`; gold's due date falls 4-7 days after
+    the question's date, its competitors' 12-40 days after, every other statement's 4-40 (red team
+    34: gold's offset in a narrow band)."""
+    offset_random: bool = False
+    """The clean control of :attr:`offset_tell`: every statement's due date 4-40 days after the
+    question's date."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
@@ -201,7 +255,8 @@ def _chat(rng: random.Random, pools: Mapping[str, Sequence[str]]) -> str:
 
 
 def _render(rng: random.Random, draft: _Draft, pools: Mapping[str, Sequence[str]], *,
-            content_free: bool = False) -> None:
+            content_free: bool = False,
+            frames: Mapping[str, tuple[str, ...]] = FRAMES) -> None:
     """The one template machinery: a fact turn among chat exchanges, gold or not alike."""
     item, place = draft.subject
     exchanges = rng.randint(2, 3)
@@ -209,7 +264,7 @@ def _render(rng: random.Random, draft: _Draft, pools: Mapping[str, Sequence[str]
     if content_free:
         fact = rng.choice(CONTENT_FREE).format(item=item, place=place)
     else:
-        fact = rng.choice(FRAMES[draft.kind]).format(value=draft.value, item=item, place=place)
+        fact = rng.choice(frames[draft.kind]).format(value=draft.value, item=item, place=place)
     for index in range(exchanges):
         if index == fact_at:
             draft.turns.append(["user", fact, True])
@@ -294,8 +349,18 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
         if competitor and spec.phrase_free_competitors:
             item, place = draft.subject
             draft.subject = (item, rng.choice([p for _, p in SUBJECTS if p != place]))
+        frames = FRAMES
+        if spec.frame_tell and competitor or spec.frame_random and rng.random() < 0.5:
+            frames = FRAME_TWINS
         _render(rng, draft, pools.filler if index != gold else pools.gold,
-                content_free=spec.content_free_competitors and competitor)
+                content_free=spec.content_free_competitors and competitor, frames=frames)
+        if spec.length_tell or spec.length_random:
+            short, long = rng.choice(SHORT_WORDS), rng.choice(LONG_WORDS)
+            flipped = competitor if spec.length_tell else rng.random() < 0.5
+            first, second = (long, short) if flipped else (short, long)
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = f"{turn[1].rstrip('.')}, {first} and {second}."
         if competitor and spec.form_tell:
             for turn in draft.turns:
                 if turn[2]:
@@ -316,6 +381,33 @@ def _finish(rng: random.Random, spec: SimulationSpec, pools: _Pools, drafts: lis
             for turn in draft.turns:
                 if turn[2]:
                     turn[1] = f"{lead} {turn[1]}"
+
+
+def _tables_defects(rng: random.Random, spec: SimulationSpec, drafts: list[_Draft], gold: int
+                    ) -> None:
+    """The table readers' knobs, applied once every session is rendered: a value told again in
+    another session (:attr:`SimulationSpec.recurrence_tell`) and a due date after every statement
+    (:attr:`SimulationSpec.offset_tell`). Session ``i`` is dated day ``i``, the question day
+    ``len(drafts) + 1`` (:func:`_corpus_of`)."""
+    cluster = [i for i, d in enumerate(drafts) if d.subject == drafts[gold].subject]
+    if spec.recurrence_tell or spec.recurrence_equal:
+        others = [i for i, d in enumerate(drafts) if d.subject != drafts[gold].subject]
+        for index in ([gold] if spec.recurrence_tell else cluster):
+            host = drafts[rng.choice(others)]
+            turn = rng.choice([t for t in host.turns if t[0] == "user" and not t[2]])
+            turn[1] = f"{turn[1]} {ECHO_SENTENCE.format(value=drafts[index].value)}"
+    if spec.offset_tell or spec.offset_random:
+        question_day = len(drafts) + 1
+        for index, draft in enumerate(drafts):
+            if spec.offset_tell and index == gold:
+                offset = rng.randint(4, 7)
+            elif spec.offset_tell and index in cluster:
+                offset = rng.randint(12, 40)
+            else:
+                offset = rng.randint(4, 40)
+            for turn in draft.turns:
+                if turn[2]:
+                    turn[1] = f"{turn[1]} {DUE_SENTENCE.format(days=question_day - index + offset)}"
 
 
 def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:
@@ -361,6 +453,7 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
             if spec.gold_position is not None:
                 gold = _move_gold(drafts, gold, spec.gold_position)
             _finish(rng, spec, pools, drafts, gold)
+            _tables_defects(rng, spec, drafts, gold)
             question = (FRAME_ECHO_QUESTION.format(item=drafts[gold].subject[0],
                                                    place=drafts[gold].subject[1])
                         if spec.frame_echo else _question_of(drafts[gold]))
