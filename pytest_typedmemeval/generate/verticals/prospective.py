@@ -68,14 +68,20 @@ last, and only the answer key knows it:
    uniform among the rest (those whose words no haystack asks about first). A rendering in which
    some session's turn order is unique in its haystack is redrawn, whichever session it is (V7's
    role-sequence rule). Sessions are about a
-   day apart and spans 49-91 days, so pivots lie weeks after the last session; arms are asked 3-8
-   days either side of the pivot, computed from the *final* timestamps. One persona per haystack
+   day apart and spans 49-91 days, so pivots lie weeks after the last session. *Due dates from one
+   distribution* (red team 34): the asking window (before arm to after arm, 14-20 days) is drawn
+   from the session times first, and every span-bearing statement, gold or not, takes a span
+   uniform among those that fall due inside it at least 3 days from either end; the seed shapes
+   ask at one end of it. Gold's pivot is one such draw, so the distance from the asked date to a
+   statement's due date says nothing about its role (it was 3-8 days for gold and anywhere in some
+   fifty days for the rest: gold@1 0.68 held out). One persona per haystack
    (:func:`..conversation.render_haystack`).
 
 Validity rules (:class:`GenerationError`): pivot >= 3 weeks after the last session and strictly
 between the arms, >= 2 days from either; before-arm golds say not yet outright; no not-yet-true
-gold claims the plan went ahead; due-later holds >= 3 distractor reminders; no other span-bearing
-statement shares the gold's pivot; V4 at calendar level, no digits or dashes; names only inside
+gold claims the plan went ahead; due-later holds >= 3 distractor reminders due >= 2 days from the
+gold's pivot (other statements may share it: every due date is one draw, and keeping them all away
+from gold's alone would single it out); V4 at calendar level, no digits or dashes; names only inside
 statements; the text reads back as planned, with exactly one own statement about the asked subject
 and the planned number of competitors, none of which answers; pair haystacks identical with
 flipped gold; every level in every shape; subject words in < 10% of sessions; the judge grades each
@@ -125,9 +131,21 @@ LEVELS = (6, 8, 10, 12)
 """Competitor capacity of each cluster per haystack (§2.1 "competing reminders", every level in
 every shape; Appendix D: they carry values); the dial decides how much of it is used."""
 MIN_DISTRACTOR_REMINDERS = 3
-ARM_MARGIN_MINUTES = (3 * 1440, 8 * 1440)
+WINDOW_MINUTES = (14 * 1440, 20 * 1440)
+"""The asking window: the before arm (or a seed shape's instant on one side) and the after arm lie
+this far apart, and every span-bearing statement of the haystack, gold or not, falls due inside it
+at least :data:`EDGE_MINUTES` from either end (:func:`_window`, :func:`_span_into`). Red team 34: the
+arms were asked 3-8 days either side of gold's pivot while every other statement fell due anywhere
+in some fifty days, so the statements due 4-7 days from the asked date were gold 31 times against
+17 competitors (0-3 days 7 against 27, 12-15 and 20-31 days 0 against 92), and a naive Bayes over
+4-day offset buckets found gold at 0.68 held out (0.19 by chance). Now every statement's due date
+is one draw from one distribution relative to the asked dates; roles are read after the draw."""
+EDGE_MINUTES = 3 * 1440
+"""How far inside the window every due date lies (the gold's pivot is this far from either arm)."""
 MIN_PIVOT_DAYS = 2
-"""An asked instant, or another statement's pivot, lies at least this far from the gold pivot."""
+"""An asked instant lies at least this far from the gold pivot; a due-later haystack's distractor
+reminders count only when their due date is at least this far from it (VERTICALS.md §2.1 rule 4,
+"distractor reminders with other due dates")."""
 MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
@@ -726,28 +744,21 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     dealt: dict[int, list[str]] = {}
     for (said, _), name in zip(wanted, names):
         dealt.setdefault(id(said), []).append(name)
-    for said in own:
-        said.span = rng.choice(sorted(SPANS))
+    first, last = _window(rng, times)
+    low, high = first + timedelta(minutes=EDGE_MINUTES), last - timedelta(minutes=EDGE_MINUTES)
+    for said in own:  # one distribution for every statement's due date, gold's included
+        said.span = _span_into(rng, times[said.session], low, high)
     for said, slot in zip(rival, slots):
-        span = draws[slot].choice(sorted(SPANS))
+        span = _span_into(draws[slot], times[said.session], low, high)
         said.span = span if "{span}" in said.template else None
-    gold = own[spec.gold]
-    assert gold.span is not None
-    pivot = times[spec.gold] + timedelta(days=SPANS[gold.span])
-    near = timedelta(days=MIN_PIVOT_DAYS)
-    for said in every:  # no other statement's pivot within MIN_PIVOT_DAYS of the gold's
+    for said in every:
         said.values = tuple(dealt[id(said)])
-        start = times[said.session]
-        if said.span and said is not gold and abs(start + timedelta(days=SPANS[said.span]) - pivot) < near:
-            said.span = rng.choice([s for s in sorted(SPANS)
-                                    if abs(start + timedelta(days=SPANS[s]) - pivot) >= near])
     sessions = [[_statement(draws[(i, 0)], said, kind) for said in every if said.session == i]
                 for i in range(n)]
-    margin = [timedelta(minutes=rng.randint(*ARM_MARGIN_MINUTES)) for _ in range(2)]
     if spec.pair is not None:
-        asked = [pivot - margin[0], pivot + margin[1]]
+        asked = [first, last]
     else:
-        instant = pivot - margin[0] if spec.side == 0 else pivot + margin[0]
+        instant = first if spec.side == 0 else last
         shift = timedelta(days=OFFSETS.get(spec.offset, 0))
         asked = [instant + shift if spec.shape == "as-of" else instant - shift]
     # No assistant leads (lead_share 0): a lead may only ask about a topic an earlier statement
@@ -757,6 +768,33 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED,
                                      lead_share=0.0)
     return plan, every, asked, tuple(spec.subjects[o] for o in owns)
+
+
+def _window(rng: Any, times: Sequence[datetime]) -> tuple[datetime, datetime]:
+    """The asking window (before arm, after arm), drawn from the session times alone, before any
+    statement's span and before any role is read: wide :data:`WINDOW_MINUTES`, placed so that
+    every session has a span (49-91 days) falling due inside it :data:`EDGE_MINUTES` from either
+    end (the first session's longest span reaches past its far end, the last session's shortest
+    falls before its near end), and at least three weeks after the last session."""
+    width = timedelta(minutes=rng.randint(*WINDOW_MINUTES))
+    edge = timedelta(minutes=EDGE_MINUTES)
+    earliest = times[-1] + timedelta(days=min(SPANS.values())) - edge
+    latest = times[0] + timedelta(days=max(SPANS.values())) + edge - width
+    if latest < earliest or earliest + edge - times[-1] < MIN_PIVOT_AFTER_LAST:
+        raise GenerationError(f"no asking window fits sessions from {times[0]} to {times[-1]}")
+    first = earliest + timedelta(minutes=rng.randint(0, int((latest - earliest).total_seconds() // 60)))
+    return first, first + width
+
+
+def _span_into(rng: Any, start: datetime, low: datetime, high: datetime) -> str:
+    """A span, uniform among those that make a statement said at ``start`` fall due between
+    ``low`` and ``high``: the one draw every span-bearing statement takes, whatever its role, so
+    the due date's offset from the asked date says nothing about which statement answers (red
+    team 34)."""
+    fits = [span for span in sorted(SPANS) if low <= start + timedelta(days=SPANS[span]) <= high]
+    if not fits:
+        raise GenerationError(f"no span from {start} falls due between {low} and {high}")
+    return fits[int(rng.random() * len(fits))]
 
 
 def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
@@ -841,9 +879,6 @@ def recompute_gold(record: Mapping[str, Any], subject: Subject | None = None,
     if (arm == "before" and later) or (arm == "after" and not later):
         raise GenerationError(f"{qid}: the pivot does not fall strictly between the arms ({arm} arm "
                               f"asks {'after' if later else 'before'} it)")
-    if any(r.days and r is not gold and abs(dates[r.session] + timedelta(days=r.days) - pivot)
-           < timedelta(days=MIN_PIVOT_DAYS) for r in readings):
-        raise GenerationError(f"{qid}: another statement shares the gold's pivot")
     value = gold.values[1 if later and gold.kind == "schedule" else 0]
     other = gold.values[0 if later else 1] if gold.kind == "schedule" else ""
     competitors = tuple(v for r in rivals for v in r.values)
@@ -852,7 +887,8 @@ def recompute_gold(record: Mapping[str, Any], subject: Subject | None = None,
     earlier = tuple(v for r in rivals if r.form == "earlier" for v in r.values)
     others = tuple(sorted({v for r in readings for v in r.values} - {value, other}))
     answer = ANSWERS[(shape, arm)].format(value=value, subject=phrase((noun, place)))
-    distractors = sum(1 for r in readings if r.form == "own" and r is not gold)
+    distractors = sum(1 for r in readings if r.form == "own" and r is not gold and abs(
+        dates[r.session] + timedelta(days=r.days) - pivot) >= timedelta(days=MIN_PIVOT_DAYS))
     return Gold(answer, value, other, others, earlier, competitors, gold.session, len(rivals),
                 distractors, later)
 
