@@ -208,8 +208,8 @@ BODIES: dict[str, tuple[str, ...]] = {
         "{value} looks after {subject} for the moment, and {value2} takes over in {span}.",
         "For the time being {value} looks after {subject}, but {value2} takes over in {span}.",
         "Until {value2} takes over in {span}, {value} looks after {subject}.",
-        "Currently {value} looks after {subject}. In {span} {value2} takes over from them, which "
-        "should make things a bit easier.",
+        "Currently {value} looks after {subject}, though in {span} {value2} takes over from them, "
+        "which should make things a bit easier.",
         "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
 }
 """The statement bodies, one bank for every user statement of a kind, gold or competitor: what
@@ -221,20 +221,20 @@ body it drew, and with few competitors the draw put gold in its top five (0.929 
 TAILS: tuple[dict[str, str], ...] = (
     {"own": "I have since rechecked it, so that part is settled.",
      "cancelled": "I have since cancelled it, so that part is settled."},
-    {"own": "That is not off, as far as I know.",
-     "cancelled": "That is now off, as far as I know."},
+    {"own": "That one holds, as far as I know.",
+     "cancelled": "That one ended, as far as I know."},
     {"own": "It is staying put, as things stand.",
      "cancelled": "It is dropped now, as things stand."},
-    {"own": "Since then I have kept it, and I am glad I did.",
-     "cancelled": "Since then I have axed it, and I am glad I did."},
+    {"own": "To date I have kept it, and I am glad I did.",
+     "cancelled": "In fact I have axed it, and I am glad I did."},
     {"own": "It is still going ahead, I am happy to say.",
      "cancelled": "It is never going ahead, I am sorry to say."},
-    {"own": "I decided to keep it after all, on reflection.",
-     "cancelled": "I decided to drop it after all, on reflection."},
-    {"own": "On second thoughts I let it stand, to keep things simple.",
-     "cancelled": "On second thoughts I let it lapse, to keep things simple."},
-    {"own": "It has not moved since then, for what it is worth.",
-     "cancelled": "It has all ended since then, for what it is worth."},
+    {"own": "I decided to keep it, on reflection.",
+     "cancelled": "I decided to drop it, on reflection."},
+    {"own": "In the end I let it stand, to keep things simple.",
+     "cancelled": "In the end I let it lapse, to keep things simple."},
+    {"own": "It has not moved an inch, for what it is worth.",
+     "cancelled": "It has all ended at last, for what it is worth."},
 )
 """The stance tails, written as twins (red team 28: every competitor was the own frame plus a
 stance tail and gold the bare frame, so the shortest named statement about the asked subject was
@@ -243,7 +243,9 @@ gold included, is a body and a tail; within a row the own tail (the arrangement 
 cancelled one (it was undone) have the same word-length sequence, commas and sentence count
 (:func:`length_sequence_imbalance`, checked at import), and share every word but the one or two
 that carry the stance, so the stance is read from meaning, not from form, and no short closed
-list of words names it. Each tail fits every kind ("it" is the reminder, cover, plan or
+list of words names it. Red team 34's defects are gone: no tail says "since then" (the plan it
+is joined to lies ahead), none is the one-letter twin "not off" / "now off", and none marks a
+reversal never set up ("after all", "on second thoughts"). Each tail fits every kind ("it" is the reminder, cover, plan or
 hand-over) and claims nothing happened beyond the arrangement (a plan is never said booked)."""
 USER_FORMS: tuple[str, ...] = ("own", "cancelled")
 
