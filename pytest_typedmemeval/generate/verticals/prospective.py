@@ -221,20 +221,20 @@ body it drew, and with few competitors the draw put gold in its top five (0.929 
 TAILS: tuple[dict[str, str], ...] = (
     {"own": "I have since rechecked it, so that part is settled.",
      "cancelled": "I have since cancelled it, so that part is settled."},
-    {"own": "That one holds, as far as I know.",
-     "cancelled": "That one ended, as far as I know."},
+    {"own": "That is all fine, as far as I know.",
+     "cancelled": "That is all over, as far as I know."},
     {"own": "It is staying put, as things stand.",
      "cancelled": "It is dropped now, as things stand."},
-    {"own": "To date I have kept it, and I am glad I did.",
-     "cancelled": "In fact I have axed it, and I am glad I did."},
+    {"own": "All told I have kept it, and I am glad I did.",
+     "cancelled": "All told I have axed it, and I am glad I did."},
     {"own": "It is still going ahead, I am happy to say.",
      "cancelled": "It is never going ahead, I am sorry to say."},
     {"own": "I decided to keep it, on reflection.",
      "cancelled": "I decided to drop it, on reflection."},
     {"own": "In the end I let it stand, to keep things simple.",
      "cancelled": "In the end I let it lapse, to keep things simple."},
-    {"own": "It has not moved an inch, for what it is worth.",
-     "cancelled": "It has all ended at last, for what it is worth."},
+    {"own": "The arrangement holds, for what it is worth.",
+     "cancelled": "The arrangement ended, for what it is worth."},
 )
 """The stance tails, written as twins (red team 28: every competitor was the own frame plus a
 stance tail and gold the bare frame, so the shortest named statement about the asked subject was
