@@ -117,7 +117,7 @@ GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260511
 SHAPES = ("as-of", "current", "prospective", "due-later", "expiring-validity", "not-yet-true")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial (calibration.json)
-    "as-of": 0.875, "current": 0.875, "prospective": 0.75, "due-later": 0.861328125,
+    "as-of": 0.875, "current": 0.75, "prospective": 0.75, "due-later": 0.875,
     "expiring-validity": 0.75, "not-yet-true": 0.5}
 DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
                    "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
