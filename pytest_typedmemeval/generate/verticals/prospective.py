@@ -68,14 +68,20 @@ last, and only the answer key knows it:
    uniform among the rest (those whose words no haystack asks about first). A rendering in which
    some session's turn order is unique in its haystack is redrawn, whichever session it is (V7's
    role-sequence rule). Sessions are about a
-   day apart and spans 49-91 days, so pivots lie weeks after the last session; arms are asked 3-8
-   days either side of the pivot, computed from the *final* timestamps. One persona per haystack
+   day apart and spans 49-91 days, so pivots lie weeks after the last session. *Due dates from one
+   distribution* (red team 34): the asking window (before arm to after arm, 14-20 days) is drawn
+   from the session times first, and every span-bearing statement, gold or not, takes a span
+   uniform among those that fall due inside it at least 3 days from either end; the seed shapes
+   ask at one end of it. Gold's pivot is one such draw, so the distance from the asked date to a
+   statement's due date says nothing about its role (it was 3-8 days for gold and anywhere in some
+   fifty days for the rest: gold@1 0.68 held out). One persona per haystack
    (:func:`..conversation.render_haystack`).
 
 Validity rules (:class:`GenerationError`): pivot >= 3 weeks after the last session and strictly
 between the arms, >= 2 days from either; before-arm golds say not yet outright; no not-yet-true
-gold claims the plan went ahead; due-later holds >= 3 distractor reminders; no other span-bearing
-statement shares the gold's pivot; V4 at calendar level, no digits or dashes; names only inside
+gold claims the plan went ahead; due-later holds >= 3 distractor reminders due >= 2 days from the
+gold's pivot (other statements may share it: every due date is one draw, and keeping them all away
+from gold's alone would single it out); V4 at calendar level, no digits or dashes; names only inside
 statements; the text reads back as planned, with exactly one own statement about the asked subject
 and the planned number of competitors, none of which answers; pair haystacks identical with
 flipped gold; every level in every shape; subject words in < 10% of sessions; the judge grades each
@@ -102,6 +108,8 @@ from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
 from ..length_balance import length_sequence_imbalance
 from ..primitives import GenerationError, assert_disjoint, content_words, derive_rng
+from .prospective_banks import (ANSWERS, BODIES, NOUNS, OFFSETS, PLACES, QUESTIONS, REQUESTS, SPANS,
+                                SUGGESTIONS, TAILS, TIME_BLIND)
 
 VERTICAL, ABBREV, MEMORY_TYPE = "prospective", "pro", "prospective"
 GENERATOR = "pytest_typedmemeval.generate.verticals.prospective"
@@ -109,7 +117,7 @@ GENERATOR_VERSION, REVISION, SEED = "3", 3, 20260511
 SHAPES = ("as-of", "current", "prospective", "due-later", "expiring-validity", "not-yet-true")
 CALIBRATED_SHAPES = SHAPES
 RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial (calibration.json)
-    "as-of": 0.875, "current": 0.875, "prospective": 0.75, "due-later": 0.861328125,
+    "as-of": 0.875, "current": 0.75, "prospective": 0.75, "due-later": 0.875,
     "expiring-validity": 0.75, "not-yet-true": 0.5}
 DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
                    "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
@@ -125,9 +133,21 @@ LEVELS = (6, 8, 10, 12)
 """Competitor capacity of each cluster per haystack (§2.1 "competing reminders", every level in
 every shape; Appendix D: they carry values); the dial decides how much of it is used."""
 MIN_DISTRACTOR_REMINDERS = 3
-ARM_MARGIN_MINUTES = (3 * 1440, 8 * 1440)
+WINDOW_MINUTES = (14 * 1440, 20 * 1440)
+"""The asking window: the before arm (or a seed shape's instant on one side) and the after arm lie
+this far apart, and every span-bearing statement of the haystack, gold or not, falls due inside it
+at least :data:`EDGE_MINUTES` from either end (:func:`_window`, :func:`_span_into`). Red team 34: the
+arms were asked 3-8 days either side of gold's pivot while every other statement fell due anywhere
+in some fifty days, so the statements due 4-7 days from the asked date were gold 31 times against
+17 competitors (0-3 days 7 against 27, 12-15 and 20-31 days 0 against 92), and a naive Bayes over
+4-day offset buckets found gold at 0.68 held out (0.19 by chance). Now every statement's due date
+is one draw from one distribution relative to the asked dates; roles are read after the draw."""
+EDGE_MINUTES = 3 * 1440
+"""How far inside the window every due date lies (the gold's pivot is this far from either arm)."""
 MIN_PIVOT_DAYS = 2
-"""An asked instant, or another statement's pivot, lies at least this far from the gold pivot."""
+"""An asked instant lies at least this far from the gold pivot; a due-later haystack's distractor
+reminders count only when their due date is at least this far from it (VERTICALS.md §2.1 rule 4,
+"distractor reminders with other due dates")."""
 MIN_PIVOT_AFTER_LAST = timedelta(weeks=3)
 KIND_OF_SHAPE = {"due-later": "reminder", "expiring-validity": "validity", "not-yet-true": "plan",
                  "as-of": "schedule", "current": "schedule", "prospective": "schedule"}
@@ -140,22 +160,6 @@ of replies followed only gold and 55 only competitors, and a bag of words over t
 at 0.929 held out; the stance banks also asked "were you disappointed?" after the user's own
 refusal)."""
 
-NOUNS = tuple("""boiler|burglar alarm|roof|chimney|gutters|fridge|generator|fence|heat pump|wiring|
-shutters|drains|skylight|dishwasher|radiators|cooker|extractor fan|security gate|water softener|
-septic tank|solar panels|immersion heater|sprinklers|lift|photocopier|awning|wood burner|intercom|
-doorbell|window frames|thermostat|smoke detectors|patio doors|pressure washer|chest freezer|
-tumble dryer|washing machine|loft insulation|damp course|ice maker|fuse box|letterbox|hot tub|
-porch lamp|ceiling fans|microwave|stopcock|cistern|downpipes|weathervane|underfloor heating|
-carpets|blinds|keypad|dehumidifier|air conditioner|towel rails|floodlights|stairlift|
-conservatory|decking|lanterns|chiller|shed|carport|garage door|electric meter|satellite dish|
-sash cords|paving""".replace("\n", "").split("|"))
-PLACES = tuple("""cottage bakery surgery chapel pottery warehouse chalet gym farmhouse barn lodge
-bungalow cafe office depot campsite annexe marina pub villa nursery vineyard theatre boutique
-clinic hotel canteen factory abbey hostel workshop kiosk pavilion guesthouse stables cabin gallery
-mill boathouse salon library studio pharmacy brewery distillery dairy creamery bistro tearoom
-bookshop florist rectory vicarage priory orangery granary smithy forge tannery laundrette kennels
-cattery boatyard gatehouse lighthouse windmill museum playhouse inn tavern chandlery""".split())
-"""One list of things and one of places; a subject is "the {noun} at the {place}"."""
 
 Subject = tuple[str, str]
 
@@ -164,74 +168,11 @@ def phrase(subject: Subject) -> str:
     return f"the {subject[0]} at the {subject[1]}"
 
 
-BODIES: dict[str, tuple[str, ...]] = {
-    "reminder": (
-        "I have set a reminder to call {value} about {subject} in {span}.",
-        "My phone will remind me to call {value} about {subject} in {span}.",
-        "In {span} I need to call {value} about {subject}, and there is a reminder on my phone "
-        "for it.",
-        "Things are hectic, so I put in a reminder to call {value} about {subject} in {span} "
-        "rather than trust my memory.",
-        "I ought to call {value} about {subject} in {span}, so I wrote myself a reminder."),
-    "validity": (
-        "The cover for {subject} from {value} is valid for the next {span}.",
-        "I have cover from {value} for {subject}, valid for the next {span}.",
-        "After a lot of back and forth, {value} sorted out cover for {subject} that is valid "
-        "for the next {span}.",
-        "{value} is providing cover for {subject} that stays valid for the next {span}.",
-        "Cover for {subject} comes from {value} and is valid for the next {span}."),
-    "plan": (
-        "I am planning to book {value} for {subject} in {span}.",
-        "The plan is to book {value} for {subject} in {span}.",
-        "In {span} I mean to book {value} for {subject}, once things calm down a little.",
-        "I have been putting it off, but I intend to book {value} for {subject} in {span}.",
-        "I would like to book {value} for {subject} in {span}, if the budget allows."),
-    "schedule": (
-        "{value} looks after {subject} for the moment, and {value2} takes over in {span}.",
-        "For the time being {value} looks after {subject}, but {value2} takes over in {span}.",
-        "Until {value2} takes over in {span}, {value} looks after {subject}.",
-        "Currently {value} looks after {subject}. In {span} {value2} takes over from them, which "
-        "should make things a bit easier.",
-        "At the moment {value} looks after {subject}, and in {span} {value2} takes over."),
-}
-"""The statement bodies, one bank for every user statement of a kind, gold or competitor: what
-the user arranged (a reminder, a cover, a plan, a hand-over), with its span. A statement is a body
-and a :data:`TAILS` tail, and only the tail says whether the arrangement stands. No hand-over body says "now" (the
-``current`` question's word): three of five did, so the phrase reader scored a session by which
-body it drew, and with few competitors the draw put gold in its top five (0.929 at 0.625)."""
-
-TAILS: tuple[dict[str, str], ...] = (
-    {"own": "I have since rechecked it, so that part is settled.",
-     "cancelled": "I have since cancelled it, so that part is settled."},
-    {"own": "That is not off, as far as I know.",
-     "cancelled": "That is now off, as far as I know."},
-    {"own": "It is staying put, as things stand.",
-     "cancelled": "It is dropped now, as things stand."},
-    {"own": "Since then I have kept it, and I am glad I did.",
-     "cancelled": "Since then I have axed it, and I am glad I did."},
-    {"own": "It is still going ahead, I am happy to say.",
-     "cancelled": "It is never going ahead, I am sorry to say."},
-    {"own": "I decided to keep it after all, on reflection.",
-     "cancelled": "I decided to drop it after all, on reflection."},
-    {"own": "On second thoughts I let it stand, to keep things simple.",
-     "cancelled": "On second thoughts I let it lapse, to keep things simple."},
-    {"own": "It has not moved since then, for what it is worth.",
-     "cancelled": "It has all ended since then, for what it is worth."},
-)
-"""The stance tails, written as twins (red team 28: every competitor was the own frame plus a
-stance tail and gold the bare frame, so the shortest named statement about the asked subject was
-gold in 0.661 of haystacks, random 0.170; a form-only reader 0.709 held out). Every user statement,
-gold included, is a body and a tail; within a row the own tail (the arrangement stands) and the
-cancelled one (it was undone) have the same word-length sequence, commas and sentence count
-(:func:`length_sequence_imbalance`, checked at import), and share every word but the one or two
-that carry the stance, so the stance is read from meaning, not from form, and no short closed
-list of words names it. Each tail fits every kind ("it" is the reminder, cover, plan or
-hand-over) and claims nothing happened beyond the arrangement (a plan is never said booked)."""
 USER_FORMS: tuple[str, ...] = ("own", "cancelled")
 
 
 def _joined(tail: str) -> str:
-    """A tail as the statement's last clause: "..., and that is not off, as far as I know." (one
+    """A tail as the statement's last clause: "..., and that is all fine, as far as I know." (one
     sentence with the body's last, not a sentence of its own: sixteen tail sentences repeated over
     every statement pushed the corpus's distinct-sentence share under Appendix D's 0.50)."""
     return tail if tail.startswith("I ") else tail[:1].lower() + tail[1:]
@@ -254,16 +195,7 @@ subject's own statement."""
 COMPETITORS: dict[str, dict[str, tuple[str, ...]]] = {
     "cancelled": {kind: tuple(with_tail(body, row["cancelled"]) for body in bodies for row in TAILS)
                   for kind, bodies in BODIES.items()},
-    "suggestion": {
-        "reminder": ("You could ring {value} about {subject}.",
-                     "{value} is worth a ring about {subject}."),
-        "validity": ("You could ask {value} about {subject}.",
-                     "{value} is worth a try for {subject}."),
-        "plan": ("You could try {value} for {subject}.",
-                 "{value} is worth asking about {subject}."),
-        "schedule": ("You could ask {value} to help with {subject}.",
-                     "{value} might help with {subject}."),
-    },
+    "suggestion": SUGGESTIONS,
 }
 """Competitor constructions by form and kind. A user-said competitor is an own body with a
 cancelled twin tail (one bank of bodies for every role, so its sentences, words and commas are
@@ -280,16 +212,6 @@ cancelled hand-over that names one person from the pool, so hand-over haystacks 
 competitors that say "looks after {subject}" without running the people pool dry."""
 COMPETITORS["cancelled-kin"] = {"schedule": tuple(with_tail(body, row["cancelled"])
                                                   for body in KIN_BODIES for row in TAILS)}
-REQUESTS = {
-    "reminder": ("Do you know anyone I could call about {subject}?",
-                 "Who would be good to call about {subject}?"),
-    "validity": ("Who might do cover for {subject}?",
-                 "Do you know anyone who does cover for {subject}?"),
-    "plan": ("Who could I book for {subject}?", "Do you know anyone I could book for {subject}?"),
-    "schedule": ("Who could look after {subject}?",
-                 "Do you know anyone who could look after {subject}?"),
-}
-"""The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
 FORMS = {kind: ("cancelled", "cancelled-kin", "cancelled-kin") if kind == "schedule"
          else ("cancelled", "cancelled", "cancelled", "suggestion") for kind in KINDS}
 """The competitor forms each kind deals evenly over a haystack's competitor slots. A hand-over
@@ -302,51 +224,6 @@ third of them did, and ranking sessions by the question's phrases put gold in th
 ``current`` question (phrase reader 1.000, ceiling 0.90)."""
 
 
-SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
-         "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
-         "sixty days": 60, "seventy days": 70, "eighty days": 80, "ninety days": 90}
-OFFSETS = {"ten days": 10, "twelve days": 12, "two weeks": 14}
-"""Seed questions' instants relative to the asking moment ("twelve days ago", "in two weeks")."""
-
-QUESTIONS = {
-    "due-later": "Is my reminder about {subject} due yet, and whom was I to call?",
-    "expiring-validity": "Whose cover do I have for {subject}, and is it still valid?",
-    "not-yet-true": "From what I have told you, have I booked anyone for {subject} yet?",
-    "current": "Who looks after {subject} now?",
-    "as-of": "Who was looking after {subject} {offset} ago?",
-    "prospective": "Who will be looking after {subject} in {offset}?",
-}
-ANSWERS = {
-    ("due-later", "before"): "Not yet: your reminder to call {value} about {subject} is not due yet.",
-    ("due-later", "after"): "Yes, it is due now: call {value} about {subject}.",
-    ("expiring-validity", "before"): "{value}, and it is still valid: it has not lapsed yet.",
-    ("expiring-validity", "after"): "{value}, but it has lapsed: that cover is no longer valid.",
-    ("not-yet-true", "before"): "Not yet: you plan to book {value}, and the day you set for it has "
-                                "not come yet.",
-    ("not-yet-true", "after"): "The day you set to book {value} has passed, and nothing you told me "
-                               "afterwards says whether you did.",
-    ("current", None): "{value} looks after it now.",
-    ("as-of", None): "{value} was looking after it then.",
-    ("prospective", None): "{value} will be looking after it then.",
-}
-"""Gold texts, filled only from values read back from the rendered sessions (V5)."""
-TIME_BLIND = {
-    ("due-later", "before"): ("Yes, it is due now: call {value}.", "Not yet.", "Call {other}."),
-    ("due-later", "after"): ("Not yet, that reminder is not due yet.", "Nothing is due yet.",
-                             "Yes, it is due now.", "Not yet: you are to call {value} later."),
-    ("expiring-validity", "before"): ("{value}, but it has lapsed.", "It is still valid.",
-                                      "{other}, and it is still valid."),
-    ("expiring-validity", "after"): ("{value}, and it is still valid.",
-                                     "{value}; it has not lapsed yet.", "It has lapsed."),
-    ("not-yet-true", "before"): ("Yes, you booked {value}.", "Not yet.", "You booked {other}."),
-    ("not-yet-true", "after"): ("Yes, you booked {value} as planned.",
-                                "Not yet: you plan to book {value}.", "You booked {other}."),
-    ("current", None): ("{other} looks after it now.",),
-    ("as-of", None): ("{other} was looking after it then.",),
-    ("prospective", None): ("{other} will be looking after it then.",),
-}
-"""Per question, answers a clock-blind or careless system gives; none may grade correct. ``{other}``
-is another value of the haystack (for seeds, the other name of the hand-over)."""
 
 DECLINES = tuple(row for row in episodes_bank.STATEMENT_REPLIES["assistant-offer-declined"]
                  if not re.search(r"think \{topic\} over|wait and see", row.reply))
@@ -726,28 +603,21 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     dealt: dict[int, list[str]] = {}
     for (said, _), name in zip(wanted, names):
         dealt.setdefault(id(said), []).append(name)
-    for said in own:
-        said.span = rng.choice(sorted(SPANS))
+    first, last = _window(rng, times)
+    low, high = first + timedelta(minutes=EDGE_MINUTES), last - timedelta(minutes=EDGE_MINUTES)
+    for said in own:  # one distribution for every statement's due date, gold's included
+        said.span = _span_into(rng, times[said.session], low, high)
     for said, slot in zip(rival, slots):
-        span = draws[slot].choice(sorted(SPANS))
+        span = _span_into(draws[slot], times[said.session], low, high)
         said.span = span if "{span}" in said.template else None
-    gold = own[spec.gold]
-    assert gold.span is not None
-    pivot = times[spec.gold] + timedelta(days=SPANS[gold.span])
-    near = timedelta(days=MIN_PIVOT_DAYS)
-    for said in every:  # no other statement's pivot within MIN_PIVOT_DAYS of the gold's
+    for said in every:
         said.values = tuple(dealt[id(said)])
-        start = times[said.session]
-        if said.span and said is not gold and abs(start + timedelta(days=SPANS[said.span]) - pivot) < near:
-            said.span = rng.choice([s for s in sorted(SPANS)
-                                    if abs(start + timedelta(days=SPANS[s]) - pivot) >= near])
     sessions = [[_statement(draws[(i, 0)], said, kind) for said in every if said.session == i]
                 for i in range(n)]
-    margin = [timedelta(minutes=rng.randint(*ARM_MARGIN_MINUTES)) for _ in range(2)]
     if spec.pair is not None:
-        asked = [pivot - margin[0], pivot + margin[1]]
+        asked = [first, last]
     else:
-        instant = pivot - margin[0] if spec.side == 0 else pivot + margin[0]
+        instant = first if spec.side == 0 else last
         shift = timedelta(days=OFFSETS.get(spec.offset, 0))
         asked = [instant + shift if spec.shape == "as-of" else instant - shift]
     # No assistant leads (lead_share 0): a lead may only ask about a topic an earlier statement
@@ -757,6 +627,33 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     plan = conversation.HaystackPlan(spec.key, sessions, times, asked[-1], persona, BANNED,
                                      lead_share=0.0)
     return plan, every, asked, tuple(spec.subjects[o] for o in owns)
+
+
+def _window(rng: Any, times: Sequence[datetime]) -> tuple[datetime, datetime]:
+    """The asking window (before arm, after arm), drawn from the session times alone, before any
+    statement's span and before any role is read: wide :data:`WINDOW_MINUTES`, placed so that
+    every session has a span (49-91 days) falling due inside it :data:`EDGE_MINUTES` from either
+    end (the first session's longest span reaches past its far end, the last session's shortest
+    falls before its near end), and at least three weeks after the last session."""
+    width = timedelta(minutes=rng.randint(*WINDOW_MINUTES))
+    edge = timedelta(minutes=EDGE_MINUTES)
+    earliest = times[-1] + timedelta(days=min(SPANS.values())) - edge
+    latest = times[0] + timedelta(days=max(SPANS.values())) + edge - width
+    if latest < earliest or earliest + edge - times[-1] < MIN_PIVOT_AFTER_LAST:
+        raise GenerationError(f"no asking window fits sessions from {times[0]} to {times[-1]}")
+    first = earliest + timedelta(minutes=rng.randint(0, int((latest - earliest).total_seconds() // 60)))
+    return first, first + width
+
+
+def _span_into(rng: Any, start: datetime, low: datetime, high: datetime) -> str:
+    """A span, uniform among those that make a statement said at ``start`` fall due between
+    ``low`` and ``high``: the one draw every span-bearing statement takes, whatever its role, so
+    the due date's offset from the asked date says nothing about which statement answers (red
+    team 34)."""
+    fits = [span for span in sorted(SPANS) if low <= start + timedelta(days=SPANS[span]) <= high]
+    if not fits:
+        raise GenerationError(f"no span from {start} falls due between {low} and {high}")
+    return fits[int(rng.random() * len(fits))]
 
 
 def _statement(rng: Any, said: Said, kind: str) -> conversation.Statement:
@@ -841,9 +738,6 @@ def recompute_gold(record: Mapping[str, Any], subject: Subject | None = None,
     if (arm == "before" and later) or (arm == "after" and not later):
         raise GenerationError(f"{qid}: the pivot does not fall strictly between the arms ({arm} arm "
                               f"asks {'after' if later else 'before'} it)")
-    if any(r.days and r is not gold and abs(dates[r.session] + timedelta(days=r.days) - pivot)
-           < timedelta(days=MIN_PIVOT_DAYS) for r in readings):
-        raise GenerationError(f"{qid}: another statement shares the gold's pivot")
     value = gold.values[1 if later and gold.kind == "schedule" else 0]
     other = gold.values[0 if later else 1] if gold.kind == "schedule" else ""
     competitors = tuple(v for r in rivals for v in r.values)
@@ -852,7 +746,8 @@ def recompute_gold(record: Mapping[str, Any], subject: Subject | None = None,
     earlier = tuple(v for r in rivals if r.form == "earlier" for v in r.values)
     others = tuple(sorted({v for r in readings for v in r.values} - {value, other}))
     answer = ANSWERS[(shape, arm)].format(value=value, subject=phrase((noun, place)))
-    distractors = sum(1 for r in readings if r.form == "own" and r is not gold)
+    distractors = sum(1 for r in readings if r.form == "own" and r is not gold and abs(
+        dates[r.session] + timedelta(days=r.days) - pivot) >= timedelta(days=MIN_PIVOT_DAYS))
     return Gold(answer, value, other, others, earlier, competitors, gold.session, len(rivals),
                 distractors, later)
 
