@@ -26,8 +26,18 @@ def test_self_test_case(case: SelfTestCase) -> None:
 
 def test_self_test_covers_every_rule_and_has_controls() -> None:
     expected = {case.expected_rule for case in CASES if case.kind == "defect"}
-    assert set(adversaries.RULES) <= expected
+    assert set(adversaries.RULES) - adversaries.REPORTED_ONLY_RULES <= expected
     assert sum(case.kind == "control" for case in CASES) >= 3
+
+
+def test_the_word_frame_table_is_reported_never_refusing() -> None:
+    """The masked word table reads stance words a memory must read as readily as role-exclusive
+    filler words, so it is published, not binding; its content-free twin (word lengths) binds."""
+    result = check(build_simulated_corpus(31, SimulationSpec(frame_tell=True)), declared=NONE)
+    reported = {entry["rule"] for entry in result.measured["reported_only"]}
+    assert {"frame_gold_at_1", "frame_auc"} <= reported
+    assert not set(result.refused_rules()) & adversaries.REPORTED_ONLY_RULES
+    assert "frame_length_gold_at_1" in result.refused_rules()
 
 
 @pytest.mark.parametrize(("spec", "rule"), [
@@ -42,7 +52,7 @@ def test_self_test_covers_every_rule_and_has_controls() -> None:
     (SimulationSpec(tail_tell=True), "tail_gold_at_1"),
     (SimulationSpec(tail_tell=True), "tail_auc"),
     (SimulationSpec(frame_echo=True), "tail_auc"),
-    (SimulationSpec(frame_tell=True), "frame_gold_at_1"),
+    (SimulationSpec(frame_tell=True), "frame_length_gold_at_1"),
     (SimulationSpec(length_tell=True), "frame_length_auc"),
     (SimulationSpec(recurrence_tell=True), "recurrence_gold_at_1"),
     (SimulationSpec(offset_tell=True), "offset_auc"),
