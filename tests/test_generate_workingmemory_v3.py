@@ -17,13 +17,14 @@ import pytest
 from pytest_typedmemeval.corpus import naturalness
 from pytest_typedmemeval.corpus.models import AnswerKey, QuestionRecord
 from pytest_typedmemeval.gates import adversaries
-from pytest_typedmemeval.generate.length_balance import length_sequence
+from pytest_typedmemeval.generate.length_balance import length_sequence, length_sequence_imbalance
 from pytest_typedmemeval.gates.declarations import declarations_for
 from pytest_typedmemeval.gates.vertical_specs import VERTICAL_SPECS
 from pytest_typedmemeval.generate import episodes_bank, values
 from pytest_typedmemeval.generate.primitives import GenerationError, dump_json
 from pytest_typedmemeval.generate.sidecar import corpus_from_text
 from pytest_typedmemeval.generate.verticals import workingmemory as wm
+from pytest_typedmemeval.generate.verticals import workingmemory_bank as wm_bank
 from pytest_typedmemeval.judge.mechanical import judge_answer
 from pytest_typedmemeval.judge.outcomes import Outcome
 from pytest_typedmemeval.retrieval.tokenizer import raw_tokens
@@ -167,8 +168,8 @@ def test_twin_tails_match_what_a_content_free_reader_sees() -> None:
     """Red team 19: own frames averaged <= 3.71 letters a word and competitor frames >= 3.73. Every
     skeleton is used by every role, and a row of tails has one word count, letter count, comma,
     negation and pronoun count for all its roles; no tail repeats the kind's noun."""
-    for row in wm.TAILS:
-        assert len({wm._twin_stats(t) for t in row.values()}) == 1, row
+    for row in wm_bank.TAILS:
+        assert len({wm_bank._twin_stats(t) for t in row.values()}) == 1, row
         assert all("{noun}" not in t for t in row.values())
     openings = {form: {wm._opening_of(t) for t in templates}
                 for form, templates in (("own", wm.OWN), *((f, wm.COMPETITORS[f]) for f in wm.USER_FORMS))}
@@ -201,9 +202,9 @@ def test_twin_check_refuses_the_tails_red_team_20_beat() -> None:
     in 53 of 60 ("yes" has three letters, "no" two, made up elsewhere in the tail). The import check
     now compares the sorted word-length profile and the stance word's length: it refuses every row
     of that bank and passes the shipped one."""
-    assert len(wm.twin_mismatches(RED_TEAM_20_TAILS)) == len(RED_TEAM_20_TAILS)
-    assert wm.twin_mismatches(wm.TAILS) == []
-    for row in wm.TAILS:
+    assert len(wm_bank.twin_mismatches(RED_TEAM_20_TAILS)) == len(RED_TEAM_20_TAILS)
+    assert wm_bank.twin_mismatches(wm_bank.TAILS) == []
+    for row in wm_bank.TAILS:
         lengths = {form: sorted(len(w) for w in re.findall(r"[A-Za-z]+", t.replace("{rel}", "")))
                    for form, t in row.items()}
         assert len({tuple(v) for v in lengths.values()}) == 1, row
@@ -230,13 +231,13 @@ def test_length_sequence_check_refuses_the_tails_red_team_22_beat() -> None:
     """Red team 22: word lengths in order found gold 0.950 held out ("I did" ``1 3`` and "I finally
     did" ``1 7 3`` occurred only in own tails). Those rows pass the sorted-profile check and fail
     the sequence check; the shipped bank passes both, for tails and for whole statements."""
-    assert wm.twin_mismatches(RED_TEAM_22_TAILS) == []
-    refused = wm.length_sequence_imbalance(wm.tail_banks(RED_TEAM_22_TAILS))
+    assert wm_bank.twin_mismatches(RED_TEAM_22_TAILS) == []
+    refused = length_sequence_imbalance(wm_bank.tail_banks(RED_TEAM_22_TAILS))
     assert any(" , 1 3 , " in line.split(":")[0] for line in refused), refused
-    assert wm.length_sequence_imbalance(wm.tail_banks(wm.TAILS)) == []
-    assert wm.length_sequence_imbalance(
+    assert length_sequence_imbalance(wm_bank.tail_banks(wm_bank.TAILS)) == []
+    assert length_sequence_imbalance(
         {"own": wm.OWN, **{form: wm.COMPETITORS[form] for form in wm.USER_FORMS}}) == []
-    for row in wm.TAILS:
+    for row in wm_bank.TAILS:
         assert len({length_sequence(t) for t in row.values()}) == 1, row
 
 
@@ -262,7 +263,7 @@ def test_word_length_order_does_not_find_gold(corpus: list[dict[str, Any]]) -> N
 
 def test_conjunctions_follow_the_sense_and_no_very_delighted() -> None:
     """Red team 22: "yes, I went ahead, but my sister was amused" and "very delighted"."""
-    for row in wm.TAILS:
+    for row in wm_bank.TAILS:
         for form, tail in row.items():
             assert "very delighted" not in tail
             if form == "own" and tail.endswith("pleased"):
@@ -351,7 +352,7 @@ def test_the_reaction_and_its_conjunction_are_one_in_every_role_of_a_row() -> No
     curious" only after a decline); and "I only asked, and my neighbour felt quite pleased" read
     at odds with itself, "my neighbour has instead" elliptical. Now the conjunction is one per row
     and feeling, the holder's included, and every feeling fits every act."""
-    for row in wm.TAILS:
+    for row in wm_bank.TAILS:
         conjunctions = {re.search(r", (and|but) my \{rel\}", tail)[1] for tail in row.values()}
         assert len(conjunctions) == 1, row
         reactions = {tail.split("{rel} ")[1] for form, tail in row.items() if form != "holder"}

@@ -72,6 +72,11 @@ statement read back with its kind and form, no competitor stating the user's own
 in exactly one statement and of its kind's type; no pool word outside statements; constant interval,
 no digits or dashes; question words in < 10 % of sessions corpus-wide; the judge grades gold correct
 and every competitor's value not.
+
+**Layout.** The kinds, families and statement banks are data in :mod:`.workingmemory_bank`; the
+statement grammar both ways (filling a template, reading statements and gold back) in
+:mod:`.workingmemory_grammar`; this module declares the vertical, lays out and plans the
+haystacks, renders them and writes the records.
 """
 
 from __future__ import annotations
@@ -85,11 +90,17 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ...retrieval.tokenizer import raw_tokens, tokenize
+from ...retrieval.tokenizer import tokenize
 from .. import calibration, conversation, engine, episodes_bank
 from .. import values as value_pool
-from ..primitives import GenerationError, assert_disjoint, derive_rng
-from ..length_balance import length_sequence_imbalance
+from ..primitives import GenerationError, derive_rng
+from .workingmemory_bank import (
+    BANNED, COMPETITORS, FAMILIES, FORMS, Kind, KIND_OF, KINDS, MISFITTING_REPLIES, OPENINGS,
+    OWN, PRESUPPOSING_REPLIES, REQUESTS, STANCE, SUGGESTION_PAIRS, USER_FORMS,
+)
+from .workingmemory_grammar import (
+    asked_kind, read_statements, Reading, recompute_gold, _fill,
+)
 
 VERTICAL, ABBREV, MEMORY_TYPE = "workingmemory", "wm", "workingmemory"
 GENERATOR = "pytest_typedmemeval.generate.verticals.workingmemory"
@@ -126,535 +137,18 @@ INTERVAL = timedelta(days=2)
 RARE_SHARE = 0.10
 
 
-class Kind(NamedTuple):
-    """A profile fact kind: "the {noun} I have {verb}" holds a value of ``type`` (shops: ``trade``)."""
-
-    noun: str
-    verb: str
-    type: value_pool.ValueType
-    trade: str | None = None
-
-    @property
-    def article(self) -> str:
-        return "an" if self.noun[0] in "aeiou" else "a"
-
-    @property
-    def question(self) -> str:
-        return f"Which {self.noun} have I {self.verb}?"
-
-
-def _kinds(kind: str, rows: str, trade: bool = False) -> tuple[Kind, ...]:
-    out = []
-    for row in rows.strip().split(";"):
-        parts = [p.strip() for p in row.split("|")]
-        out.append(Kind(parts[0], parts[1], kind, parts[2] if trade else None))  # type: ignore[arg-type]
-    return tuple(out)
-
-
-KINDS: tuple[Kind, ...] = (
-    *_kinds("person", """dentist|registered with; solicitor|hired; piano teacher|signed up with;
-        accountant|retained; vet|entrusted my dog to; driving instructor|booked;
-        personal trainer|paid for; hairdresser|started using; childminder|picked; maths tutor|engaged;
-        physiotherapist|booked in with; architect|appointed; optician|registered with;
-        financial adviser|consulted; tiler|engaged; landlord|rented from"""),
-    *_kinds("shop", """plumber|contracted|Plumbing; roofer|commissioned|Roofing;
-        electrician|plumped for|Electrics; joiner|brought in|Joinery; glazier|relied on|Glazing;
-        locksmith|stuck with|Locksmiths; removal company|lined up|Removals;
-        upholsterer|trusted|Upholstery; garage|opted for|Motors;
-        builders merchant|opened an account with|Hardware""", trade=True),
-    *_kinds("place", """village|bought a plot in; town|rented a parking space in;
-        city|found a weekend flat in; hamlet|restored a cottage in; suburb|hired a workshop in;
-        parish|sponsored a bench in; island|bought a beach hut on; valley|rented a barn in;
-        harbour|moored my boat at; estate|let out a flat on; resort|reserved a timeshare in;
-        county|set up my business in;
-        quarter|leased a studio in; district|opened a market stall in; peninsula|holidayed on"""),
-    *_kinds("brand", """car|bought; laptop|ordered; phone|purchased; bank|transferred my savings to;
-        energy supplier|switched to; broadband provider|moved to; home insurer|insured the house with;
-        gym|joined; streaming service|subscribed to; electric bike|leased; mattress|picked;
-        coffee machine|installed; boiler|fitted; pension fund|invested in; choir|performed with;
-        language school|enrolled at; charity|volunteered for; coworking space|hired a desk at;
-        fitness tracker|started wearing; sofa|picked out; washing machine|installed;
-        vacuum cleaner|purchased; camera|settled on; tablet|ordered; running club|trained with;
-        reading group|signed up to; credit card|switched to; meal kit|subscribed to;
-        motor insurer|renewed with; dating app|downloaded; smart speaker|set up;
-        record player|splashed out on; rucksack|treated myself to; heat pump|fitted; supermarket|shopped with;
-        airline|stayed loyal to; tennis club|enrolled in;
-        mortgage lender|borrowed from; smartwatch|strapped on; dishwasher|plumbed in;
-        swimming club|signed up for; newspaper|subscribed to; allotment society|volunteered with"""),
-)
-"""One bank of fact kinds for gold and every other session alike (84: more than the 65 sessions of
-a haystack, so every session states a distinct kind). Every verb is a past participle, said after
-"I have" by own and competitor frames alike; a kind's verb names no kind's noun."""
-
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "care": ("dentist", "vet", "physiotherapist", "personal trainer", "hairdresser", "childminder",
-             "optician"),
-    "advisers": ("solicitor", "accountant", "architect", "maths tutor", "piano teacher",
-                 "driving instructor", "financial adviser"),
-    "trades": ("plumber", "roofer", "electrician", "joiner", "glazier", "locksmith", "tiler"),
-    "services": ("removal company", "upholsterer", "garage", "builders merchant", "boiler",
-                 "heat pump", "landlord"),
-    "property": ("village", "town", "city", "hamlet", "suburb", "parish", "district"),
-    "places": ("island", "valley", "harbour", "estate", "resort", "county", "peninsula"),
-    "money": ("bank", "energy supplier", "broadband provider", "home insurer", "pension fund",
-              "credit card", "mortgage lender"),
-    "gadgets": ("car", "electric bike", "laptop", "phone", "tablet", "camera", "smartwatch"),
-    "household": ("mattress", "sofa", "coffee machine", "washing machine", "vacuum cleaner",
-                  "smart speaker", "dishwasher"),
-    "clubs": ("gym", "choir", "running club", "reading group", "tennis club", "language school",
-              "swimming club"),
-    "subscriptions": ("streaming service", "meal kit", "dating app", "supermarket", "airline",
-                      "fitness tracker", "newspaper"),
-    "leisure": ("charity", "coworking space", "record player", "rucksack", "quarter",
-                "motor insurer", "allotment society"),
-}
-"""The twelve fact families of §2.4, seven kinds each (the 84 kinds exactly). Each rung asks one kind
-of every family, a different kind on every rung (drawn), so no kind is asked twice: a kind asked
-on every rung would be gold in five haystacks and filler in the other fifty-five, and a
-question-blind reader learns which kinds get asked (the first v3 build, twelve kinds asked five
-times each: learned AUC up to 0.71)."""
-KIND_OF: dict[str, Kind] = {kind.noun: kind for kind in KINDS}
-
-OPENINGS: tuple[str, ...] = (
-    "In case you wondered whether I have {verb} the {noun} {value} or not: {tail}.",
-    "If anyone asks whether I have {verb} the {noun} {value} at all, tell them: {tail}.",
-    "People keep asking whether I have {verb} the {noun} {value} by now, and {tail}.",
-    "You might wonder whether I have {verb} the {noun} {value} after all, so to be clear, "
-    "{tail}.",
-    "As for whether I have {verb} the {noun} {value} or not, {tail}.",
-    "For what it is worth, whether I have {verb} the {noun} {value} is easy to answer: {tail}.",
-)
-"""The frame skeletons, one bank for the user's own facts and every user-said competitor alike (red
-team 19 beat the corpus with characters per word because own frames and competitor frames were
-two disjoint closed sets; red team 17 with a table of them). Each asks *whether I have {verb} the
-{noun} {value}* and leaves the answer to the stance tail; none names a person, a place or a thing
-by type (the value is only ever "the {noun} {value}"), so every skeleton fits every kind. "tell
-them: {tail}" has its colon since wm10 (red team 33: "tell them well, yes, I went ahead" read as
-an instruction, 701 times)."""
-USER_FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical")
-STANCES: tuple[tuple[str, dict[str, str]], ...] = (
-    ("", {"own": "yes, ", "other": "nah, "}),
-    ("", {"own": "yeah, ", "other": "nope, "}),
-    ("", {"own": "yep, ", "other": "nah, "}),
-    ("", {"own": "sure, ", "other": "nope, "}),
-    ("well, ", {"own": "yes, ", "other": "nah, "}),
-    ("well, ", {"own": "", "other": ""}),
-    ("honestly, ", {"own": "yeah, ", "other": "nope, "}),
-    ("honestly, ", {"own": "", "other": ""}),
-)
-"""How a tail opens: a shared lead word ("well", "honestly" or none) and a stance word of one
-length for both polarities ("yes"/"yep" against "nah", "yeah"/"sure" against "nope"), or no stance
-word at all ("well, I went ahead" against "well, I kept clear"), so neither polarity is one closed
-keyword set and every opening occurs in every role."""
-ACTS: dict[str, tuple[str, ...]] = {
-    "own": ("I went ahead",),
-    "declined": ("I kept clear",),
-    "hypothetical": ("I only asked", "I just asked"),
-    "holder": ("I only asked", "I kept clear", "I just asked"),
-}
-"""What the user did, one word-length sequence for every role (``1 4 5``: red team 22 read "I did"
-``1 3`` and "I finally did" ``1 7 3`` as own-only). The holder's act says the user did not; the
-relation's doing is in the reaction."""
-WHEN: tuple[str, ...] = ("", " in the end", " last year", " a while back")
-"""A time said after the act, the same for every role of a row."""
-REACTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("was unfazed", "unfazed", ("did instead",)),
-    ("was curious", "curious", ("did instead",)),
-    ("was puzzled", "puzzled", ("did instead",)),
-    ("was so baffled", "baffled", ("did so instead",)),
-    ("was also curious", "curious", ("did that instead",)),
-    ("was very curious", "curious", ("did that instead",)),
-    ("felt quite curious", "curious", ("went ahead instead",)),
-    ("felt quite puzzled", "puzzled", ("went ahead instead",)),
-)
-"""The reaction after "and/but my {rel}": own, declined and enquired-only tails say how the relation
-took it (the same words in every role), a holder tail says the relation did it instead, in words of
-the same lengths ("was unfazed" / "did instead": ``3 7``; "felt quite curious" / "went ahead
-instead": ``4 5 7``). Every feeling fits every act ("I went ahead", "I kept clear", "I only
-asked"): until wm10 "pleased" followed "I only asked" ("honestly, I only asked, and my neighbour
-felt quite pleased", a turn at odds with itself to a blind reader) and denials (red team 33: 1,466
-clauses); "unfazed" and "baffled" replace it. The holder's bare "has instead" (red team 33: "nah,
-I kept clear, and my neighbour has instead") is "did instead"."""
-CONJUNCTION = {"unfazed": "and", "curious": "and", "puzzled": "but", "baffled": "but"}
-"""The conjunction by the feeling alone, the same in every role of a row, the holder's included
-(red team 22: "yes, I went ahead, but my sister was amused"; "but" where the feeling runs against
-whatever was done, "and" otherwise). Until wm10 it was chosen by role too ("curious" took "and"
-after an own or enquired-only act, "but" after a decline; a holder's by row parity), so red team
-33 read (conjunction, reaction word) at gold@1 0.307 against random 0.105: "but ... curious" was
-never gold. Now the row fixes the pair and every role draws its row uniformly."""
-
-
-def _tail_rows() -> tuple[dict[str, str], ...]:
-    """Every combination of :data:`STANCES`, :data:`WHEN` and :data:`REACTIONS`, one row each; the
-    fillers a role has several of are dealt round the rows in turn."""
-    rows = []
-    for i, ((lead, stance), when, (reaction, feeling, instead)) in enumerate(
-            (s, w, r) for s in STANCES for w in WHEN for r in REACTIONS):
-        row = {}
-        for form in ("own", *USER_FORMS):
-            word = stance["own" if form == "own" else "other"]
-            act = ACTS[form][i % len(ACTS[form])]
-            said = instead[i // 2 % len(instead)] if form == "holder" else reaction
-            tail = f"{act}{when}, {CONJUNCTION[feeling]} my {{rel}} {said}"
-            row[form] = lead + word + tail
-        rows.append(row)
-    return tuple(rows)
-
-
-TAILS: tuple[dict[str, str], ...] = _tail_rows()
-"""The stance tails, one row per combination of the parts above, and within a row every role's
-tail has the **same word-length sequence**, word by word and comma by comma, the relation slot at
-the same place (:func:`length_sequence_imbalance`, checked at import; the sorted profile and the
-totals of :func:`_twin_stats` follow). Red team 22 beat the previous bank (0.950 held out, 0.897
-with an untrained rule on the act's lengths) because its twins matched only as sorted profiles:
-the own act was shorter ("I did", ``1 3``) and a longer reaction made up the difference. Each
-role draws a row uniformly, so every length sequence a tail can have occurs in every role with the
-same frequency, by construction. Red team 20 read the count of three-letter words (0.889), red
-team 19 characters per word. The role is in the words only: the stance word, or none ("well, I
-went ahead"), the act ("I went ahead", "I kept clear", "I only asked") and, for a holder, "my
-sister did instead". Every wording fits any kind's verb. Every competitor tail denies the user's
-fact for that value (another person's, turned down, only enquired about), never leaves it open,
-and never denies the kind (that would contradict gold: Forgetting's variable, §2.4 rule 2)."""
-AFFIRM: frozenset[str] = frozenset({"yes", "yep", "yeah", "sure"})
-DENY: frozenset[str] = frozenset({"nah", "nope"})
-"""The stance words: an own tail says an affirmation or none, every competitor tail a denial of
-the same length in its row, or none (three letters: "yes"/"yep" and "nah"; four: "yeah"/"sure"
-and "nope")."""
-OWN: tuple[str, ...] = tuple(o.replace("{tail}", row["own"]) for o in OPENINGS for row in TAILS)
-"""The user's own facts: every skeleton with every own tail (one bank for gold and every other
-session's own statement)."""
-COMPETITORS: dict[str, tuple[str, ...]] = {
-    **{form: tuple(o.replace("{tail}", row[form]) for o in OPENINGS for row in TAILS)
-       for form in USER_FORMS},
-    "suggestion": (
-        "Plenty of people who have {verb} {a} {noun} speak well of {value}.",
-        "A lot of people have {verb} {a} {noun}, and {value} is a name that comes up often.",
-    ),
-}
-"""Competitors: the user-said ones are the own frames' skeletons with a twin tail (so a frame is
-never a role); the assistant's suggestions, turned down in the reply, are the one form without the
-user's "I have"."""
-REQUESTS: tuple[str, ...] = ("Out of interest, which {noun} do you hear good things about?",
-                             "I am curious, which {noun} do people tend to go for?")
-"""The user asking the assistant about a kind: curiosity, never "I am looking for one" (red team 16:
-half the suggestions came after the user had stated the kind, and "if you have not joined a gym
-yet" forgot it; the suggestions now speak of other people, not of the user)."""
-SUGGESTION_PAIRS: tuple[tuple[str, str], ...] = (
-    ("Interesting, that is handy to know about the {noun}.",
-     "Glad it is of some use with the {noun}."),
-    ("Good to know, in case a friend asks me about the {noun}.",
-     "Happy to help if the {noun} comes up."),
-    ("Thanks, I like hearing what other people go for with the {noun}.",
-     "It is always interesting to compare the {noun} people go for."),
-    ("Noted, that is a name worth knowing when it comes to the {noun}.",
-     "Glad the name is worth knowing when it comes to the {noun}."),
-    ("Ah, I had wondered what people make of the {noun}.",
-     "Opinions on the {noun} do vary, of course."),
-    ("Thanks, I will pass that on if anyone asks about the {noun}.",
-     "Please do, people like a tip about the {noun}."),
-    ("Fascinating, I had not heard that name in connection with the {noun}.",
-     "It is a name that gets mentioned with the {noun} quite a bit."),
-    ("That is good to hear, the {noun} gets talked about a lot.",
-     "It does, the {noun} is a popular topic."),
-    ("Handy, my friends are always comparing notes on the {noun}.",
-     "Comparing notes on the {noun} is half the fun."),
-    ("Oh, I will mention that next time the {noun} comes up with friends.",
-     "Please do, a name can help when the {noun} comes up."),
-)
-"""The user's reaction to the assistant's suggestion and the close that answers it, drawn as a
-pair (red team 19: "Please do, people like a tip about the K." after a reaction proposing nothing,
-reactions and closes having been drawn independently). Reactions show interest in what other
-people choose, never defer a choice of the user's own (red team 18), and fit both suggestion
-wordings (wm10: "Fascinating, people have strong views on the smart speaker." answered "... a name
-that comes up often"; "a useful name to have about the roofer" read stilted)."""
-SUGGESTION_REACTIONS: tuple[str, ...] = tuple(r for r, _ in SUGGESTION_PAIRS)
-SUGGESTION_CLOSES: tuple[str, ...] = tuple(c for _, c in SUGGESTION_PAIRS)
-FORMS: tuple[str, ...] = ("holder", "declined", "hypothetical", "suggestion", "holder", "declined")
-"""Dealt evenly over a haystack's competitor slots; the holder frames, nearest the own ones, and
-the declines twice."""
-STANCE = {"own": "noted", "holder": "noted", "declined": "noted", "hypothetical": "noted",
-          "suggestion": "assistant-offer-declined"}
-"""The reply bank each form takes (:data:`..episodes_bank.STATEMENT_REPLIES`). The user's own
-fact and every user-said competitor take one bank, "noted", whose replies fit a choice made, a
-relation's choice and a value turned down alike ("Thanks for filling me in on the gym."), and name
-the topic the same way ("the gym", never "her gym" or "that gym"): with a bank per stance, the
-reply would say which statement of a session was the user's own without the statement being read
-(red team 13 found the stance in closed vocabularies; the task-shaped "arranged" bank also misfit
-a sofa picked out: "Has it been giving you trouble?")."""
-
-PRESUPPOSING_REPLIES: tuple[str, ...] = ("it take much", "a busy spell", "debate at home")
-"""Fragments of "noted" replies never drawn for any statement of this vertical: their follow-ups
-presume the user went ahead ("Did it take much mulling over?", "Was it a busy spell?", "Did it
-cause much debate at home?"), and the reply takes up a sentence holding a refusal in every
-session (red team 29: 761 of 1,519 follow-ups came after "nah, I kept clear"). Kept out of every
-statement's reply alike, own or competitor, so the reply still says nothing of the stance (red
-team 13)."""
-MISFITTING_REPLIES: tuple[str, ...] = (
-    "something you", "people curious", "talk it over", "bear that in mind", "glad to have it",
-    "where {topic} stands", "background on", "hold {topic} in mind", "come up a lot")
-"""Fragments of further "noted" replies never drawn here (wm10), for every statement alike. The
-reply names both items of the turn (:func:`joint_topic`), one of them always a refusal, an
-enquiry or a relation's choice and often the other the user's own step, so a reply must fit an
-action taken and one not taken at once, and a plural topic: "Is it something you wonder about
-much?" after a subscription already taken out (the blind reader's misfit), "Were people curious
-about it?" after a refusal (red team 33: 72 of 159), "Do you talk it over ...?", "Was it much to
-think about?", "Are you glad to have it straight?" (singular "it", a decision presumed), "so that
-is where the glazier and the plumber stands" (number), "the background on ..." (the user gave
-none), "I will hold ... in mind" (a status read as a tip), "Does that sort of thing come up a
-lot?" (loose). What stays: plain acknowledgements and two questions about the user's own
-disposition ("Do you feel relaxed about it all?", "Do you like to think these things through?"),
-which fit any stance."""
-
-_NOUN_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.noun))
-_VERB_WORDS = frozenset(w for kind in KINDS for w in raw_tokens(kind.verb))
-BANNED = conversation.banned_words([kind.noun for kind in KINDS] + [kind.verb for kind in KINDS]
-                                   + ["judge judges judged"])
-"""Words small talk must not use: every kind's noun and verb, and "judge" (an answer-key field name
-the leak gate scans what the adapter reads for; Prospective bans it too)."""
-
-_VALUE = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
-_RELS = "|".join(sorted({re.escape(r.noun) for r in episodes_bank.RELATIONS.values()}, key=len,
-                        reverse=True))
-
-
-def _their(verb: str) -> str:
-    """The verb phrase as the assistant says it of other people ("moored their boat at", "treated
-    themselves to")."""
-    return re.sub(r"\bmyself\b", "themselves", re.sub(r"\bmy\b", "their", verb))
-
-
-def _alternation(words: Sequence[str]) -> str:
-    return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
-
-
-_VERB_FORMS = [k.verb for k in KINDS] + [_their(k.verb) for k in KINDS]
-"""Every verb phrase as any form says it (:func:`_verb`)."""
-
-
-def _pattern(template: str, tail: str = "") -> re.Pattern[str]:
-    groups = {"noun": f"(?P<noun>{_alternation([k.noun for k in KINDS])})",
-              "verb": f"(?P<verb>{_alternation(_VERB_FORMS)})",
-              "value": f"(?P<value>{_VALUE})", "rel": f"(?P<rel>{_RELS})", "poss": "(?:his|her)",
-              "subj": "(?:he|she)", "a": "(?:a|an)"}
-    # A statement may open a session's turn or follow another after a semicolon (lower-cased
-    # first letter), and may end the sentence or be followed by one: no final full stop.
-    head, body = template[0], template[1:].rstrip(".")
-    pattern = (f"[{head.upper()}{head.lower()}]" if head.isalpha() and not template.startswith("I ") else
-               re.escape(head)) + re.escape(body)
-    for name, group in groups.items():
-        slot = re.escape("{" + name + "}")
-        first, *again = pattern.split(slot)
-        # a slot said twice is the same words twice: a backreference, not a second group
-        repeat = f"(?P={name})" if group.startswith("(?P<") else group
-        pattern = first + group + repeat.join(again) if again else first
-    return re.compile(pattern.replace(re.escape("\x00"), tail))
-
-
-TAIL_FORM: dict[str, str] = {tail: form for row in TAILS for form, tail in row.items()}
-"""Every tail (relation slot unfilled) and the form it says."""
-_REL_IN_TAIL = re.compile(rf"\bmy (?P<rel>{_RELS})\b")
-
-
-def _tail_grammar() -> str:
-    """Every tail of :data:`TAILS` as one compact pattern, part by part (a pattern listing the
-    hundreds of tails one by one takes a minute to compile); it matches a few word strings no row
-    holds, which :func:`_form_of` refuses."""
-    leads = _alternation([lead for lead, _ in STANCES if lead])
-    words = _alternation([w for _, st in STANCES for w in st.values() if w])
-    acts = _alternation([a for acts in ACTS.values() for a in acts])
-    when = _alternation([w for w in WHEN if w])
-    ends = _alternation([r for r, _, _ in REACTIONS] + [i for _, _, ins in REACTIONS for i in ins])
-    return (f"(?P<tail>(?:{leads})?(?:{words})?(?:{acts})(?:{when})?, (?:and|but) my (?:{_RELS}) "
-            f"(?:{ends}))")
-
-
-def _user_pattern(opening: str) -> re.Pattern[str]:
-    """One skeleton with every tail as an alternative; the tail that matched names the form and
-    holds the relation (:func:`_form_of`)."""
-    return _pattern(opening.replace("{tail}", "\x00"), tail=_tail_grammar())
-
-
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    *(("user", _user_pattern(o)) for o in OPENINGS),
-    *(("suggestion", _pattern(t)) for t in COMPETITORS["suggestion"]),
-)
-"""One pattern per skeleton (the form is read from the tail that matched) and one per suggestion."""
-
-
-def _form_of(m: re.Match[str]) -> tuple[str, str | None]:
-    """The form and relation of a match of :data:`_PATTERNS`."""
-    tail = m.groupdict().get("tail")
-    if tail is None:
-        return "suggestion", None
-    rel = _REL_IN_TAIL.search(tail)
-    assert rel is not None, tail
-    said = tail[:rel.start("rel")] + "{rel}" + tail[rel.end("rel"):]
-    if said not in TAIL_FORM:
-        raise GenerationError(f"no tail of the bank: {tail!r}")
-    return TAIL_FORM[said], rel["rel"]
-
-
-class Reading(NamedTuple):
-    """One statement read from the text: session, form, kind noun, value, holder relation."""
-
-    session: int
-    form: str
-    noun: str
-    value: str
-    rel: str | None
-
-
-def read_statements(texts: Sequence[Sequence[str]]) -> list[Reading]:
-    """Every statement in the rendered sessions (text only, never the plan). A value of the wrong
-    type for its kind, a noun with another kind's verb, or a pool word outside a statement is fatal."""
-    pool = value_pool.pool_words()
-    found: list[Reading] = []
-    for index, turns in enumerate(texts):
-        for text in turns:
-            rest = text
-            for _, pattern in _PATTERNS:
-                while m := pattern.search(rest):
-                    kind = KIND_OF.get(m["noun"])
-                    said = re.sub(r"\bthemselves\b", "myself", re.sub(r"\btheir\b", "my", m["verb"]))
-                    if kind is None or kind.verb != said:
-                        raise GenerationError(f"session {index}: {m['noun']!r} with verb "
-                                              f"{m['verb']!r}: {text!r}")
-                    if value_pool.value_type(m["value"]) != kind.type:
-                        raise GenerationError(f"session {index}: {m['value']!r} is not a "
-                                              f"{kind.type} for the {kind.noun}: {text!r}")
-                    if kind.trade and not m["value"].endswith(" " + kind.trade):
-                        raise GenerationError(f"session {index}: {m['value']!r} is no {kind.trade} "
-                                              "shop")
-                    said_form, rel = _form_of(m)
-                    found.append(Reading(index, said_form, kind.noun, m["value"], rel))
-                    rest = rest[:m.start()] + "\x00" + rest[m.end():]
-            if stray := [w for w in raw_tokens(rest) if w in pool]:
-                raise GenerationError(f"session {index}: value word {stray[0]!r} outside a "
-                                      f"statement: {text!r}")
-    return sorted(found)
-
-
-def _verb(kind: Kind, form: str) -> str:
-    """The kind's verb phrase as ``form`` says it: every user frame has the user as its subject
-    ("moored my boat at", a holder's value included: "whether I have moored my boat at the harbour
-    X too, since she has..."); the assistant's suggestion, about other people, says "moored their
-    boat at"."""
-    return _their(kind.verb) if form == "suggestion" else kind.verb
-
-
-def _fill(template: str, kind: Kind, value: str, holder: episodes_bank.Relation | None,
-          form: str = "own") -> str:
-    if holder is None and "{rel}" in template:  # a frame's own default (tests, bank checks)
-        holder = episodes_bank.RELATIONS["sister"]
-    slots = {"verb": _verb(kind, form), "noun": kind.noun, "value": value, "a": kind.article,
-             "rel": holder.noun if holder else "", "poss": holder.poss if holder else "",
-             "subj": holder.subj if holder else ""}
-    text = template.format(**slots)
-    return text[0].upper() + text[1:]
-
-
-NEGATION_WORDS = frozenset("no not never nothing none nor neither nobody nowhere".split())
-PRONOUN_WORDS = frozenset("i me my mine myself he she him her his hers it its they them their we us "
-                          "our you your".split())
-
-
-def _word_lengths(words: Sequence[str]) -> tuple[int, ...]:
-    return tuple(len(re.sub(r"[^A-Za-z]", "", w)) for w in words)
-
-
-def _twin_stats(tail: str) -> tuple[Any, ...]:
-    """What a content-free reader of a tail can see: words, letters, commas, negation words,
-    pronouns, slots (red team 19: characters per word, commas and noun repeats told the role), how
-    often it says the question's own words "I", "have" and "which", and (red team 20: the count of
-    three-letter words told the role, 0.889) the sorted word-length profile, stance word included,
-    and the stance word's own length."""
-    words = re.findall(r"\{\w+\}|[A-Za-z']+", tail)
-    plain = [w for w in words if not w.startswith("{")]
-    lower = [w.lower() for w in plain]
-    return (len(words), sum(map(len, plain)), tail.count(","), sum(w in NEGATION_WORDS for w in lower),
-            sum(w in PRONOUN_WORDS for w in lower), tuple(sorted(w for w in words if w.startswith("{"))),
-            # the question's own words ("Which gym have I joined?"): a tail saying "I have" more
-            # often than its twins scores higher under BM25 with the question as query
-            lower.count("i"), lower.count("have"), lower.count("which"),
-            tuple(sorted(_word_lengths(plain))), _word_lengths(plain[:1]), tail.count("'"))
-
-
-def twin_mismatches(rows: Sequence[Mapping[str, str]]) -> list[str]:
-    """The rows of a tail bank whose tails a content-free reader could tell apart (empty when the
-    bank is sound): :func:`_twin_stats` must agree within every row. Public so a test can show it
-    refuses the bank red team 20 beat."""
-    return [f"row {i}: " + "; ".join(f"{form} {_twin_stats(t)}" for form, t in row.items())
-            for i, row in enumerate(rows) if len({_twin_stats(t) for t in row.values()}) != 1]
-
-
-def tail_banks(rows: Sequence[Mapping[str, str]]) -> dict[str, list[str]]:
-    """A tail table as the banks its roles draw from (one tail per row and role)."""
-    return {form: [row[form] for row in rows] for form in ("own", *USER_FORMS)}
-
-
-def hash_index(template: str) -> int:
-    """A fixed spread of templates over kinds (a sum of character codes: no salted hash)."""
-    return sum(map(ord, template))
-
-
-def _assert_banks() -> None:
-    """Import-time checks (GENERATION.md "Checks that belong in every generator")."""
-    assert not twin_mismatches(TAILS), twin_mismatches(TAILS)
-    assert not length_sequence_imbalance(tail_banks(TAILS))
-    assert not length_sequence_imbalance({"own": OWN, **{f: COMPETITORS[f] for f in USER_FORMS}})
-    for row in TAILS:
-        assert sorted(row) == sorted(("own", *USER_FORMS)), row
-        assert all("{noun}" not in t and "{value}" not in t and t.count("{rel}") == 1
-                   and t.count("my {rel}") == 1 for t in row.values()), row
-        words = {form: [w.strip() for w in t.split(",")] for form, t in row.items()}
-        stance = {form: next((w for w in ws if w in AFFIRM | DENY), None) for form, ws in words.items()}
-        assert (stance["own"] is None or stance["own"] in AFFIRM) and all(
-            (stance[f] is None) == (stance["own"] is None) and (stance[f] is None or stance[f] in DENY)
-            for f in USER_FORMS), row
-    # a tail says one form (a form may say a tail in several rows: its fillers are fewer than rows)
-    assert len(TAIL_FORM) == len({(f, t) for row in TAILS for f, t in row.items()})
-    assert all(o.count("{tail}") == 1 and "{rel}" not in o for o in OPENINGS)
-    assert len({o[:o.index("{verb}")] for o in OPENINGS}) == len(OPENINGS)
-    nouns = [kind.noun for kind in KINDS]
-    assert len(KINDS) == 84 and len(set(nouns)) == len(nouns), "kinds repeat"
+def _assert_layout() -> None:
+    """Import-time checks of the declaration's layout against the banks: enough kinds for every
+    session, every family longer than the rungs, and distance windows that tile without overlap."""
     assert N_SESSIONS <= len(KINDS)
-    members = [k for ks in FAMILIES.values() for k in ks]
-    assert len(FAMILIES) == 12 and sorted(members) == sorted(nouns), "families must cover the kinds"
     assert all(len(ks) > len(DISTANCES) for ks in FAMILIES.values())
-    words: Counter[str] = Counter(w for kind in KINDS for w in set(tokenize(kind.question)))
-    assert max(words.values()) <= 3, [w for w, c in words.items() if c > 3]
-    frames = [*OWN, *(t for ts in COMPETITORS.values() for t in ts), *REQUESTS,
-              *conversation.TRANSITIONS, *conversation.ACKNOWLEDGEMENTS]
-    assert_disjoint("question words", words, "frames", {w for t in frames for w in tokenize(
-        re.sub(r"\{\w+\}", " ", t))})
-    assert not (_NOUN_WORDS | _VERB_WORDS) & value_pool.pool_words()
     for d, (lo, hi) in WINDOWS.items():
         assert lo <= d <= hi and 1 <= N_SESSIONS - 1 - hi and lo >= 1
     spans = sorted(WINDOWS.values())
     assert all(a[1] + 1 == b[0] for a, b in zip(spans, spans[1:])), "windows must tile"
-    for trade in {k.trade for k in KINDS if k.trade}:
-        assert trade in value_pool.TRADES, trade
-    sample = {"person": "Harriet Colby", "shop": "Colby Plumbing", "place": "Ashcombe",
-              "brand": "Zentra"}
-    holder = episodes_bank.RELATIONS["sister"]
-    # every kind with every skeleton (the first tail row), and every template with one kind in
-    # turn: every kind with every template would be half a million read-backs at import
-    first = {o.replace("{tail}", TAILS[0][f]) for o in OPENINGS for f in TAILS[0]}
-    every = [(form, t) for form, ts in (("own", OWN), *COMPETITORS.items()) for t in ts]
-    for k, kind in enumerate(KINDS):
-        assert re.fullmatch(r"[a-z ]+", kind.noun + kind.verb), kind
-        value = sample[kind.type] if kind.type != "shop" else f"Colby {kind.trade}"
-        for form, template in every:
-            if template not in first and form != "suggestion" and hash_index(template) % len(KINDS) != k:
-                continue
-            text = _fill(template, kind, value, holder, form)
-            read = read_statements([[text]])
-            assert [(r.form, r.noun, r.value) for r in read] == [(form, kind.noun, value)], \
-                (text, read)
-            assert not re.search(r"[\d\u2013\u2014-]", text), text
 
 
-_assert_banks()
+_assert_layout()
 
 
 # --- layout -------------------------------------------------------------------------------------
@@ -819,7 +313,6 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
     for own, hosts in zip(owns, clusters):
         for host in hosts:
             target[host] = kinds[own]
-    clustered = {kinds[o].noun for o in owns}
     own = [Said(i, "own", kinds[i], templates[i]) for i in range(n)]
     for said in own:
         if "{rel}" in said.template:
@@ -1032,45 +525,6 @@ def _render(seed: int, plan: conversation.HaystackPlan, tally: engine.Tally) -> 
                 seed, VERTICAL, plan.key, len(stay.sessions)))
     raise GenerationError(f"{plan.key}: no rendering in {RENDER_ATTEMPTS} where every turn count "
                           "occurs twice")
-
-
-# --- reading gold back ---------------------------------------------------------------------------
-
-
-class Gold(NamedTuple):
-    value: str
-    session: int
-    competitors: tuple[str, ...]
-    others: tuple[str, ...]
-
-
-def asked_kind(question: str) -> Kind:
-    m = re.fullmatch(r"Which (?P<noun>[a-z ]+?) have I (?P<verb>[a-z ]+)\?", question)
-    kind = KIND_OF.get(m["noun"]) if m else None
-    if kind is None or m is None or kind.verb != m["verb"]:
-        raise GenerationError(f"question {question!r} names no kind of the bank")
-    return kind
-
-
-def recompute_gold(record: Mapping[str, Any]) -> Gold:
-    """Gold from a record's own bytes: the one own statement of the asked kind, its session and
-    value; the asked kind's competitors read back (none may state the user's own fact)."""
-    qid = record["question_id"]
-    kind = asked_kind(record["question"])
-    readings = read_statements([[t["content"] for t in s] for s in record["haystack_sessions"]])
-    mine = [r for r in readings if r.form == "own" and r.noun == kind.noun]
-    if len(mine) != 1:
-        raise GenerationError(f"{qid}: the {kind.noun} fact is stated {len(mine)} times (once only)")
-    owns = Counter(r.noun for r in readings if r.form == "own")
-    if max(owns.values()) != 1:
-        raise GenerationError(f"{qid}: a kind is stated as the user's own twice")
-    values = Counter(r.value for r in readings)
-    if max(values.values()) != 1:
-        raise GenerationError(f"{qid}: a value is named twice: {values.most_common(1)}")
-    gold = mine[0]
-    competitors = tuple(r.value for r in readings if r.form != "own" and r.noun == kind.noun)
-    others = tuple(sorted(set(values) - {gold.value}))
-    return Gold(gold.value, gold.session, competitors, others)
 
 
 # --- records --------------------------------------------------------------------------------------
