@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..corpus.index import RunRecord
 from ..corpus.models import QuestionRecord
 from .protocol import Session, Turn
 
@@ -28,7 +29,7 @@ DEFAULT_INSTRUCTION = "Answer from what was said in our conversations. Be brief.
 """The answer-format instruction of questions whose corpus record sets none."""
 
 
-def instruction_for(record: QuestionRecord) -> str:
+def instruction_for(record: QuestionRecord | RunRecord) -> str:
     """The instruction the adapter receives: the record's own (or the default), then the contract."""
     body = (record.typedmemeval.instruction or DEFAULT_INSTRUCTION).rstrip()
     return body if ANSWER_CONTRACT in body else f"{body} {ANSWER_CONTRACT}"
@@ -54,20 +55,24 @@ class AdapterView:
         return out
 
 
-def opaque_session_id(record: QuestionRecord, index: int) -> str:
+def opaque_session_id(record: QuestionRecord | RunRecord, index: int) -> str:
     digest = hashlib.sha256(
         f"{record.question_id}\x00{record.haystack_session_ids[index]}".encode()
     ).hexdigest()
     return f"s{digest[:12]}"
 
 
-def adapter_view(record: QuestionRecord) -> AdapterView:
+def adapter_view(record: QuestionRecord | RunRecord) -> AdapterView:
+    """The adapter's view of one record. A record read back for a run (:class:`RunRecord`)
+    already holds its turns as the adapter's :class:`Turn` values (immutable, so passed on as they
+    are); a whole record's turns are copied without their ``has_answer`` label."""
     times = record.session_times
+    held = isinstance(record, RunRecord)
     sessions = tuple(
         Session(
             session_id=opaque_session_id(record, index),
             timestamp=times[index],
-            turns=tuple(Turn(role=turn.role, content=turn.content) for turn in turns),
+            turns=turns if held else tuple([Turn(turn.role, turn.content) for turn in turns]),  # type: ignore[misc]
         )
         for index, turns in enumerate(record.haystack_sessions)
     )
@@ -75,6 +80,6 @@ def adapter_view(record: QuestionRecord) -> AdapterView:
                        instruction=instruction_for(record))
 
 
-def opaque_to_index(record: QuestionRecord) -> dict[str, int]:
+def opaque_to_index(record: QuestionRecord | RunRecord) -> dict[str, int]:
     """Map opaque ids back to haystack positions, to read a system's reported evidence."""
     return {opaque_session_id(record, index): index for index in range(len(record.haystack_sessions))}

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from ..corpus.loading import CorpusIdentity
+from ..corpus.index import RunRecord
 from ..corpus.models import QuestionRecord
 from ..judge.outcomes import Outcome, Verdict
 from ..judge.protocol import Judge
@@ -107,7 +108,7 @@ def read_answer(raw: Any) -> tuple[str, Evidence | None]:
     return raw.text, checked
 
 
-def _coverage(record: QuestionRecord, evidence: Evidence | None) -> tuple[
+def _coverage(record: QuestionRecord | RunRecord, evidence: Evidence | None) -> tuple[
         float | None, str | None, Attribution, frozenset[int] | None, int]:
     gold = set(record.gold_session_indices)
     if evidence is None or (evidence.context is None and evidence.retrieved is None):
@@ -125,7 +126,7 @@ def _coverage(record: QuestionRecord, evidence: Evidence | None) -> tuple[
     return coverage, source, attribution, surfaced, unknown
 
 
-def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord, judge: Judge, *,
+def run_question(agent: Any, corpus: CorpusIdentity, record: QuestionRecord | RunRecord, judge: Judge, *,
                  timeout: float | None = None,
                  loop: asyncio.AbstractEventLoop | None = None,
                  calls: AdapterCalls | None = None) -> QuestionResult:
@@ -161,7 +162,7 @@ def question_kwargs(view: Any) -> dict[str, Any]:
     return {"question": view.question, "query_time": view.query_time, "instruction": view.instruction}
 
 
-def result_of_answer(corpus: CorpusIdentity, record: QuestionRecord, judge: Judge, *, raw: Any,
+def result_of_answer(corpus: CorpusIdentity, record: QuestionRecord | RunRecord, judge: Judge, *, raw: Any,
                      error: BaseException | None, started: float) -> QuestionResult:
     """The question's result from what the adapter did (``raw``, what ``answer()`` returned, or
     the ``error`` it raised): the answer is checked, judged and attributed here, so a question
@@ -204,7 +205,7 @@ def result_of_answer(corpus: CorpusIdentity, record: QuestionRecord, judge: Judg
     )
 
 
-def _surfaced_items(record: QuestionRecord, surfaced_indices: frozenset[int] | None
+def _surfaced_items(record: QuestionRecord | RunRecord, surfaced_indices: frozenset[int] | None
                     ) -> frozenset[str] | None:
     """The list-order items whose gold sessions the adapter reported surfacing (``None``: not a
     list question, or no evidence)."""
@@ -215,7 +216,7 @@ def _surfaced_items(record: QuestionRecord, surfaced_indices: frozenset[int] | N
                      if index in surfaced_indices)
 
 
-def _surfaced_order(record: QuestionRecord, answer_text: str,
+def _surfaced_order(record: QuestionRecord | RunRecord, answer_text: str,
                     surfaced_indices: frozenset[int] | None) -> bool | None:
     """List order over the surfaced items (:func:`..judge.mechanical.surfaced_order_consistent`),
     read by the mechanical reader whatever the judge: a figure about the memory, not a verdict."""
@@ -231,7 +232,7 @@ def _surfaced_order(record: QuestionRecord, answer_text: str,
         return None
 
 
-def _judged(judge: Judge, record: QuestionRecord, answer_text: str,
+def _judged(judge: Judge, record: QuestionRecord | RunRecord, answer_text: str,
             surfaced_indices: frozenset[int] | None) -> Verdict:
     """The judge's verdict; a judge that raises gives ``error`` (a harness fault), never a crash."""
     block = record.typedmemeval

@@ -18,6 +18,7 @@ import hashlib
 import importlib.util
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -25,8 +26,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .identity import CorpusError, CorpusIdentity, read_corpus_bytes, sidecar_path_for
 
 if TYPE_CHECKING:
+    from ..adapter.protocol import Turn
     from .loading import Corpus
-    from .models import QuestionRecord, Sidecar
+    from .models import ExtensionBlock, QuestionRecord, Sidecar
 
 # The record models (and pydantic) are imported where a record is validated, never by importing
 # this module: collecting from the cache needs neither.
@@ -64,6 +66,87 @@ class QuestionHead:
                    expected_negative=block.answer_key.expected_negative, has_gold=record.has_gold,
                    question=record.question, answer=record.answer, offset=offset, length=length,
                    digest=hashlib.sha256(raw_bytes[offset:offset + length]).digest())
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """A question's record as a run reads it back (:meth:`CorpusIndex.run_record`): what the
+    adapter view, the judge and the result read of a :class:`~.models.QuestionRecord`, under the
+    same names, built from bytes already validated whole.
+
+    Why not the model itself: a record holds ~200 turns, and building them as models again costs
+    more than the rest of a no-op question (issue 24). The turns are held as the adapter's
+    :class:`~..adapter.protocol.Turn` values, built once, which the adapter view passes on as they
+    are (``has_answer``, an answer label, is never read by a run). The ``typedmemeval`` block is
+    the validated model the judge and the result read.
+    """
+
+    question_id: str
+    question: str
+    answer: str
+    question_date: str
+    haystack_session_ids: tuple[str, ...]
+    haystack_dates: tuple[str, ...]
+    haystack_sessions: tuple[tuple[Turn, ...], ...]
+    answer_session_ids: tuple[str, ...]
+    typedmemeval: ExtensionBlock
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> RunRecord:
+        """From a parsed record whose bytes were validated (raises KeyError, TypeError or a
+        ValidationError on anything else: the caller refuses it)."""
+        from ..adapter.protocol import Turn
+        from .models import ExtensionBlock
+
+        turn = Turn
+        sessions = tuple(tuple([turn(item["role"], item["content"]) for item in session])
+                         for session in raw["haystack_sessions"])
+        texts = (raw["question_id"], raw["question"], raw["answer"], raw["question_date"])
+        if not all(type(text) is str for text in texts):
+            raise TypeError("a top-level field is not text")
+        return cls(question_id=texts[0], question=texts[1], answer=texts[2], question_date=texts[3],
+                   haystack_session_ids=tuple(raw["haystack_session_ids"]),
+                   haystack_dates=tuple(raw["haystack_dates"]), haystack_sessions=sessions,
+                   answer_session_ids=tuple(raw["answer_session_ids"]),
+                   typedmemeval=ExtensionBlock.model_validate(raw["typedmemeval"]))
+
+    # The QuestionRecord properties a run reads, computed alike.
+    @property
+    def query_time(self) -> datetime:
+        from .models import parse_corpus_date
+
+        return parse_corpus_date(self.question_date)
+
+    @property
+    def session_times(self) -> tuple[datetime, ...]:
+        from .models import parse_corpus_date
+
+        return tuple(parse_corpus_date(text) for text in self.haystack_dates)
+
+    @property
+    def vertical(self) -> str:
+        return self.typedmemeval.vertical
+
+    @property
+    def shape(self) -> str:
+        return self.typedmemeval.shape
+
+    @property
+    def arm(self) -> str | None:
+        return self.typedmemeval.arm
+
+    @property
+    def expected_negative(self) -> str | None:
+        return self.typedmemeval.answer_key.expected_negative
+
+    @property
+    def has_gold(self) -> bool:
+        return bool(set(self.answer_session_ids) & set(self.haystack_session_ids))
+
+    @property
+    def gold_session_indices(self) -> tuple[int, ...]:
+        gold = set(self.answer_session_ids)
+        return tuple(i for i, sid in enumerate(self.haystack_session_ids) if sid in gold)
 
 
 @dataclass(frozen=True)
@@ -108,17 +191,7 @@ class CorpusIndex(CorpusIdentity):
         from .loading import _check_record_semantics
         from .models import QuestionRecord
 
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(head.offset)
-                chunk = handle.read(head.length)
-        except OSError as error:
-            raise CorpusError(self.path, f"cannot read the record back: {error.strerror or error}",
-                              question_id=head.question_id) from None
-        if hashlib.sha256(chunk).digest() != head.digest:
-            raise CorpusError(self.path, f"the corpus file changed since it was loaded (sha256 "
-                              f"{self.sha256[:12]}); its record no longer matches, so this question "
-                              "was not run; rerun on the file as it is now", question_id=head.question_id)
+        chunk = self._chunk(head)
         try:
             record = QuestionRecord.model_validate(json.loads(chunk))
         except (ValueError, ValidationError) as error:  # pragma: no cover - the digest matched
@@ -130,6 +203,51 @@ class CorpusIndex(CorpusIdentity):
             raise CorpusError(self.path, "the record read back differs from the one indexed; clear "
                               "the index cache (pytest --cache-clear) and rerun", question_id=head.question_id)
         return record
+
+    def run_record(self, head: QuestionHead) -> RunRecord:
+        """The question's record as a run needs it (:class:`RunRecord`), read back from its bytes.
+
+        The bytes must hash as they did when the corpus was indexed, and those bytes were
+        validated whole, record by record, by this very code: in this process, or by the run that
+        stored the cache entry (keyed by the loader's :func:`code_fingerprint`). Validating them
+        a second time could only build the same values again, so the haystack is taken as parsed
+        (its turns straight into the adapter's :class:`~..adapter.protocol.Turn`) and only the
+        small ``typedmemeval`` block, which the judge reads as models, is validated. A damaged
+        cache entry whose head points elsewhere is still refused by the label check.
+
+        Raises :class:`CorpusError` naming the question, with the messages of :meth:`record`.
+        """
+        from pydantic import ValidationError
+
+        from .loading import _check_record_semantics
+
+        chunk = self._chunk(head)
+        try:
+            record = RunRecord.of(json.loads(chunk))
+        except (ValueError, ValidationError, KeyError, TypeError, AttributeError) as error:
+            raise CorpusError(self.path, f"the record read back differs from the one indexed ({error}); "
+                              "clear the index cache (pytest --cache-clear) and rerun",
+                              question_id=head.question_id) from None
+        _check_record_semantics(self.path, record)  # type: ignore[arg-type]
+        if head.labels() != QuestionHead.of(record, b"", 0, 0).labels():  # type: ignore[arg-type]
+            raise CorpusError(self.path, "the record read back differs from the one indexed; clear "
+                              "the index cache (pytest --cache-clear) and rerun", question_id=head.question_id)
+        return record
+
+    def _chunk(self, head: QuestionHead) -> bytes:
+        """The head's record bytes, refused (naming the question) unless they hash as indexed."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(head.offset)
+                chunk = handle.read(head.length)
+        except OSError as error:
+            raise CorpusError(self.path, f"cannot read the record back: {error.strerror or error}",
+                              question_id=head.question_id) from None
+        if hashlib.sha256(chunk).digest() != head.digest:
+            raise CorpusError(self.path, f"the corpus file changed since it was loaded (sha256 "
+                              f"{self.sha256[:12]}); its record no longer matches, so this question "
+                              "was not run; rerun on the file as it is now", question_id=head.question_id)
+        return chunk
 
     def whole(self) -> Corpus:
         """The corpus with every record held (gates read every haystack), loaded once, and refused
@@ -202,10 +320,41 @@ def _from_cache(cache: IndexCache, path: Path, sha256: str,
         return None  # a damaged entry is a miss, never an error: the file is read again
 
 
-def _store(cache: IndexCache, index: CorpusIndex) -> None:
+def index_entry(index: CorpusIndex) -> dict[str, Any]:
+    """The index as plain data, in the form the cache keeps (and an xdist controller hands its
+    workers): checked on reading against the bytes' sha256 and :func:`code_fingerprint`."""
     rows = [[*(getattr(head, name) for name in _HEAD_FIELDS[:-1]), head.digest.hex()] for head in index.heads]
-    entry = {"sha256": index.sha256, "code": code_fingerprint(), "sidecar": _sidecar_digest(index.sidecar_bytes),
-             "vertical": index.vertical, "heads": rows}
+    return {"sha256": index.sha256, "code": code_fingerprint(), "sidecar": _sidecar_digest(index.sidecar_bytes),
+            "vertical": index.vertical, "heads": rows}
+
+
+class HandedIndexes:
+    """Indexes an xdist controller validated and handed its worker (``workerinput``), in front of
+    the worker's own cache: a worker of a first run (no pytest cache yet, or none at all under
+    ``-p no:cacheprovider``) then hashes the files instead of validating every record again. An
+    entry is read exactly as a cache entry is (same sha256 and code checks; a miss falls through)."""
+
+    def __init__(self, entries: dict[str, Any], behind: IndexCache | None) -> None:
+        self.entries = entries
+        self.behind = behind
+
+    def get(self, key: str, default: Any) -> Any:
+        if key in self.entries:
+            return self.entries[key]
+        return default if self.behind is None else self.behind.get(key, default)
+
+    def set(self, key: str, value: Any) -> None:  # pragma: no cover - workers never store
+        if self.behind is not None:
+            self.behind.set(key, value)
+
+
+def cache_key(path: Path) -> str:
+    """The key an index is kept under (the corpus id: file name without ``.json``)."""
+    return _cache_key(path)
+
+
+def _store(cache: IndexCache, index: CorpusIndex) -> None:
+    entry = index_entry(index)
     try:
         cache.set(_cache_key(index.path), entry)
     except (OSError, TypeError, ValueError):  # pragma: no cover - pytest's cache warns by itself

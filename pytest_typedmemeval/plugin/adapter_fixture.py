@@ -182,11 +182,14 @@ def resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) 
     except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
         message = adapter_failure_message(session, error, request)
     else:
+        if agent is session.checked_agent:
+            return agent
         try:
             check_agent(agent, adapter_origin(session, request))
         except TypeError as error:
             message = f"TypedMemEval: the adapter is not usable: {one_line(str(error))}"
         else:
+            session.checked_agent = agent
             return agent
     stop_for_an_unusable_adapter(request, session, message)
 

@@ -37,6 +37,7 @@ from .options import (
 from .question_items import GATES_ONLY_NOTE, ResultCollector, snapshot_path
 from .session import SESSION_KEY, TypedMemEvalSession, marker_name
 from .xdist_roles import (
+    INDEX_INPUT_KEY,
     LEDGER_INPUT_KEY,
     SPOOL_INPUT_KEY,
     XdistControllerHooks,
@@ -197,6 +198,12 @@ def _load_corpora(config: pytest.Config, session: TypedMemEvalSession) -> list[C
         # only the process that aggregates writes it, workers read what it wrote.
         cache = getattr(config, "cache", None)
         store = not is_worker(config)
+        handed = getattr(config, "workerinput", {}).get(INDEX_INPUT_KEY)
+        if isinstance(handed, dict):
+            # What the controller validated: a worker of a first run validates nothing again.
+            from ..corpus.index import HandedIndexes
+
+            cache = HandedIndexes(handed, cache)
         paths = [*(shipped_corpus_paths() if use_shipped else ()), *paths]
         corpora = [index_corpus(path, cache, store=store) for path in paths]
     except CorpusError as error:

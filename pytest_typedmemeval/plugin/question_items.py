@@ -259,7 +259,7 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     agent = resolve_agent(request, session)
     judge = session.judge()
     try:
-        record = case.corpus.record(case.head)
+        record = case.corpus.run_record(case.head)
     except CorpusError as error:
         result = error_result(case, judge, str(error))
     else:

@@ -39,6 +39,7 @@ from .session import SESSION_KEY, TypedMemEvalSession
 
 if TYPE_CHECKING:
     from ..adapter.in_flight import QuestionJob, QuestionsInFlight
+    from ..corpus.index import RunRecord
     from ..corpus.models import QuestionRecord
     from ..judge.protocol import Judge
     from ..results import QuestionResult
@@ -88,7 +89,7 @@ class LookAhead:
 
 
 def answer_in_flight(request: pytest.FixtureRequest, session: TypedMemEvalSession, case: QuestionCase,
-                     record: QuestionRecord, agent: Any, judge: Judge) -> QuestionResult:
+                     record: QuestionRecord | RunRecord, agent: Any, judge: Judge) -> QuestionResult:
     """The item's result: its answer from the pool (handed over now or earlier), judged here."""
     from ..adapter.run import result_of_answer
 
@@ -154,7 +155,7 @@ def _more_instances(request: pytest.FixtureRequest, session: TypedMemEvalSession
 
 # --- handing questions over -------------------------------------------------------------------------
 
-def _submit(look_ahead: LookAhead, nodeid: str, record: QuestionRecord) -> QuestionJob:
+def _submit(look_ahead: LookAhead, nodeid: str, record: QuestionRecord | RunRecord) -> QuestionJob:
     from ..adapter.projection import adapter_view
     from ..adapter.run import question_kwargs
 
@@ -186,7 +187,7 @@ def _hand_over_upcoming(pytest_session: pytest.Session, item: pytest.Item, sessi
         if case is None:
             continue
         try:
-            record = case.corpus.record(case.head)
+            record = case.corpus.run_record(case.head)
         except CorpusError:
             continue  # its item reports the corpus error on its own turn
         look_ahead.jobs[upcoming.nodeid] = _submit(look_ahead, upcoming.nodeid, record)
@@ -285,7 +286,7 @@ def _record_answered_ahead(item: pytest.Item, tme: TypedMemEvalSession, case: Qu
 
     assert job.answered is not None
     try:
-        record = case.corpus.record(case.head)
+        record = case.corpus.run_record(case.head)
     except CorpusError:
         return
     answered = job.answered

@@ -104,6 +104,9 @@ class TypedMemEvalSession:
     stopped the run (:mod:`..adapter.fault_watch`); nothing more can run."""
     fault_watch: Any = None
     """This process's :class:`..adapter.fault_watch.FaultWatch` (built when a question first runs)."""
+    checked_agent: Any = None
+    """The adapter instance last found usable by ``check_agent``: a session-scoped adapter is
+    checked once, not once per question (``inspect.signature`` of three methods each time)."""
     refused: str | None = None
     """The run was refused after collection, before any question ran (no adapter): no report."""
     notes: list[str] = field(default_factory=list)

@@ -20,6 +20,9 @@ LEDGER_INPUT_KEY = "typedmemeval_ledger"
 """workerinput key: the spend ledger file every process of the run shares (one cost ceiling)."""
 SPOOL_INPUT_KEY = "typedmemeval_spool"
 """workerinput key: the directory each worker appends its results to (read back after Ctrl-C)."""
+INDEX_INPUT_KEY = "typedmemeval_corpus_indexes"
+"""workerinput key: the corpus indexes the controller validated (``corpus.index.index_entry``
+by cache key), so no worker validates a corpus again (a first run has no pytest cache to share)."""
 WORKER_PAYLOAD_KEY = "typedmemeval"
 """workeroutput key of :func:`worker_payload`."""
 WORKER_PAYLOAD_VERSION = 1
@@ -60,6 +63,11 @@ class XdistControllerHooks:
             node.workerinput[SPOOL_INPUT_KEY] = str(self.session.spool_dir)
         if self.session.ledger_path is not None:
             node.workerinput[LEDGER_INPUT_KEY] = str(self.session.ledger_path)
+        if self.session.corpora:
+            from ..corpus.index import cache_key, index_entry
+
+            node.workerinput[INDEX_INPUT_KEY] = {cache_key(corpus.path): index_entry(corpus)
+                                                 for corpus in self.session.corpora}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
