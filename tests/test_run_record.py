@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_typedmemeval.adapter.projection import adapter_view, opaque_to_index
+from pytest_typedmemeval.adapter.protocol import Turn
 from pytest_typedmemeval.corpus import CorpusError, shipped_corpus_paths
 from pytest_typedmemeval.corpus.index import CorpusIndex, HandedIndexes, cache_key, index_corpus, index_entry
 
@@ -41,13 +42,13 @@ def _what_a_run_reads(record: Any) -> tuple[object, ...]:
 def test_the_run_reads_back_what_the_full_read_back_gives(path: Path) -> None:
     indexed = index_corpus(path)
     for head in indexed.heads:
-        assert _what_a_run_reads(indexed.run_record(head)) == _what_a_run_reads(indexed.record(head))
+        assert _what_a_run_reads(indexed.run_record(head, Turn)) == _what_a_run_reads(indexed.record(head))
 
 
 def test_the_adapter_s_turns_are_the_stored_turns_without_their_labels() -> None:
     indexed = index_corpus(ARITHMETIC_FIXTURE)
     head = indexed.heads[0]
-    whole, run = indexed.record(head), indexed.run_record(head)
+    whole, run = indexed.record(head), indexed.run_record(head, Turn)
     view = adapter_view(run)
     assert [[(t.role, t.content, t.timestamp) for t in s.turns] for s in view.sessions] == [
         [(t.role, t.content, None) for t in session] for session in whole.haystack_sessions]
@@ -61,7 +62,7 @@ def test_a_file_edited_after_indexing_is_refused_by_the_run_s_read_back(tmp_path
     records[0]["question"] = records[0]["question"] + " (edited)"
     path.write_text(json.dumps(records), encoding="utf-8")
     with pytest.raises(CorpusError, match="changed since it was loaded"):
-        indexed.run_record(indexed.heads[0])
+        indexed.run_record(indexed.heads[0], Turn)
 
 
 class DictCache:
@@ -82,7 +83,7 @@ def test_a_cached_head_that_lies_about_its_record_is_refused_by_the_run_s_read_b
     entry["heads"][0][2] = "durations" if entry["heads"][0][2] != "durations" else "sums"  # the shape
     lying: CorpusIndex = index_corpus(ARITHMETIC_FIXTURE, cache)
     with pytest.raises(CorpusError, match="differs from the one indexed"):
-        lying.run_record(lying.heads[0])
+        lying.run_record(lying.heads[0], Turn)
 
 
 def test_a_cached_head_pointing_at_other_bytes_of_the_file_is_refused() -> None:
@@ -104,7 +105,7 @@ def test_a_cached_head_pointing_at_other_bytes_of_the_file_is_refused() -> None:
     row[-3], row[-2], row[-1] = inner, end - inner, hashlib.sha256(raw[inner:end]).hexdigest()
     damaged: CorpusIndex = index_corpus(ARITHMETIC_FIXTURE, cache)
     with pytest.raises(CorpusError, match="differs from the one indexed"):
-        damaged.run_record(damaged.heads[0])
+        damaged.run_record(damaged.heads[0], Turn)
 
 
 def test_handed_indexes_are_read_as_cache_entries_and_fall_through_to_the_cache() -> None:
@@ -125,10 +126,19 @@ import pytest
 from pytest_typedmemeval.corpus import loading
 
 _validated = loading.validated_records
+_role = "controller"
+
+
+def pytest_configure(config):
+    # By the config, not PYTEST_XDIST_WORKER: a run started from inside an xdist worker (this
+    # suite under -n) inherits that variable in its controller too.
+    global _role
+    if hasattr(config, "workerinput"):
+        _role = config.workerinput["workerid"]
 
 
 def _counting(*args, **kwargs):
-    with open(f"validated-{os.environ.get('PYTEST_XDIST_WORKER', 'controller')}.txt", "a") as handle:
+    with open(f"validated-{_role}.txt", "a") as handle:
         handle.write("corpus\\n")
     return _validated(*args, **kwargs)
 

@@ -17,6 +17,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -26,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .identity import CorpusError, CorpusIdentity, read_corpus_bytes, sidecar_path_for
 
 if TYPE_CHECKING:
-    from ..adapter.protocol import Turn
     from .loading import Corpus
     from .models import ExtensionBlock, QuestionRecord, Sidecar
 
@@ -75,10 +75,12 @@ class RunRecord:
     same names, built from bytes already validated whole.
 
     Why not the model itself: a record holds ~200 turns, and building them as models again costs
-    more than the rest of a no-op question (issue 24). The turns are held as the adapter's
-    :class:`~..adapter.protocol.Turn` values, built once, which the adapter view passes on as they
-    are (``has_answer``, an answer label, is never read by a run). The ``typedmemeval`` block is
-    the validated model the judge and the result read.
+    more than the rest of a no-op question (issue 24). The turns are held as the values the
+    caller's ``make_turn`` builds from (role, content) — the plugin passes the adapter's
+    :class:`Turn`, so the adapter view passes them on as they are — built once (``has_answer``, an
+    answer label, is never read by a run). ``corpus/`` does not import ``adapter/`` (the adapter
+    side reads corpora, never the reverse): the type comes in as a callable. The ``typedmemeval``
+    block is the validated model the judge and the result read.
     """
 
     question_id: str
@@ -87,18 +89,18 @@ class RunRecord:
     question_date: str
     haystack_session_ids: tuple[str, ...]
     haystack_dates: tuple[str, ...]
-    haystack_sessions: tuple[tuple[Turn, ...], ...]
+    haystack_sessions: tuple[tuple[Any, ...], ...]
     answer_session_ids: tuple[str, ...]
     typedmemeval: ExtensionBlock
 
     @classmethod
-    def of(cls, raw: dict[str, Any]) -> RunRecord:
-        """From a parsed record whose bytes were validated (raises KeyError, TypeError or a
-        ValidationError on anything else: the caller refuses it)."""
-        from ..adapter.protocol import Turn
+    def of(cls, raw: dict[str, Any], make_turn: Callable[[str, str], Any]) -> RunRecord:
+        """From a parsed record whose bytes were validated, each turn built by ``make_turn(role,
+        content)`` (raises KeyError, TypeError or a ValidationError on anything else: the caller
+        refuses it)."""
         from .models import ExtensionBlock
 
-        turn = Turn
+        turn = make_turn
         sessions = tuple(tuple([turn(item["role"], item["content"]) for item in session])
                          for session in raw["haystack_sessions"])
         texts = (raw["question_id"], raw["question"], raw["answer"], raw["question_date"])
@@ -204,14 +206,14 @@ class CorpusIndex(CorpusIdentity):
                               "the index cache (pytest --cache-clear) and rerun", question_id=head.question_id)
         return record
 
-    def run_record(self, head: QuestionHead) -> RunRecord:
+    def run_record(self, head: QuestionHead, make_turn: Callable[[str, str], Any]) -> RunRecord:
         """The question's record as a run needs it (:class:`RunRecord`), read back from its bytes.
 
         The bytes must hash as they did when the corpus was indexed, and those bytes were
         validated whole, record by record, by this very code: in this process, or by the run that
         stored the cache entry (keyed by the loader's :func:`code_fingerprint`). Validating them
         a second time could only build the same values again, so the haystack is taken as parsed
-        (its turns straight into the adapter's :class:`~..adapter.protocol.Turn`) and only the
+        (its turns straight into ``make_turn``'s values, the adapter's ``Turn``) and only the
         small ``typedmemeval`` block, which the judge reads as models, is validated. A damaged
         cache entry whose head points elsewhere is still refused by the label check.
 
@@ -223,7 +225,7 @@ class CorpusIndex(CorpusIdentity):
 
         chunk = self._chunk(head)
         try:
-            record = RunRecord.of(json.loads(chunk))
+            record = RunRecord.of(json.loads(chunk), make_turn)
         except (ValueError, ValidationError, KeyError, TypeError, AttributeError) as error:
             raise CorpusError(self.path, f"the record read back differs from the one indexed ({error}); "
                               "clear the index cache (pytest --cache-clear) and rerun",

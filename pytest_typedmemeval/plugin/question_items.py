@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..adapter.protocol import Turn
 from .adapter_fixture import (
     ADAPTER_FAILURE_ATTRIBUTE,
     ADAPTER_FAILURE_KEY,
@@ -259,7 +260,7 @@ def evaluate_question(request: pytest.FixtureRequest, case: object) -> None:
     agent = resolve_agent(request, session)
     judge = session.judge()
     try:
-        record = case.corpus.run_record(case.head)
+        record = case.corpus.run_record(case.head, Turn)
     except CorpusError as error:
         result = error_result(case, judge, str(error))
     else:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..adapter.protocol import Turn
 from .adapter_fixture import (
     adapter_failure_message,
     adapter_origin,
@@ -187,7 +188,7 @@ def _hand_over_upcoming(pytest_session: pytest.Session, item: pytest.Item, sessi
         if case is None:
             continue
         try:
-            record = case.corpus.run_record(case.head)
+            record = case.corpus.run_record(case.head, Turn)
         except CorpusError:
             continue  # its item reports the corpus error on its own turn
         look_ahead.jobs[upcoming.nodeid] = _submit(look_ahead, upcoming.nodeid, record)
@@ -286,7 +287,7 @@ def _record_answered_ahead(item: pytest.Item, tme: TypedMemEvalSession, case: Qu
 
     assert job.answered is not None
     try:
-        record = case.corpus.run_record(case.head)
+        record = case.corpus.run_record(case.head, Turn)
     except CorpusError:
         return
     answered = job.answered
