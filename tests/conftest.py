@@ -25,6 +25,15 @@ def _private_model_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("TYPEDMEMEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("model-cache")))
 
 
+@pytest.fixture(autouse=True)
+def _no_inherited_xdist_role(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When this suite itself runs under xdist, a pytest the test starts (pytester's subprocess) would
+    inherit ``PYTEST_XDIST_WORKER`` and take its controller for a worker (syrupy then reports no
+    unused snapshots): the test's run is its own session."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+
+
 @pytest.fixture
 def consumer(pytester: pytest.Pytester) -> pytest.Pytester:
     """A consumer project: the fixture corpora copied in as user corpora and a scripted adapter."""
