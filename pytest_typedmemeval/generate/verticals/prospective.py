@@ -69,7 +69,7 @@ last, and only the answer key knows it:
    some session's turn order is unique in its haystack is redrawn, whichever session it is (V7's
    role-sequence rule). Sessions are about a
    day apart and spans 35-140 days, so pivots lie weeks after the last session. *Due dates from one
-   distribution* (red team 34): the asking window (before arm to after arm, 14-20 days) is drawn
+   distribution* (red team 34): the asking window (before arm to after arm, 13-16 days) is drawn
    from the session times first, and every span-bearing statement, gold or not, takes a span
    uniform among those that fall due inside it at least 3 days from either end; the seed shapes
    ask at one end of it. Gold's pivot is one such draw, so the distance from the asked date to a
