@@ -3,10 +3,11 @@ positions, read-back, keys, and one injected defect per validity rule."""
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -21,8 +22,8 @@ from pytest_typedmemeval.judge.outcomes import Outcome
 
 DIAL = pro.RECORDED_COMPETITION
 # The test's own reading of spans (not the generator's table): number words and units.
-_NUMBERS = {"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-            "thirteen": 13, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBERS = {span.split()[0]: days // (7 if span.endswith("weeks") else 1)
+            for span, days in pro.SPANS.items()}
 _SPAN = re.compile(r"\b(?:in|for the next) (\w+) (days|weeks)\b", re.IGNORECASE)
 _PERSON = re.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")
 
@@ -589,6 +590,30 @@ def test_every_due_date_falls_inside_the_asking_window_whatever_its_role(
                 due = dates[reading.session] + timedelta(days=reading.days)
                 assert (due < instant) == gold.later, (record["question_id"], reading)
                 assert abs(due - instant) >= timedelta(days=2), (record["question_id"], reading)
+
+
+def test_the_asking_window_may_start_anywhere_in_a_band_several_times_its_width() -> None:
+    """Red team 39: with spans of 49-91 days the window could only start 46-62 days after the last
+    session while being 14-20 days wide, so "asked date minus last session > 62.7 days" told the
+    after arm from the before arm in 50/50 questions. The band the window starts in must be several
+    times the window's width, at the shortest and longest haystacks alike."""
+    for sessions in (min(h for h, _ in pro.H_RANGE.values()) + 1,
+                     max(h for _, h in pro.H_RANGE.values()) + 1):
+        times = [datetime(2026, 1, 5, 18) + timedelta(days=i) for i in range(sessions)]
+        starts = [pro._window(random.Random(seed), times)[0] for seed in range(300)]
+        assert max(starts) - min(starts) >= 4 * timedelta(minutes=max(pro.WINDOW_MINUTES))
+
+
+def test_before_and_after_arms_share_their_distances_from_the_last_session(
+        records: list[dict[str, Any]]) -> None:
+    """Red team 39: the before arms' distances from the haystack's last session all lay below the
+    after arms' (46-62 against 63-82 days). Now the two ranges overlap."""
+    gaps: dict[str, list[timedelta]] = {"before": [], "after": []}
+    for record in records:
+        if arm := record["typedmemeval"].get("arm"):
+            gaps[arm].append(parse_corpus_date(record["question_date"])
+                             - parse_corpus_date(record["haystack_dates"][-1]))
+    assert max(gaps["before"]) > min(gaps["after"])
 
 
 def _retext(record: dict[str, Any], session: int, old: str, new: str) -> dict[str, Any]:

@@ -68,8 +68,8 @@ last, and only the answer key knows it:
    uniform among the rest (those whose words no haystack asks about first). A rendering in which
    some session's turn order is unique in its haystack is redrawn, whichever session it is (V7's
    role-sequence rule). Sessions are about a
-   day apart and spans 49-91 days, so pivots lie weeks after the last session. *Due dates from one
-   distribution* (red team 34): the asking window (before arm to after arm, 14-20 days) is drawn
+   day apart and spans 35-140 days, so pivots lie weeks after the last session. *Due dates from one
+   distribution* (red team 34): the asking window (before arm to after arm, 13-16 days) is drawn
    from the session times first, and every span-bearing statement, gold or not, takes a span
    uniform among those that fall due inside it at least 3 days from either end; the seed shapes
    ask at one end of it. Gold's pivot is one such draw, so the distance from the asked date to a
@@ -121,7 +121,7 @@ RECORDED_COMPETITION: dict[str, float] = {  # competitor share, from search_dial
     "expiring-validity": 0.75, "not-yet-true": 0.5}
 DIFFICULTY_NOTE = ("declared, not validated: the band is the competitor capacity of the asked subject "
                    "(levels 6 / 8 / 10 / 12 -> bands 1-4; the dial sets how much of it is used); the "
-                   "displacement from statement to pivot (49-91 days) is a time a lexical retriever "
+                   "displacement from statement to pivot (35-140 days) is a time a lexical retriever "
                    "cannot see")
 
 UNPAIRED = {"as-of": 4, "current": 4, "prospective": 4}
@@ -133,7 +133,7 @@ LEVELS = (6, 8, 10, 12)
 """Competitor capacity of each cluster per haystack (§2.1 "competing reminders", every level in
 every shape; Appendix D: they carry values); the dial decides how much of it is used."""
 MIN_DISTRACTOR_REMINDERS = 3
-WINDOW_MINUTES = (14 * 1440, 20 * 1440)
+WINDOW_MINUTES = (13 * 1440, 16 * 1440)
 """The asking window: the before arm (or a seed shape's instant on one side) and the after arm lie
 this far apart, and every span-bearing statement of the haystack, gold or not, falls due inside it
 at least :data:`EDGE_MINUTES` from either end (:func:`_window`, :func:`_span_into`). Red team 34: the
@@ -141,7 +141,11 @@ arms were asked 3-8 days either side of gold's pivot while every other statement
 in some fifty days, so the statements due 4-7 days from the asked date were gold 31 times against
 17 competitors (0-3 days 7 against 27, 12-15 and 20-31 days 0 against 92), and a naive Bayes over
 4-day offset buckets found gold at 0.68 held out (0.19 by chance). Now every statement's due date
-is one draw from one distribution relative to the asked dates; roles are read after the draw."""
+is one draw from one distribution relative to the asked dates; roles are read after the draw.
+Red team 39: with spans of 49-91 days the window could only sit 46-62 days after the last session
+while being 14-20 days wide, so "asked date minus last session > 62.7 days" told the after arm from
+the before arm in 50/50 questions. Spans now run 35-140 days and the window is 13-16 days wide: it
+may start anywhere in a band of some eighty days, several times its own width."""
 EDGE_MINUTES = 3 * 1440
 """How far inside the window every due date lies (the gold's pivot is this far from either arm)."""
 MIN_PIVOT_DAYS = 2
@@ -632,7 +636,7 @@ def _plan(seed: int, spec: Spec, share: float) -> tuple[conversation.HaystackPla
 def _window(rng: Any, times: Sequence[datetime]) -> tuple[datetime, datetime]:
     """The asking window (before arm, after arm), drawn from the session times alone, before any
     statement's span and before any role is read: wide :data:`WINDOW_MINUTES`, placed so that
-    every session has a span (49-91 days) falling due inside it :data:`EDGE_MINUTES` from either
+    every session has a span (35-140 days) falling due inside it :data:`EDGE_MINUTES` from either
     end (the first session's longest span reaches past its far end, the last session's shortest
     falls before its near end), and at least three weeks after the last session."""
     width = timedelta(minutes=rng.randint(*WINDOW_MINUTES))

@@ -116,9 +116,14 @@ REQUESTS = {
 """The user turn a suggestion answers (no value: the user asks, the assistant names someone)."""
 
 
-SPANS = {"seven weeks": 49, "eight weeks": 56, "nine weeks": 63, "ten weeks": 70,
-         "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91, "fifty days": 50,
-         "sixty days": 60, "seventy days": 70, "eighty days": 80, "ninety days": 90}
+SPANS = {"five weeks": 35, "six weeks": 42, "seven weeks": 49, "eight weeks": 56, "nine weeks": 63,
+         "ten weeks": 70, "eleven weeks": 77, "twelve weeks": 84, "thirteen weeks": 91,
+         "fourteen weeks": 98, "fifteen weeks": 105, "sixteen weeks": 112, "seventeen weeks": 119,
+         "eighteen weeks": 126, "nineteen weeks": 133, "twenty weeks": 140, "forty days": 40,
+         "fifty days": 50, "sixty days": 60, "seventy days": 70, "eighty days": 80, "ninety days": 90}
+"""Spans 35-140 days (red team 39): the asking window may sit anywhere from about a month to four
+months after the last session, a band several times its own width, so the gap from the haystack's
+calendar to the asked date says little about which arm is asked."""
 OFFSETS = {"ten days": 10, "twelve days": 12, "two weeks": 14}
 """Seed questions' instants relative to the asking moment ("twelve days ago", "in two weeks")."""
 
