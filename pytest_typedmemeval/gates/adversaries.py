@@ -877,6 +877,7 @@ def self_test() -> list[SelfTestCase]:
                               check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
                                     declared=none)))
     cases.extend(_tables_cases())
+    cases.extend(_calendar_cases())
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",
@@ -961,6 +962,21 @@ def _tables_cases() -> list[SelfTestCase]:
                      run(34, recurrence_equal=True)),
         control_case("clean: every statement's due date 4-40 days after the question's date",
                      run(36, offset_random=True)),
+    ]
+
+
+def _calendar_cases() -> list[SelfTestCase]:
+    """The calendar reader's defect (the arm sets the gap from the last session to the question
+    date, red team 39) and its clean control (the same arms, the gap drawn whatever the arm)."""
+    none = VerticalDeclarations()
+    tell = check(build_simulated_corpus(39, SimulationSpec(calendar_tell=True)), declared=none)
+    clean = check(build_simulated_corpus(40, SimulationSpec(calendar_random=True)), declared=none)
+    return [
+        defect_case("the arm sets the calendar: 'before' questions dated 20-40 days after the last "
+                    "session, 'after' 45-65: the calendar reader's held-out arm accuracy", tell,
+                    "calendar_arm"),
+        control_case("clean: the same arms, every question dated 20-65 days after its last "
+                     "session whatever its arm", clean),
     ]
 
 
