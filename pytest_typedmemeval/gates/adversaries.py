@@ -49,6 +49,13 @@ against the asked date, in 4-day buckets). Figures and bounds are the form reade
 of gold among the candidate sessions with the tables relearned
 (:func:`.adversary_tables.table_null`).
 
+**Calendar reader** (:mod:`.adversary_calendar`; after red team 39, which read Prospective
+``0362efd5``'s before/after verdict off the session dates): not where gold is but which *arm* a
+question is — per shape whose questions carry two arms, and pooled, a threshold on the days from
+the haystack's last, first or median session to the asked date, learned on one half and scored on
+the other (``calendar_arm``: held-out accuracy above the larger arm's share + 0.15 and beyond chance
+with the arms relabelled within shape, at alpha / 2). Shapes without two arms: not applicable.
+
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
 chance, :func:`.adversary_haystacks.tied_coverage` and :func:`.adversary_haystacks.tied_gold_at_1` (breaking them by session order, as this
@@ -152,7 +159,8 @@ RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", 
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
                                 "subject_value_reader", "fact_only_bm25", "phrase_reader",
                                 "form_reader", "episode_reader", "tail_reader", "frame_reader",
-                                "frame_length_reader", "recurrence_reader", "offset_reader", "calendar_reader")
+                                "frame_length_reader", "recurrence_reader", "offset_reader",
+                                "calendar_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""

@@ -9,12 +9,12 @@ on half the haystacks held 0.963 out. A reader that needs no statement to give t
 verdict a memory need not hold, so the gate refuses it.
 
 What it reads. Per question with an arm (``typedmemeval.arm``) in a shape whose questions carry two
-arms: three gaps in days, T − last session date, T − first session date, T − the median session
-date (T by :func:`.adversary_tables.asked_date`, the table readers' date code). The learner picks,
-on one half, the feature, threshold and direction with the best training accuracy (ties: feature
-order, then the lowest threshold) and predicts the other half; both directions. Halves are the
-gate's (:func:`.adversary_haystacks.split_halves`): questions sharing a session stay on one side,
-so the twin arms of one haystack are never split.
+arms: three gaps in days, T − last session date, T − first session date, T − the median session date
+(T by :func:`.adversary_tables.asked_date`, the table readers' date code). The learner picks, on one
+half, the feature, threshold and direction with the best training accuracy (ties: feature order,
+then the lowest threshold) and predicts the other half; both directions. Halves are the gate's
+(:func:`.adversary_haystacks.split_halves`): questions sharing a session stay on one side, so the
+twin arms of one haystack are never split.
 
 The figure is held-out accuracy; the bound is the larger arm's share + :data:`CALENDAR_MARGIN`.
 It refuses only beyond chance: the arms relabelled within each shape :data:`CALENDAR_NULL_DRAWS`
@@ -83,7 +83,7 @@ def arm_shapes(arms: Sequence[str | None], shapes: Sequence[str]) -> dict[str, t
     for arm, shape in zip(arms, shapes):
         if arm is not None:
             seen.setdefault(shape, Counter())[arm] += 1
-    return {shape: tuple(sorted(c)) for shape, c in seen.items() if len(c) == 2}  # type: ignore[misc]
+    return {shape: (min(c), max(c)) for shape, c in seen.items() if len(c) == 2}
 
 
 def _fit_predict(x_train: "np.ndarray", y_train: "np.ndarray", x_test: "np.ndarray"

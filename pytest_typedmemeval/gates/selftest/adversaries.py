@@ -553,7 +553,8 @@ def _corpus_of(built: Sequence[_Built], corpus_id: str) -> Corpus:
             "question_type": item.shape,
             "question": item.question,
             "answer": item.answer,
-            "question_date": format_corpus_date(_SELF_START + timedelta(days=n - 1 + item.gap_days)),
+            "question_date": format_corpus_date(
+                _SELF_START + timedelta(days=n - 1 + item.gap_days)),
             "haystack_session_ids": item.ids,
             "haystack_dates": [format_corpus_date(_SELF_START + timedelta(days=i)) for i in range(n)],
             "haystack_sessions": [[{"role": role, "content": text,
