@@ -56,9 +56,11 @@ def test_the_word_frame_table_is_reported_never_refusing() -> None:
     (SimulationSpec(length_tell=True), "frame_length_auc"),
     (SimulationSpec(recurrence_tell=True), "recurrence_gold_at_1"),
     (SimulationSpec(offset_tell=True), "offset_auc"),
+    (SimulationSpec(calendar_tell=True), "calendar_arm"),
 ], ids=["split-g1", "split-auc", "fixed-position", "content-free-reader", "content-free-bm25",
         "differ-only-in-gold", "phrase-only-gold", "asked-subject-recurs", "tail-g1", "tail-auc",
-        "frame-echo", "twin-frames", "length-sequence", "value-recurs", "offset-band"])
+        "frame-echo", "twin-frames", "length-sequence", "value-recurs", "offset-band",
+        "calendar-arm"])
 def test_each_injected_tell_is_refused_by_its_rule(spec: SimulationSpec, rule: str) -> None:
     result = check(build_simulated_corpus(31, spec), declared=NONE)
     assert result.status == "refused"

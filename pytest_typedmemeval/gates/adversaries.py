@@ -49,6 +49,13 @@ against the asked date, in 4-day buckets). Figures and bounds are the form reade
 of gold among the candidate sessions with the tables relearned
 (:func:`.adversary_tables.table_null`).
 
+**Calendar reader** (:mod:`.adversary_calendar`; after red team 39, which read Prospective
+``0362efd5``'s before/after verdict off the session dates): not where gold is but which *arm* a
+question is — per shape whose questions carry two arms, and pooled, a threshold on the days from
+the haystack's last, first or median session to the asked date, learned on one half and scored on
+the other (``calendar_arm``: held-out accuracy above the larger arm's share + 0.15 and beyond chance
+with the arms relabelled within shape, at alpha / 2). Shapes without two arms: not applicable.
+
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
 prior, the learned gold@1) count ties at random: a tie at the cut counts each tied session by its
 chance, :func:`.adversary_haystacks.tied_coverage` and :func:`.adversary_haystacks.tied_gold_at_1` (breaking them by session order, as this
@@ -126,6 +133,9 @@ from .adversary_rules import (
 )
 from .calibration import SATURATION_CEILING, corpus_revision
 from .declarations import Declared, VerticalDeclarations, declarations_for
+from .adversary_calendar import (
+    CALENDAR_MARGIN, CALENDAR_NULL_DRAWS, calendar_features, calendar_reader
+)
 from .adversary_tables import (
     OFFSET_BUCKET_DAYS, OFFSET_MAX_BUCKET, TABLE_NULL_DRAWS, TABLE_SMOOTHING, TABLE_VIEWS,
     table_reader
@@ -145,11 +155,12 @@ RULES: tuple[str, ...] = ("learned_gold_at_1", "learned_auc", "position_prior", 
                           "form_gold_at_1", "form_auc", "episode_gold_at_1", "episode_auc",
                           "tail_gold_at_1", "tail_auc", "frame_gold_at_1", "frame_auc",
                           "frame_length_gold_at_1", "frame_length_auc", "recurrence_gold_at_1",
-                          "offset_gold_at_1", "offset_auc")
+                          "offset_gold_at_1", "offset_auc", "calendar_arm")
 ADVERSARIES: tuple[str, ...] = ("learned", "position_prior", "haystack_diff",
                                 "subject_value_reader", "fact_only_bm25", "phrase_reader",
                                 "form_reader", "episode_reader", "tail_reader", "frame_reader",
-                                "frame_length_reader", "recurrence_reader", "offset_reader")
+                                "frame_length_reader", "recurrence_reader", "offset_reader",
+                                "calendar_reader")
 
 FROM_REVISION = 3
 """GATES.md §7: the gate applies from corpus revision 3 (VERTICALS.md Appendix D binds from v3)."""
@@ -216,6 +227,8 @@ THRESHOLDS: dict[str, float] = {
     "offset_bucket_days": OFFSET_BUCKET_DAYS,
     "offset_max_bucket": OFFSET_MAX_BUCKET,
     "table_null_draws": TABLE_NULL_DRAWS,
+    "calendar_margin": CALENDAR_MARGIN,
+    "calendar_null_draws": CALENDAR_NULL_DRAWS,
 }
 
 
@@ -400,11 +413,50 @@ def measure(records: Sequence[QuestionRecord], *, exclude_from_pool: frozenset[s
         else:
             pooled[name] = {"status": "not_applicable",
                             "reason": "fewer than two measured shapes: the per-shape row is it"}
+    calendar_rows, calendar_excluded = _calendar_rows(records, haystacks, alpha / FORM_VIEWS)
+    for shape, row in by_shape.items():
+        row["calendar_reader"] = calendar_rows.get(shape, {
+            "status": "not_applicable", "reason": "the shape's questions do not carry two arms"})
+        if row["calendar_reader"].get("refuses"):
+            findings.append(_calendar_finding(row["calendar_reader"], shape))
+    pooled["calendar_reader"] = calendar_rows.get(POOLED, {
+        "status": "not_applicable", "reason": "fewer than two two-armed shapes measured"})
+    if pooled["calendar_reader"].get("refuses"):
+        findings.append(_calendar_finding(pooled["calendar_reader"], POOLED))
     measured: dict[str, Any] = {"by_shape": by_shape, "pooled": pooled,
+                                "calendar_reader_excluded": calendar_excluded,
                                 **{f"{view}_reader_excluded": excluded
                                    for view, (_, excluded) in form_views.items()},
                                 "learned_split": learned_info, "per_question": per_question}
     return measured, findings
+
+
+def _calendar_rows(records: Sequence[QuestionRecord], haystacks: Sequence[Haystack], alpha: float
+                   ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, int]]]:
+    """The calendar reader's rows (:mod:`.adversary_calendar`, red team 39): can a question's arm
+    be told from the gap between its asked date and the haystack's session dates? Halves are the
+    gate's split over the arm questions (a haystack's twin arms stay together)."""
+    arms = [record.arm for record in records]
+    shapes = [h.shape for h in haystacks]
+    members = [qi for qi, arm in enumerate(arms) if arm is not None]
+    if not members:
+        return {}, {}
+    halves = split_halves(haystacks, members)
+    features = [calendar_features(h.question, h.question_date, h.dates) if arms[qi] else None
+                for qi, h in enumerate(haystacks)]
+    return calendar_reader(arms, shapes, features, halves, alpha, POOLED)
+
+
+def _calendar_finding(row: Mapping[str, Any], shape: str) -> Finding:
+    """A calendar refusal: the arm (the answer's time verdict) read off the session dates."""
+    best = max(row["accuracy_by_feature"].items(), key=lambda item: item[1])
+    return Finding("calendar_arm", shape, row["accuracy"], row["bound"], (
+        f"a threshold on the days from the haystack's session dates to the asked date, learned on "
+        f"the other half, predicts the question's arm ({'/'.join(row.get('arms', []))}) in "
+        f"{row['accuracy']:.3f} of held-out questions (larger arm {row['majority_share']:.3f}, "
+        f"bound +{CALENDAR_MARGIN}; best single gap {best[0]} {best[1]:.3f}; arms relabelled "
+        f"within shape p = {row['p_value']:.2g} < {row['alpha']:.2g}): the time verdict needs no "
+        "statement; draw the session calendar independently of the arm"))
 
 
 def _ceiling_row(rule: str, shape: str, coverage: Mapping[int, float], random_k: float | None,
@@ -627,7 +679,8 @@ def _worst(by_shape: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             ("frame_length_auc", "frame_length_reader", "auc"),
             ("recurrence_gold_at_1", "recurrence_reader", "gold_at_1"),
             ("offset_gold_at_1", "offset_reader", "gold_at_1"),
-            ("offset_auc", "offset_reader", "auc")):
+            ("offset_auc", "offset_reader", "auc"),
+            ("calendar_arm", "calendar_reader", "accuracy")):
         found = top(adversary, figure)
         out[key] = found
     return out
@@ -832,6 +885,7 @@ def self_test() -> list[SelfTestCase]:
                               check(build_simulated_corpus(27, SimulationSpec(tail_random=True)),
                                     declared=none)))
     cases.extend(_tables_cases())
+    cases.extend(_calendar_cases())
     cases.append(control_case("clean: one template machinery, one value pool, roles after the "
                               "draw, random positions, competitors with values (plus a shape "
                               "without gold, excluded and counted)",
@@ -916,6 +970,21 @@ def _tables_cases() -> list[SelfTestCase]:
                      run(34, recurrence_equal=True)),
         control_case("clean: every statement's due date 4-40 days after the question's date",
                      run(36, offset_random=True)),
+    ]
+
+
+def _calendar_cases() -> list[SelfTestCase]:
+    """The calendar reader's defect (the arm sets the gap from the last session to the question
+    date, red team 39) and its clean control (the same arms, the gap drawn whatever the arm)."""
+    none = VerticalDeclarations()
+    tell = check(build_simulated_corpus(39, SimulationSpec(calendar_tell=True)), declared=none)
+    clean = check(build_simulated_corpus(40, SimulationSpec(calendar_random=True)), declared=none)
+    return [
+        defect_case("the arm sets the calendar: 'before' questions dated 20-40 days after the last "
+                    "session, 'after' 45-65: the calendar reader's held-out arm accuracy", tell,
+                    "calendar_arm"),
+        control_case("clean: the same arms, every question dated 20-65 days after its last "
+                     "session whatever its arm", clean),
     ]
 
 

@@ -235,6 +235,13 @@ class SimulationSpec:
     offset_random: bool = False
     """The clean control of :attr:`offset_tell`: every statement's due date 4-40 days after the
     question's date."""
+    calendar_tell: bool = False
+    """Questions alternate between a ``before`` and an ``after`` arm; the question is dated 20-40
+    days after the haystack's last session for ``before``, 45-65 for ``after``: the arm is read off
+    the calendar without a statement (red team 39 on Prospective v3)."""
+    calendar_random: bool = False
+    """The clean control of :attr:`calendar_tell`: the same arms, every question dated 20-65 days
+    after its last session whatever its arm."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
@@ -288,6 +295,9 @@ class _Built:
     gold: list[int]
     shape: str
     ids: list[str]
+    arm: str | None = None
+    gap_days: int = 2
+    """Days from the last session to the question date (2 unless a calendar knob draws it)."""
 
 
 def _distinct_subjects(rng: random.Random, taken: Sequence[tuple[str, str]]
@@ -410,6 +420,18 @@ def _tables_defects(rng: random.Random, spec: SimulationSpec, drafts: list[_Draf
                     turn[1] = f"{turn[1]} {DUE_SENTENCE.format(days=question_day - index + offset)}"
 
 
+def _calendar_arms(rng: random.Random, spec: SimulationSpec, built: Sequence[_Built]) -> None:
+    """The calendar knobs: arms alternate ``before`` / ``after``; the gap from the last session to
+    the question date depends on the arm (:attr:`SimulationSpec.calendar_tell`) or not
+    (:attr:`SimulationSpec.calendar_random`)."""
+    for index, item in enumerate(built):
+        item.arm = ("before", "after")[index % 2]
+        if spec.calendar_tell:
+            item.gap_days = rng.randint(20, 40) if item.arm == "before" else rng.randint(45, 65)
+        else:
+            item.gap_days = rng.randint(20, 65)
+
+
 def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:
     target = max(0, len(drafts) - 1 - from_end)
     drafts[gold], drafts[target] = drafts[target], drafts[gold]
@@ -461,6 +483,8 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
                                 spec.shape, [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]))
         q += 1
     built = built[:spec.questions]
+    if spec.calendar_tell or spec.calendar_random:
+        _calendar_arms(rng, spec, built)
     if spec.shape_size:
         for index, item in enumerate(built):
             item.shape = f"{spec.shape}-{index // spec.shape_size}"
@@ -529,7 +553,8 @@ def _corpus_of(built: Sequence[_Built], corpus_id: str) -> Corpus:
             "question_type": item.shape,
             "question": item.question,
             "answer": item.answer,
-            "question_date": format_corpus_date(_SELF_START + timedelta(days=n + 1)),
+            "question_date": format_corpus_date(
+                _SELF_START + timedelta(days=n - 1 + item.gap_days)),
             "haystack_session_ids": item.ids,
             "haystack_dates": [format_corpus_date(_SELF_START + timedelta(days=i)) for i in range(n)],
             "haystack_sessions": [[{"role": role, "content": text,
@@ -538,6 +563,7 @@ def _corpus_of(built: Sequence[_Built], corpus_id: str) -> Corpus:
                                   for s, draft in enumerate(item.sessions)],
             "answer_session_ids": [item.ids[i] for i in item.gold],
             "typedmemeval": {"vertical": "synthetic", "shape": item.shape,
+                             **({"arm": item.arm} if item.arm else {}),
                              "answer_key": ({"accepted": [item.answer]} if has_gold
                                             else {"expected_negative": "abstain"})},
         }))
