@@ -52,8 +52,9 @@ of gold among the candidate sessions with the tables relearned
 **Calendar reader** (:mod:`.adversary_calendar`; after red team 39, which read Prospective
 ``0362efd5``'s before/after verdict off the session dates): not where gold is but which *arm* a
 question is — per shape whose questions carry two arms, and pooled, a threshold on the days from
-the haystack's last, first or median session to the asked date, learned on one half and scored on
-the other (``calendar_arm``: held-out accuracy above the larger arm's share + 0.15 and beyond chance
+the haystack's last, first or median session to the asked date, or on the median, least or
+greatest (due date − asked date) over every interval the haystack states (red team 40), learned on
+one half and scored on the other (``calendar_arm``: held-out accuracy above the larger arm's share + 0.15 and beyond chance
 with the arms relabelled within shape, at alpha / 2). Shapes without two arms: not applicable.
 
 Rankings by a reader's or a prior's scores (subject-and-value reader, phrase reader, position
@@ -442,7 +443,7 @@ def _calendar_rows(records: Sequence[QuestionRecord], haystacks: Sequence[Haysta
     if not members:
         return {}, {}
     halves = split_halves(haystacks, members)
-    features = [calendar_features(h.question, h.question_date, h.dates) if arms[qi] else None
+    features = [calendar_features(h.question, h.question_date, h.dates, h.texts) if arms[qi] else None
                 for qi, h in enumerate(haystacks)]
     return calendar_reader(arms, shapes, features, halves, alpha, POOLED)
 
@@ -451,12 +452,13 @@ def _calendar_finding(row: Mapping[str, Any], shape: str) -> Finding:
     """A calendar refusal: the arm (the answer's time verdict) read off the session dates."""
     best = max(row["accuracy_by_feature"].items(), key=lambda item: item[1])
     return Finding("calendar_arm", shape, row["accuracy"], row["bound"], (
-        f"a threshold on the days from the haystack's session dates to the asked date, learned on "
+        f"a threshold on the days from the haystack's session (or stated due) dates to the asked "
+        f"date, learned on "
         f"the other half, predicts the question's arm ({'/'.join(row.get('arms', []))}) in "
         f"{row['accuracy']:.3f} of held-out questions (larger arm {row['majority_share']:.3f}, "
         f"bound +{CALENDAR_MARGIN}; best single gap {best[0]} {best[1]:.3f}; arms relabelled "
         f"within shape p = {row['p_value']:.2g} < {row['alpha']:.2g}): the time verdict needs no "
-        "statement; draw the session calendar independently of the arm"))
+        "gold; draw the session calendar and every stated due date independently of the arm"))
 
 
 def _ceiling_row(rule: str, shape: str, coverage: Mapping[int, float], random_k: float | None,
@@ -974,17 +976,25 @@ def _tables_cases() -> list[SelfTestCase]:
 
 
 def _calendar_cases() -> list[SelfTestCase]:
-    """The calendar reader's defect (the arm sets the gap from the last session to the question
-    date, red team 39) and its clean control (the same arms, the gap drawn whatever the arm)."""
+    """The calendar reader's defects (the arm sets the gap from the last session to the question
+    date, red team 39; the arm sets which side of it every stated due date falls, red team 40) and
+    their clean controls (the same arms, gap or side drawn whatever the arm)."""
     none = VerticalDeclarations()
     tell = check(build_simulated_corpus(39, SimulationSpec(calendar_tell=True)), declared=none)
     clean = check(build_simulated_corpus(40, SimulationSpec(calendar_random=True)), declared=none)
+    due = check(build_simulated_corpus(41, SimulationSpec(due_tell=True)), declared=none)
+    due_clean = check(build_simulated_corpus(42, SimulationSpec(due_random=True)), declared=none)
     return [
         defect_case("the arm sets the calendar: 'before' questions dated 20-40 days after the last "
                     "session, 'after' 45-65: the calendar reader's held-out arm accuracy", tell,
                     "calendar_arm"),
         control_case("clean: the same arms, every question dated 20-65 days after its last "
                      "session whatever its arm", clean),
+        defect_case("every statement falls due on the arm's side of the question's date (after it "
+                    "for 'before', before it for 'after'; red team 40): the calendar reader's "
+                    "held-out arm accuracy from the stated due dates", due, "calendar_arm"),
+        control_case("clean: the same arms and due sentences, each statement due 1-15 days on "
+                     "either side of the question's date at random", due_clean),
     ]
 
 

@@ -10,7 +10,10 @@ verdict a memory need not hold, so the gate refuses it.
 
 What it reads. Per question with an arm (``typedmemeval.arm``) in a shape whose questions carry two
 arms: three gaps in days, T − last session date, T − first session date, T − the median session date
-(T by :func:`.adversary_tables.asked_date`, the table readers' date code). The learner picks, on one
+(T by :func:`.adversary_tables.asked_date`, the table readers' date code); and, after red team 40
+(Prospective ``fbf1df8d``: any statement's own due date fell on gold's side of T), the median, least
+and greatest (due − T) over every forward interval any turn states, resolved from its session's
+date as the offset reader does (:func:`due_gaps`), whatever its subject. The learner picks, on one
 half, the feature, threshold and direction with the best training accuracy (ties: feature order,
 then the lowest threshold) and predicts the other half; both directions. Halves are the gate's
 (:func:`.adversary_haystacks.split_halves`): questions sharing a session stay on one side, so the
@@ -34,18 +37,23 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from datetime import datetime, timedelta
+from statistics import median
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..corpus.models import parse_corpus_date
 from .adversary_chance import p_value
-from .adversary_tables import asked_date
+from .adversary_tables import asked_date, intervals
 
 if TYPE_CHECKING:
     import numpy as np
 
-CALENDAR_FEATURES: tuple[str, ...] = ("to_last", "to_first", "to_median")
-"""Days from the last, first and median session date to the asked date."""
+CALENDAR_FEATURES: tuple[str, ...] = ("to_last", "to_first", "to_median",
+                                      "due_median", "due_min", "due_max")
+"""Days from the last, first and median session date to the asked date; then the median, least and
+greatest of (due - asked date) over the haystack's stated due dates (:func:`due_gaps`; red team
+40), 0 for all three when no turn states a forward interval."""
 CALENDAR_MARGIN = 0.15
 """Refused when held-out accuracy > the larger arm's share + 0.15 (and beyond chance)."""
 CALENDAR_NULL_DRAWS = 2000
@@ -55,15 +63,35 @@ CALENDAR_MIN_QUESTIONS = 4
 CALENDAR_NULL_CONSTANT = "typedmemeval-adversaries-calendar-null-v1"
 
 
-def calendar_features(question: str, question_date: str, dates: Sequence[str]
-                      ) -> tuple[float, float, float] | None:
-    """The three gaps in days (:data:`CALENDAR_FEATURES`), ``None`` when a date does not parse or
-    the haystack has no dates."""
+def due_gaps(texts: Sequence[Sequence[str]], dates: Sequence[datetime], target: datetime
+             ) -> list[float]:
+    """Days from the asked date to every due date the haystack states, whatever its subject.
+
+    Why: red team 40 answered the arm of every two-armed question of Prospective ``fbf1df8d`` from
+    *any* statement's own due date (its session date + "in N weeks" / "for the next N days"):
+    every one fell on gold's side of the asked date. A due date is resolved exactly as the offset
+    reader does (:func:`.adversary_tables.intervals`: each forward interval a turn states, from
+    its session's date), in every turn of every session."""
+    gaps: list[float] = []
+    for session_texts, when in zip(texts, dates):
+        for text in session_texts:
+            forward, _ = intervals(text)
+            gaps.extend(round((when + timedelta(days=days) - target).total_seconds() / 86400, 6)
+                        for days in forward)
+    return gaps
+
+
+def calendar_features(question: str, question_date: str, dates: Sequence[str],
+                      texts: Sequence[Sequence[str]] = ()) -> tuple[float, ...] | None:
+    """The gaps in days (:data:`CALENDAR_FEATURES`), ``None`` when a date does not parse or the
+    haystack has no dates. ``texts`` are the sessions' turns (for the due-date features; with
+    none, or no stated interval, those three are 0: no due date says nothing about a side)."""
     try:
         target = asked_date(question, question_date)
-        parsed = sorted(parse_corpus_date(d) for d in dates)
+        in_order = [parse_corpus_date(d) for d in dates]
     except ValueError:
         return None
+    parsed = sorted(in_order)
     if not parsed:
         return None
     first, last = parsed[0], parsed[-1]
@@ -74,7 +102,9 @@ def calendar_features(question: str, question_date: str, dates: Sequence[str]
     def days(a: Any) -> float:
         return round((target - a).total_seconds() / 86400, 6)
 
-    return days(last), days(first), days(middle)
+    due = sorted(due_gaps(texts, in_order, target))
+    due_figures = (float(median(due)), due[0], due[-1]) if due else (0.0, 0.0, 0.0)
+    return (days(last), days(first), days(middle)) + due_figures
 
 
 def arm_shapes(arms: Sequence[str | None], shapes: Sequence[str]) -> dict[str, tuple[str, str]]:
@@ -163,7 +193,7 @@ def _relabelled(labels: "np.ndarray", strata: Sequence[str], draws: int, key: st
     return out
 
 
-def calendar_row(rows: Sequence[tuple[tuple[float, float, float], bool, str, int]], key: str,
+def calendar_row(rows: Sequence[tuple[tuple[float, ...], bool, str, int]], key: str,
                  alpha: float, draws: int = CALENDAR_NULL_DRAWS) -> dict[str, Any]:
     """One row's figures: ``rows`` are (features, label, shape, half) of its measured questions."""
     import numpy as np
@@ -188,14 +218,14 @@ def calendar_row(rows: Sequence[tuple[tuple[float, float, float], bool, str, int
 
 
 def calendar_reader(arms: Sequence[str | None], shapes: Sequence[str],
-                    features: Sequence[tuple[float, float, float] | None],
+                    features: Sequence[tuple[float, ...] | None],
                     halves: Mapping[int, int], alpha: float, pooled_name: str,
                     draws: int = CALENDAR_NULL_DRAWS
                     ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, int]]]:
     """Per two-armed shape and pooled, the :func:`calendar_row`; and per shape the exclusion
     counts (``no_arm``, ``no_dates``, ``no_half``)."""
     two = arm_shapes(arms, shapes)
-    rows: dict[str, list[tuple[tuple[float, float, float], bool, str, int]]] = {}
+    rows: dict[str, list[tuple[tuple[float, ...], bool, str, int]]] = {}
     excluded: dict[str, dict[str, int]] = {}
     for qi, shape in enumerate(shapes):
         if shape not in two:
@@ -220,5 +250,5 @@ def calendar_reader(arms: Sequence[str | None], shapes: Sequence[str],
 
 
 __all__ = ["CALENDAR_FEATURES", "CALENDAR_MARGIN", "CALENDAR_MIN_QUESTIONS", "CALENDAR_NULL_DRAWS",
-           "arm_shapes", "calendar_features", "calendar_reader", "calendar_row",
+           "arm_shapes", "calendar_features", "due_gaps", "calendar_reader", "calendar_row",
            "held_out_accuracy"]

@@ -242,6 +242,14 @@ class SimulationSpec:
     calendar_random: bool = False
     """The clean control of :attr:`calendar_tell`: the same arms, every question dated 20-65 days
     after its last session whatever its arm."""
+    due_tell: bool = False
+    """The arms of :attr:`calendar_random`, and every statement followed by :data:`DUE_SENTENCE`
+    whose due date falls 1-15 days *after* the question's date for ``before``, 1-15 days *before* it
+    for ``after``: the arm is read off any statement's own due date, whatever its subject (red team
+    40 on Prospective ``fbf1df8d``)."""
+    due_random: bool = False
+    """The clean control of :attr:`due_tell`: the same arms and due sentences, each statement's due
+    date on either side of the question's date at random."""
     shape_size: int = 0
     """Questions per shape (0: one shape holds them all); shapes of 4 are what a vertical with
     many small shapes ships (Prospective v3 has three)."""
@@ -432,6 +440,23 @@ def _calendar_arms(rng: random.Random, spec: SimulationSpec, built: Sequence[_Bu
             item.gap_days = rng.randint(20, 65)
 
 
+def _due_arms(rng: random.Random, spec: SimulationSpec, built: Sequence[_Built]) -> None:
+    """The due-date knobs: every statement gets a due date 1-15 days from the question's date, on
+    the arm's side (:attr:`SimulationSpec.due_tell`) or on a side drawn at random
+    (:attr:`SimulationSpec.due_random`). Session ``i`` is day ``i``, the question day
+    ``n - 1 + gap_days`` (:func:`_corpus_of`; gaps of 20-65 keep every interval forward)."""
+    for item in built:
+        question_day = len(item.sessions) - 1 + item.gap_days
+        for index, draft in enumerate(item.sessions):
+            for turn in draft.turns:
+                if not turn[2]:
+                    continue
+                after_question = (item.arm == "before" if spec.due_tell
+                                  else rng.random() < 0.5)
+                offset = rng.randint(1, 15) * (1 if after_question else -1)
+                turn[1] = f"{turn[1]} {DUE_SENTENCE.format(days=question_day - index + offset)}"
+
+
 def _move_gold(drafts: list[_Draft], gold: int, from_end: int) -> int:
     target = max(0, len(drafts) - 1 - from_end)
     drafts[gold], drafts[target] = drafts[target], drafts[gold]
@@ -483,8 +508,10 @@ def build_simulated_corpus(seed: int, spec: SimulationSpec | None = None, *,
                                 spec.shape, [f"q{q:03d}-s{i:02d}" for i in range(len(drafts))]))
         q += 1
     built = built[:spec.questions]
-    if spec.calendar_tell or spec.calendar_random:
+    if spec.calendar_tell or spec.calendar_random or spec.due_tell or spec.due_random:
         _calendar_arms(rng, spec, built)
+    if spec.due_tell or spec.due_random:
+        _due_arms(rng, spec, built)
     if spec.shape_size:
         for index, item in enumerate(built):
             item.shape = f"{spec.shape}-{index // spec.shape_size}"
