@@ -110,6 +110,7 @@ from ...retrieval.tokenizer import raw_tokens, tokenize
 from ...retrieval.values import value_like_tokens
 from .. import conversation, engine, talk, values
 from .. import episodes_bank as bank
+from ..length_balance import length_sequence_imbalance
 from ..primitives import GenerationError, article, assert_disjoint, derive_rng, dither
 
 VERTICAL = "arithmetic"
@@ -238,100 +239,97 @@ planer welder toolbox pushchair sledge skis metronome stroller""".split())
 
 # --- frames: one bank of shapes for every role (episode view) ------------------------------------
 
-PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = (
-    ("So I finally ordered {a} from {shop} for {v} after some thought.",
-     "So {i} later ordered {a} from {shop} for {v} after some thought.",
+PURCHASE_FRAMES: tuple[tuple[str, str, str], ...] = (
+    ("So {i} finally ordered {a} from {shop} for {v} after some thought.",
      "So I nearly ordered {a} from {shop} for {v} after some thought.",
      "So {shop} would happily sell you {a} for just {v} straight away."),
-    ("In the end I bought {a} from {shop} for {v}, as wanted.",
-     "In the end {i} chose {a} from {shop} for {v}, worth it.",
+    ("In the end {i} bought {a} from {shop} for {v}, as wanted.",
      "In the end I skipped {a} from {shop} at {v}, too pricey.",
      "Right now {shop} has {a} on offer at {v}, in stock too."),
-    ("Quick update: {shop} sold me {a} for {v}, with delivery included too.",
-     "Quick update: {shop} sold {me} {a} for {v}, with postage included too.",
+    ("Quick update: {shop} sold {me} {a} for {v}, with delivery included too.",
      "Quick update: {shop} estimated {v} for {a}, which I then turned down.",
      "Quick answer: {shop} sells you {a} for {v}, with postage included too."),
-    ("After weeks of dithering I went for {a} from {shop} at {v}.",
-     "After weeks of debating {i} went for {a} from {shop} at {v}.",
+    ("After weeks of dithering {i} went for {a} from {shop} at {v}.",
      "After weeks of dithering I passed on {a} from {shop} at {v}.",
      "After a careful search {shop} turned up {a} for you at {v}."),
-    ("Well, {shop} charged me {v} for {a}, and I paid it gladly.",
-     "Well, {shop} billed {me} {v} for {a}, and {i} paid it fast.",
+    ("Well, {shop} charged {me} {v} for {a}, and {i} paid it gladly.",
      "Well, {shop} wanted {v} for {a}, and so I flatly said no.",
      "Well, {shop} is charging {v} for {a}, and it is in stock."),
-    ("Then I almost walked out, but paid {v} for {a} at {shop}.",
-     "Then {i} almost held off, but paid {v} for {a} at {shop}.",
+    ("Then {i} almost walked out, but paid {v} for {a} at {shop}.",
      "Then I almost paid {v} for {a} at {shop}, but walked out.",
      "So there is {shop}, which asks {v} for {a} at the moment."),
-    ("Eventually I paid {shop} {v} for {a} after I thought about it.",
-     "Eventually {i} paid {shop} {v} for {a} after a week of thought.",
+    ("Eventually {i} paid {shop} {v} for {a} after {i} thought about it.",
      "Eventually I refused to pay {shop} {v} for {a} after all that.",
      "Elsewhere {shop} lists {a} at {v} if you can fetch it yourself."),
-    ("So {shop} had {a} I liked, and I paid {v} for it.",
-     "So {shop} had {a} {i} saw, and {i} paid {v} for it.",
+    ("So {shop} had {a} {i} liked, and {i} paid {v} for it.",
      "So {shop} had {a} I liked, but {v} was a bit steep.",
      "So {shop} has {a} in stock, and it is {v} or so."),
-    ("Also I nearly missed out, but got {a} at {shop} for {v}.",
-     "Also {i} nearly lost out, but got {a} at {shop} for {v}.",
+    ("Also {i} nearly missed out, but got {a} at {shop} for {v}.",
      "Also I nearly got {a} at {shop} for {v}, but missed out.",
      "Also {shop} is having a sale, and {a} costs just {v} now."),
-    ("Yesterday {shop} finally delivered {a} that I had paid {v} for online.",
-     "Yesterday {shop} kindly delivered {a} that {i} had paid {v} for online.",
+    ("Yesterday {shop} finally delivered {a} that {i} had paid {v} for online.",
      "Yesterday {shop} rang about {a} at {v} and I declined it courteously.",
      "Currently {shop} advertises {a} at {v} with free fitting in your home."),
-    ("And {shop} took {v} off my card for {a}, just as planned.",
-     "And {shop} took {v} off {my} card for {a}, just as agreed.",
+    ("And {shop} took {v} off {my} card for {a}, just as planned.",
      "And {shop} had {a} in the window at {v}, but I declined.",
      "And {shop} has {a} in its catalogue at {v}, as it happens."),
-    ("Anyway, I settled on {a} from {shop} and paid {v} for it.",
-     "Anyway, {i} opted for {a} from {shop} and paid {v} for it.",
+    ("Anyway, {i} settled on {a} from {shop} and paid {v} for it.",
      "Anyway, I turned down {a} from {shop} that was set at {v}.",
      "Anyway, {shop} sells {a} to you at {v} for the time being."),
 )
-"""Per row: the user's own purchase, a relation's (the holder competitor; {i}, {me}, {my} are the
-relation's pronouns), the user's declined near-purchase and the assistant's quote. The four of a
-row hold the same number of words, commas, other punctuation and value-like tokens and as many
-letters give or take one, and no version opens on its actor (an opening "She" would count as a
-value-like token where "I" does not), so which role a statement plays is said by its words, never
-by its length or punctuation (:func:`_assert_banks`)."""
+"""ONE frame bank for every purchase statement (red team 32). Per row: the frame of a purchase
+that happened, the user's declined near-purchase and the assistant's quote. The first is one
+template for the user's own purchase and a relation's alike: its holder slots ({i}, {me}, {my})
+are the only words that differ ("I" / "she", "me" / "her", "my" / "his"), every other word is the
+same. Before, the two were twin templates that differed in words saying nothing about who acted
+("just as planned" / "just as agreed", "delivery" / "postage", "finally" / "kindly", "I liked" /
+"she saw"), so with pronouns masked, and even as word lengths alone, own purchases fell into 12
+frames and others' into 12 more, none shared (held out, gold@1 1.000 with the question). Which
+row a statement takes is dealt whatever its role (:func:`_plan_purchases`)."""
 
-PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
-    ("Fingers crossed the {item} fits the spot I had in mind.",
-     "Fingers crossed the {item} fits the spot {i} has in mind.",
+
+PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = tuple(
+    (own, own, declined, quote) for own, declined, quote in PURCHASE_FRAMES)
+"""Per row: the user's own purchase, a relation's (the holder competitor; {i}, {me}, {my} are the
+relation's pronouns) -- one template, from :data:`PURCHASE_FRAMES` --, the user's declined
+near-purchase and the assistant's quote. The four of a row hold the same number of words, commas,
+other punctuation and value-like tokens and as many letters give or take :data:`LETTER_SLACK`
+(the own and holder versions: the same template), and no version opens on its actor (an opening
+"She" would count as a value-like token where "I" does not), so which role a statement plays is
+said by its words, never by its length or punctuation (:func:`_assert_banks`)."""
+
+PURCHASE_FOLLOW_FRAMES: tuple[tuple[str, str, str], ...] = (
+    ("Fingers crossed the {item} fits the spot {i} had in mind.",
      "Sadly the {item} never fitted the spot I had in mind.",
      "Worth checking the {item} fits the spot you have in mind."),
-    ("Honestly, I had been eyeing that {item} for ages.",
-     "Honestly, {i} had been eyeing that {item} for ages.",
+    ("Honestly, {i} had been eyeing that {item} for ages.",
      "Honestly, I had been eyeing that {item} for ages.",
      "Honestly, that {item} has been in demand for ages."),
-    ("Needless to say, I was thrilled with the {item}.",
-     "Needless to say, {i} was thrilled with the {item}.",
+    ("Needless to say, {i} was thrilled with the {item}.",
      "Needless to say, I was sorry about the {item}.",
      "Needless to say, {item} deals like that go fast."),
     ("Frankly that {item} was a bargain.",
-     "Frankly that {item} was a steal.",
      "Frankly that {item} was a swindle.",
      "Frankly that {item} is a bargain."),
-    ("Looking back, I have no regrets at all about the {item}.",
-     "Looking back, {i} has no regrets at all about the {item}.",
+    ("Looking back, {i} felt no regrets at all about the {item}.",
      "Looking back, I have no regrets at all about that {item}.",
      "Looking around, that is about the going rate for a {item}."),
     ("Delivery of the {item} took a while, but it arrived safely.",
-     "Delivery of the {item} took a while, but it arrived safely.",
      "Budget matters, and the {item} was well over what I planned.",
      "Delivery of the {item} takes a while, but it arrives safely."),
     ("The old {item} had finally given up, so it was time.",
-     "The old {item} had finally given up, so it was time.",
      "My old {item} still works, so it can wait a while.",
      "An old {item} can last for years, so take your time."),
     ("The {item} should serve well for years, I think.",
-     "The {item} should serve well for years, I think.",
      "The {item} would have served for years, I admit.",
      "The {item} should serve well for years, I think."),
 )
+PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = tuple(
+    (own, own, declined, quote) for own, declined, quote in PURCHASE_FOLLOW_FRAMES)
 """A value-free sentence after a purchase statement (drawn alike for every role,
 :data:`FOLLOW_SHARE`), naming the object (so the sentences rarely repeat) but never the shop or
-the amount; the versions of a row match as the statement rows' do."""
+the amount; the versions of a row match as the statement rows' do (own and holder: one
+template, past tense so the verb agrees with "I" and "she" alike)."""
 
 WHEN_PURCHASE: tuple[str, ...] = (
     "yesterday", "this morning", "at the weekend", "after work yesterday", "the other day",
@@ -407,76 +405,62 @@ QUOTE_PREFIXES: tuple[tuple[str, ...], tuple[str, ...]] = (
 :data:`PREFIX_SHARE` (a user statement opens on an acknowledgement and a change of subject unless
 it opens its session; the quote's request takes that opener, so its answer takes one of its own)."""
 
-DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
+DURATION_FRAMES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "loan": (
-        ("Today I put the {item} out on loan to a friend.",
-         "Today I got the {item} back from its loan at last.",
-         "Today I nearly put the {item} on loan to a pal.",
-         "Today {i} put {the} {item} out on loan to a pal.",
-         "Today {i} got {the} {item} back from its loan at last."),
-        ("So I let a neighbour have the {item} on loan today.",
-         "So I had the {item} back from its loan today intact.",
-         "So I refused a neighbour a loan of the {item} today.",
-         "So {i} let a neighbour have {the} {item} on loan today.",
-         "So {i} had {the} {item} back from its loan today intact."),
-        ("Well, the {item} went out on loan to a colleague today.",
-         "Well, the {item} came back from its loan to me today.",
-         "Well, I refused a colleague a loan of the {item} today.",
-         "Well, {the} {item} went out on loan to a colleague today.",
-         "Well, {the} {item} came back from its loan to {me} today."),
-        ("Meanwhile I sent the {item} out on loan for a project today.",
-         "Meanwhile I collected the {item} from its loan across the town today.",
-         "Meanwhile I refused a friend who wanted the {item} on loan today.",
-         "Meanwhile {i} sent {the} {item} out on loan for a project today.",
-         "Meanwhile {i} collected {the} {item} from its loan across the town today."),
-        ("And the {item} is out on loan to someone from the village as of today.",
-         "And the {item} is back from loan to someone in the village as of today.",
-         "And someone in the street wanted the {item} on loan today but I kept it.",
-         "And {the} {item} is out on loan to someone from the village as of today.",
-         "And {the} {item} is back from loan to someone in the village as of today."),
-        ("Also I handed over the {item} on loan to a cousin of a friend today.",
-         "Also I had the {item} returned from loan by a cousin of a friend today.",
-         "Also I almost handed over the {item} on loan today but kept it at home.",
-         "Also {i} handed over {the} {item} on loan to a cousin of a friend today.",
-         "Also {i} had {the} {item} returned from loan by a cousin of a friend today."),
+        ("Today {i} put {the} {item} out on loan to a friend.",
+         "Today {i} got {the} {item} back from its loan at last.",
+         "Today I nearly put {the} {item} on loan to a pal."),
+        ("So {i} let a neighbour have {the} {item} on loan today.",
+         "So {i} had {the} {item} back from its loan today intact.",
+         "So I refused a neighbour a loan of {the} {item} today."),
+        ("Well, {the} {item} went out on loan to a colleague today.",
+         "Well, {the} {item} came back from its loan to {me} today.",
+         "Well, I refused a colleague a loan of {the} {item} today."),
+        ("Meanwhile {i} sent {the} {item} out on loan for a project today.",
+         "Meanwhile {i} collected {the} {item} from its loan across the town today.",
+         "Meanwhile I refused a friend who wanted {the} {item} on loan today."),
+        ("And {the} {item} is out on loan to someone from the village as of today.",
+         "And {the} {item} is back from loan to someone in the village as of today.",
+         "And someone in the street wanted {the} {item} on loan today but I kept it."),
+        ("Also {i} handed over {the} {item} on loan to a cousin of a friend today.",
+         "Also {i} had {the} {item} returned from loan by a cousin of a friend today.",
+         "Also I almost handed over {the} {item} on loan today but kept it at home."),
     ),
     "repair": (
-        ("Today I took the {item} in for repair.",
-         "Today I collected the {item} back from repair.",
-         "Today I almost sent the {item} for repair.",
-         "Today {i} took {the} {item} in for repair.",
-         "Today {i} collected {the} {item} back from repair."),
-        ("So I dropped the {item} off for repair today.",
-         "So I picked the {item} up from repair today.",
-         "So I nearly sent the {item} for repair today.",
-         "So {i} dropped {the} {item} off for repair today.",
-         "So {i} picked {the} {item} up from repair today."),
-        ("Well, the {item} went to the repair shop today, playing up as usual.",
-         "Well, the {item} came back from the repair shop today, working like new.",
-         "Well, the {item} nearly went to the repair shop today, but it recovered.",
-         "Well, {the} {item} went to the repair shop today, playing up as usual.",
-         "Well, {the} {item} came back from the repair shop today, working like new."),
-        ("Meanwhile I finally got the {item} down to the repair shop today.",
-         "Meanwhile I finally fetched the {item} back from the repair shop today.",
-         "Meanwhile I nearly dragged the {item} down to the repair shop today.",
-         "Meanwhile {i} finally got {the} {item} down to the repair shop today.",
-         "Meanwhile {i} finally fetched {the} {item} back from the repair shop today."),
-        ("And the {item} is in for repair as of today, after weeks of trouble.",
-         "And the {item} is back from repair as of today, fixed and working again.",
-         "And the {item} was spared a trip for repair today, as it works again.",
-         "And {the} {item} is in for repair as of today, after weeks of trouble.",
-         "And {the} {item} is back from repair as of today, fixed and working again."),
-        ("Also I left the {item} with the repair shop this afternoon, as planned.",
-         "Also I fetched the {item} from the repair shop this afternoon, as planned.",
-         "Also I cancelled the repair slot for the {item} this afternoon, no need.",
-         "Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
-         "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned."),
+        ("Today {i} took {the} {item} in for repair.",
+         "Today {i} collected {the} {item} back from repair.",
+         "Today I almost sent {the} {item} for repair."),
+        ("So {i} dropped {the} {item} off for repair today.",
+         "So {i} picked {the} {item} up from repair today.",
+         "So I nearly sent {the} {item} for repair today."),
+        ("Well, {the} {item} went to the repair shop today, playing up as usual.",
+         "Well, {the} {item} came back from the repair shop today, working like new.",
+         "Well, {the} {item} nearly went to the repair shop today, but it recovered."),
+        ("Meanwhile {i} finally got {the} {item} down to the repair shop today.",
+         "Meanwhile {i} finally fetched {the} {item} back from the repair shop today.",
+         "Meanwhile I nearly dragged {the} {item} down to the repair shop today."),
+        ("And {the} {item} is in for repair as of today, after weeks of trouble.",
+         "And {the} {item} is back from repair as of today, fixed and working again.",
+         "And {the} {item} was spared a trip for repair today, as it works again."),
+        ("Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
+         "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned.",
+         "Also I cancelled the repair slot for {the} {item} this afternoon, no need."),
     ),
 }
-"""Per domain and row: the user's item sent away, the user's item back, the user's declined loan
-or repair, and a relation's item sent away and back ({i}, {the}, {me} the relation's pronouns),
-each naming the item and the domain word the question asks ("loan", "repair"); the five of a row
-match as the purchase rows' do."""
+"""ONE frame bank for every duration statement (red team 32). Per domain and row: an item sent
+away, the item back -- each one template for the user's own item and a relation's alike, the
+holder slots ({i}, {the}, {me}: "I" / "she", "my" / "her", "me" / "her") the only words that
+differ -- and the user's declined loan or repair, each naming the item and the domain word the
+question asks ("loan", "repair"). The possessive follows the holder in every role ("my ladder",
+"her ladder"): before, the user's item was "the ladder" and a relation's "her ladder", so the
+article alone said whose it was."""
+DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
+    domain: tuple((start, end, declined, start, end) for start, end, declined in frames)
+    for domain, frames in DURATION_FRAMES.items()}
+"""Per domain and row the five versions the readers use (:data:`DURATION_COLUMN`): the user's
+item sent away, back, the declined one, and a relation's sent away and back -- the relation's
+the same templates as the user's (:data:`DURATION_FRAMES`); the five match as the purchase
+rows' do."""
 
 DURATION_FOLLOWS: tuple[tuple[str, str, str], ...] = (
     ("Fingers crossed it comes home intact.",
@@ -628,7 +612,7 @@ def format_amount(cents: int, currency: str) -> str:
 def _actor(relation: bank.Relation | None) -> dict[str, str]:
     """Slots naming who acts, never at a sentence's start: the user, or a relation's pronouns."""
     if relation is None:
-        return {"i": "I", "me": "me", "my": "my", "the": "the"}
+        return {"i": "I", "me": "me", "my": "my", "the": "my"}
     return {"i": relation.subj, "me": relation.obj, "my": relation.poss, "the": relation.poss}
 
 
@@ -737,6 +721,18 @@ def form_profile(sentence: str) -> tuple[int, int, int, int]:
             len(value_like_tokens("So. " + sentence)) )
 
 
+OWN_TWIN = {1: 0, 3: 0, 4: 1}
+"""A relation's column -> the user's column whose template it is (:data:`PURCHASE_COLUMN`,
+:data:`DURATION_COLUMN`)."""
+_HOLDER_WORDS = re.compile(r"\b(?:I|me|my|she|he|her|him|his)\b")
+
+
+def mask_holder(sentence: str) -> str:
+    """The sentence with every holder word ("I", "she", "my", "her", ...) as "P": red team 32's
+    view, under which the user's own and a relation's statements must read the same."""
+    return _HOLDER_WORDS.sub("P", sentence)
+
+
 def letters(sentence: str) -> int:
     return sum(c.isalpha() for c in sentence)
 
@@ -767,8 +763,12 @@ def _assert_forms() -> None:
             versions = row_versions(row, holder_columns)
             assert len({form_profile(text) for _, text in versions}) == 1, versions
             assert not any(t.split()[0] == "I" or t.startswith("{") for t in row), row
+            for col in holder_columns:
+                assert row[col] == row[OWN_TWIN[col]], (row[col], row[OWN_TWIN[col]])
             own = {col: letters(text) for col, text in versions if col not in holder_columns}
             for col, text in versions:
+                if col in holder_columns:
+                    continue  # the own version's template: only the holder words differ
                 if kind == "purchase":
                     reference = float(own[0])
                 elif col == 2:
@@ -776,6 +776,15 @@ def _assert_forms() -> None:
                 else:
                     reference = float(own[{3: 0, 4: 1}.get(col, col)])
                 assert abs(letters(text) - reference) <= LETTER_SLACK, (text, reference)
+    for rows, holder_columns in ((PURCHASE_ROWS, (1,)), (PURCHASE_FOLLOWS, (1,)),
+                                 *((rows, (3, 4)) for rows in DURATION_ROWS.values())):
+        acted = {"own": [mask_holder(row[OWN_TWIN[c]].format(**_actor(None), **_SAMPLE))
+                         for row in rows for c in holder_columns],
+                 **{f"holder {r.subj}": [mask_holder(row[c].format(**_actor(r), **_SAMPLE))
+                                         for row in rows for c in holder_columns]
+                    for r in _PRONOUN_SETS}}
+        assert not length_sequence_imbalance(acted), length_sequence_imbalance(acted)
+        assert len({tuple(lines) for lines in acted.values()}) == 1, acted
     core = {len(t.format(**_actor(None), **_SAMPLE).split()) for row in PURCHASE_ROWS for t in row}
     assert len(core) == 1, f"purchase cores of {sorted(core)} words: one length for every row"
     for user, quote in zip(INTROS_PURCHASE, QUOTE_INTROS, strict=True):
