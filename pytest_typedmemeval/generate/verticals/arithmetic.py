@@ -52,7 +52,12 @@ of these draws looks at the role. The role chooses only the words: each row of
 :data:`PURCHASE_ROWS` (and :data:`DURATION_ROWS`, the follow-up banks) holds one version per role
 with the same words, commas, other punctuation and value-like tokens and letters within
 :data:`LETTER_SLACK`, no version opening on its actor, and every purchase core has one length
-(checked at import, :func:`_assert_forms`). The shipped Arithmetic before this rebuild
+(checked at import, :func:`_assert_forms`). **One frame bank for own and other holders** (red
+team 32): the user's own statement and a relation's are ONE template (:data:`PURCHASE_FRAMES`,
+:data:`DURATION_FRAMES`, in :mod:`.arithmetic_bank`) whose holder slots ("I" / "she", "my" /
+"her", "me" / "him") are the only words that differ -- before, twin templates differing in
+words that say nothing about who acted ("just as planned" / "just as agreed") let a frame table,
+pronouns masked, or even the words' lengths, find every own purchase (gold@1 1.000). The shipped Arithmetic before this rebuild
 (``8677ab2c…``) wrote the user's own purchases mostly in one sentence and competitors often in two
 ("… in the window at $944.69. I kept walking."), put relations' statements after an introducing
 sentence, and drew replies whose length differed by stance, so an episode's length said whose it
