@@ -564,9 +564,12 @@ def test_every_construction_reads_back_as_itself() -> None:
     assert (said.kind, said.subject, said.cents, said.rel) == (
         "declined", "Pellow Hardware", 41280, "sister")
     (said,) = ari.read_statements("My brother popped round this morning. Today he put his ladder "
-                                  "out on loan to a pal.")
+                                  "out on loan to a friend.")
     assert (said.kind, said.holder, said.event, said.subject) == ("holder", "brother", "start",
                                                                   "ladder")
+    (said,) = ari.read_statements("My brother popped round this morning. Today I put my ladder "
+                                  "out on loan to a friend.")  # one frame: only the holder words
+    assert (said.kind, said.holder, said.event, said.subject) == ("own", None, "start", "ladder")
 
 
 # --- one bank of shapes for every role (the episode form reader) --------------------------------
