@@ -107,6 +107,7 @@ from typing import Any
 
 from ...corpus.models import QuestionRecord
 from ...gates import leaks
+from ...gates.adversary_tables import frame_tokens, length_tokens
 from ...gates.arithmetic_checks import (SUBSET_EXTRA, SubsetItem, duration_between,
                                         extract_amounts, find_coincident_subset)
 from ...gates.structure import v4_findings
@@ -453,8 +454,8 @@ def _assert_forms() -> None:
             for col, text in versions:
                 if col in holder_columns:
                     continue  # the own version's template: only the holder words differ
-                if kind == "purchase":
-                    reference = float(own[0])
+                if kind == "purchase" or (kind == "duration5" and col == 2):
+                    reference = float(own[0])  # a declined duration: the sent-away's twin
                 elif col == 2:
                     reference = (own[0] + own[1]) / 2
                 else:
@@ -469,12 +470,51 @@ def _assert_forms() -> None:
                     for r in _PRONOUN_SETS}}
         assert not length_sequence_imbalance(acted), length_sequence_imbalance(acted)
         assert len({tuple(lines) for lines in acted.values()}) == 1, acted
+    _assert_stance_twins()
     core = {len(t.format(**_actor(None), **_SAMPLE).split()) for row in PURCHASE_ROWS for t in row}
     assert len(core) == 1, f"purchase cores of {sorted(core)} words: one length for every row"
     for user, quote in zip(INTROS_PURCHASE, QUOTE_INTROS, strict=True):
         a, b = user.format(rel="", when=""), quote.format(rel="", when="")
         assert len(user.split()) == len(quote.split()) and \
             abs(letters(a) - letters(b)) <= LETTER_SLACK, (user, quote)
+
+
+STANCE_TWIN = {"purchase": (PURCHASE_COLUMN["own"], PURCHASE_COLUMN["declined"]),
+               "duration": (DURATION_COLUMN[("own", "start")],
+                            DURATION_COLUMN[("declined", "refusal")])}
+"""Per bank, (acted column, declined column) whose frames must be word-length twins: a declined
+purchase the length twin of an acted purchase, a declined loan or repair that of an item sent
+away (:func:`_assert_stance_twins`)."""
+
+
+def table_length_frame(sentence: str) -> tuple[str, ...]:
+    """A sentence as the adversary gate's word-length table reads it
+    (:func:`.adversary_tables.length_tokens` of :func:`.adversary_tables.frame_tokens`), with
+    the item's and the shop's words as the subject: what must not tell a decline from a deed."""
+    subject = set(tokenize(_SAMPLE["shop"])) | set(tokenize(_SAMPLE["item"]))
+    return length_tokens(frame_tokens(sentence, subject))
+
+
+def _assert_stance_twins() -> None:
+    """Why: the gate's word-length frame table refused ``f6e3c44c…`` (pooled AUC 0.6503) because
+    the declined statements used frames whose word-length sequences no acted statement shared (12
+    competitor-only length frames), so the decline stance could be read from word lengths alone.
+    Every declined frame is now its acted twin with the stance words swapped for words of the same
+    lengths ("finally ordered" / "finally refused", "decided to loan" / "refused to loan"): the
+    stance stays readable as words, never as lengths. Checked two ways: exact word lengths
+    (:func:`.length_balance.length_sequence_imbalance`, every sequence the same share of the acted
+    and the declined bank) and the gate's own table view (:func:`table_length_frame`: holders,
+    values, subject and "a <noun>" masked)."""
+    banks = [("purchase", PURCHASE_ROWS),
+             *(("duration", rows) for rows in DURATION_ROWS.values())]
+    for kind, rows in banks:
+        acted_col, declined_col = STANCE_TWIN[kind]
+        rendered = {role: [row[col].format(**_actor(None), **_SAMPLE) for row in rows]
+                    for role, col in (("acted", acted_col), ("declined", declined_col))}
+        assert not length_sequence_imbalance(rendered), length_sequence_imbalance(rendered)
+        for acted, declined in zip(rendered["acted"], rendered["declined"], strict=True):
+            assert acted != declined and table_length_frame(acted) == table_length_frame(
+                declined), (acted, declined)
 
 
 def _reads_as(text: str, said: Said) -> bool:
