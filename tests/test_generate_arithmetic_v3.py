@@ -563,13 +563,31 @@ def test_every_construction_reads_back_as_itself() -> None:
     (said,) = ari.read_statements(text)
     assert (said.kind, said.subject, said.cents, said.rel) == (
         "declined", "Pellow Hardware", 41280, "sister")
-    (said,) = ari.read_statements("My brother popped round this morning. Today he put his ladder "
-                                  "out on loan to a friend.")
+    (said,) = ari.read_statements("My brother popped round this morning. Today he decided to "
+                                  "loan his ladder out to a friend.")
     assert (said.kind, said.holder, said.event, said.subject) == ("holder", "brother", "start",
                                                                   "ladder")
-    (said,) = ari.read_statements("My brother popped round this morning. Today I put my ladder "
-                                  "out on loan to a friend.")  # one frame: only the holder words
+    (said,) = ari.read_statements("My brother popped round this morning. Today I decided to loan "
+                                  "my ladder out to a friend.")  # one frame: only the holder words
     assert (said.kind, said.holder, said.event, said.subject) == ("own", None, "start", "ladder")
+    (said,) = ari.read_statements("My brother popped round this morning. Today I refused to loan "
+                                  "my ladder out to a friend.")  # the twin: only the stance word
+    assert (said.kind, said.event, said.subject) == ("declined", "refusal", "ladder")
+
+
+def test_every_declined_frame_is_a_word_length_twin_of_an_acted_one() -> None:
+    """The gate's word-length frame table must not read the decline stance (arith7): each
+    declined frame has its acted twin's word lengths in order, holders and slots masked as the
+    gate masks them, and differs from it in words."""
+    ari._assert_stance_twins()
+    for kind, rows in (("purchase", ari.PURCHASE_ROWS),
+                       *(("duration", rows) for rows in ari.DURATION_ROWS.values())):
+        acted_col, declined_col = ari.STANCE_TWIN[kind]
+        for row in rows:
+            acted, declined = (row[c].format(**ari._actor(None), **ari._SAMPLE)
+                               for c in (acted_col, declined_col))
+            assert acted != declined
+            assert ari.table_length_frame(acted) == ari.table_length_frame(declined)
 
 
 # --- one bank of shapes for every role (the episode form reader) --------------------------------
