@@ -15,18 +15,15 @@ MALFORMED_DIR = REPO / "fixtures" / "malformed"
 
 KNOWN_BEATEN: dict[str, tuple[str, frozenset[str]]] = {
     # corpus id -> (sha256 prefix of the beaten bytes, the adversary rules that refuse them)
-    # The table readers (form4; red teams 32, 34): held-out, relabelling null p 0.0005 each.
-    # Arithmetic: frame table gold@1 1.000 vs 0.543 (counts), 1.000 vs 0.489 (deltas), 1.000 vs
-    # 0.546 (sums), pooled 0.888 vs 0.505, AUC 0.875; word-length frames the same figures (own and
-    # other twins differ in non-holder words: "liked/saw", "planned/agreed"; red team 32).
-    "typedmemeval-arithmetic-v3": ("f6fef29e2de3", frozenset({
-        "frame_length_gold_at_1", "frame_length_auc"})),
+    # Arithmetic f6fef29e (frame table 1.000; red team 32) and f6e3c44c (word-length frame table,
+    # pooled AUC 0.6503: the declined statements' own length frames) were rebuilt as 739f0dda
+    # (declined frames as word-length twins of acted ones, arith7): passes.
 }
-"""Shipped corpora the adversary gate refuses, recorded as they stand: Arithmetic f6fef29e, refused
-by the word-length frame table added after red teams 30, 32, 34 and 35 (figures in the comments
-above). The same table readers refused Prospective ec1edae2 (date offsets; rebuilt with every
-statement's span drawn in one window whatever its role as 0362efd5: passes) and, by the masked
-word table, Episodic 5f134350 and 132b8e3e (list-order's stance verbs; the word table reads the
+"""Shipped corpora the adversary gate refuses, recorded as they stand (none now). Arithmetic
+f6fef29e and f6e3c44c were refused by the word-length frame table added after red teams 30, 32, 34
+and 35 (rebuilt as 739f0dda: passes; comments above). The same table readers refused Prospective
+ec1edae2 (date offsets; rebuilt with every statement's span drawn in one window whatever its role
+as 0362efd5: passes) and, by the masked word table, Episodic 5f134350 and 132b8e3e (list-order's stance verbs; the word table reads the
 stance a memory must read as readily as a filler-word tell, so it is reported, not binding:
 ``adversaries.REPORTED_ONLY_RULES``; both pass the binding rules). Forgetting 3498e956 and e07a1a4c
 and WorkingMemory 7362a314 and ffdad049 pass. The form
