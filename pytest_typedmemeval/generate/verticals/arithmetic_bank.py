@@ -117,7 +117,10 @@ same. Before, the two were twin templates that differed in words saying nothing 
 ("just as planned" / "just as agreed", "delivery" / "postage", "finally" / "kindly", "I liked" /
 "she saw"), so with pronouns masked, and even as word lengths alone, own purchases fell into 12
 frames and others' into 12 more, none shared (held out, gold@1 1.000 with the question). Which
-row a statement takes is dealt whatever its role (:func:`_plan_purchases`)."""
+row a statement takes is dealt whatever its role (:func:`_plan_purchases`). The declined frame is
+the acted frame's word-length twin (arith7): the stance words swapped for words of the same lengths
+("finally ordered" / "finally refused"), since declined frames of their own were 12 word-length
+sequences no acted statement shared and the gate's length table read the decline from them."""
 
 
 PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = tuple(
@@ -285,7 +288,8 @@ holder slots ({i}, {the}, {me}: "I" / "she", "my" / "her", "me" / "her") the onl
 differ -- and the user's declined loan or repair, each naming the item and the domain word the
 question asks ("loan", "repair"). The possessive follows the holder in every role ("my ladder",
 "her ladder"): before, the user's item was "the ladder" and a relation's "her ladder", so the
-article alone said whose it was."""
+article alone said whose it was. The declined version is the sent-away version's word-length twin
+("decided to loan" / "refused to loan"; arith7), so word lengths never say it did not happen."""
 DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
     domain: tuple((start, end, declined, start, end) for start, end, declined in frames)
     for domain, frames in DURATION_FRAMES.items()}
