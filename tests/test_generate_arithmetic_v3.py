@@ -563,10 +563,31 @@ def test_every_construction_reads_back_as_itself() -> None:
     (said,) = ari.read_statements(text)
     assert (said.kind, said.subject, said.cents, said.rel) == (
         "declined", "Pellow Hardware", 41280, "sister")
-    (said,) = ari.read_statements("My brother popped round this morning. Today he put his ladder "
-                                  "out on loan to a pal.")
+    (said,) = ari.read_statements("My brother popped round this morning. Today he decided to "
+                                  "loan his ladder out to a friend.")
     assert (said.kind, said.holder, said.event, said.subject) == ("holder", "brother", "start",
                                                                   "ladder")
+    (said,) = ari.read_statements("My brother popped round this morning. Today I decided to loan "
+                                  "my ladder out to a friend.")  # one frame: only the holder words
+    assert (said.kind, said.holder, said.event, said.subject) == ("own", None, "start", "ladder")
+    (said,) = ari.read_statements("My brother popped round this morning. Today I refused to loan "
+                                  "my ladder out to a friend.")  # the twin: only the stance word
+    assert (said.kind, said.event, said.subject) == ("declined", "refusal", "ladder")
+
+
+def test_every_declined_frame_is_a_word_length_twin_of_an_acted_one() -> None:
+    """The gate's word-length frame table must not read the decline stance (arith7): each
+    declined frame has its acted twin's word lengths in order, holders and slots masked as the
+    gate masks them, and differs from it in words."""
+    ari._assert_stance_twins()
+    for kind, rows in (("purchase", ari.PURCHASE_ROWS),
+                       *(("duration", rows) for rows in ari.DURATION_ROWS.values())):
+        acted_col, declined_col = ari.STANCE_TWIN[kind]
+        for row in rows:
+            acted, declined = (row[c].format(**ari._actor(None), **ari._SAMPLE)
+                               for c in (acted_col, declined_col))
+            assert acted != declined
+            assert ari.table_length_frame(acted) == ari.table_length_frame(declined)
 
 
 # --- one bank of shapes for every role (the episode form reader) --------------------------------
@@ -595,6 +616,34 @@ def test_every_row_has_a_version_of_one_form_for_every_role() -> None:
 def test_a_row_whose_roles_differ_in_form_is_refused(monkeypatch, row) -> None:
     """The old construction's tell, injected: a declined version that runs to a second sentence
     ("... at $944.69. I kept walking."), or that is longer and carries more commas."""
+    monkeypatch.setattr(ari, "PURCHASE_ROWS", (*ari.PURCHASE_ROWS, row))
+    with pytest.raises(AssertionError):
+        ari._assert_forms()
+
+
+def test_own_and_holder_statements_are_one_frame_but_the_holder_words() -> None:
+    """Red team 32: own purchases used 12 frames and other people's 12 more, none shared, even with
+    pronouns masked and every word replaced by its length ("just as planned" / "just as agreed").
+    Now every own version IS the relation's template, so with the holder words masked the two
+    render the same sentence, and a relation's version differing in any other word is refused."""
+    for row in ari.PURCHASE_ROWS:
+        assert row[0] == row[1]
+    for rows in ari.DURATION_ROWS.values():
+        assert all(row[0] == row[3] and row[1] == row[4] for row in rows)
+    sample = {"a": "a settee", "A": "A settee", "shop": "Pellow Hardware", "v": "$412.80",
+              "item": "ladder"}
+    for template in (t for row in ari.PURCHASE_ROWS for t in row[:2]):
+        own = ari.mask_holder(template.format(**ari._actor(None), **sample))
+        for relation in ari._PRONOUN_SETS:
+            assert ari.mask_holder(template.format(**ari._actor(relation), **sample)) == own
+
+
+def test_a_holder_version_with_its_own_words_is_refused(monkeypatch) -> None:
+    """The old twin, injected: a relation's version that differs in a word saying nothing about
+    who acted ("as agreed" for "as planned")."""
+    own = "And {shop} took {v} off {my} card for {a}, just as planned."
+    row = (own, own.replace("planned", "agreed"), "And {shop} had {a} in the window at {v}, but "
+           "I declined.", "And {shop} has {a} in its catalogue at {v}, as it happens.")
     monkeypatch.setattr(ari, "PURCHASE_ROWS", (*ari.PURCHASE_ROWS, row))
     with pytest.raises(AssertionError):
         ari._assert_forms()

@@ -52,7 +52,12 @@ of these draws looks at the role. The role chooses only the words: each row of
 :data:`PURCHASE_ROWS` (and :data:`DURATION_ROWS`, the follow-up banks) holds one version per role
 with the same words, commas, other punctuation and value-like tokens and letters within
 :data:`LETTER_SLACK`, no version opening on its actor, and every purchase core has one length
-(checked at import, :func:`_assert_forms`). The shipped Arithmetic before this rebuild
+(checked at import, :func:`_assert_forms`). **One frame bank for own and other holders** (red
+team 32): the user's own statement and a relation's are ONE template (:data:`PURCHASE_FRAMES`,
+:data:`DURATION_FRAMES`, in :mod:`.arithmetic_bank`) whose holder slots ("I" / "she", "my" /
+"her", "me" / "him") are the only words that differ -- before, twin templates differing in
+words that say nothing about who acted ("just as planned" / "just as agreed") let a frame table,
+pronouns masked, or even the words' lengths, find every own purchase (gold@1 1.000). The shipped Arithmetic before this rebuild
 (``8677ab2c…``) wrote the user's own purchases mostly in one sentence and competitors often in two
 ("… in the window at $944.69. I kept walking."), put relations' statements after an introducing
 sentence, and drew replies whose length differed by stance, so an episode's length said whose it
@@ -102,6 +107,7 @@ from typing import Any
 
 from ...corpus.models import QuestionRecord
 from ...gates import leaks
+from ...gates.adversary_tables import frame_tokens, length_tokens
 from ...gates.arithmetic_checks import (SUBSET_EXTRA, SubsetItem, duration_between,
                                         extract_amounts, find_coincident_subset)
 from ...gates.structure import v4_findings
@@ -110,7 +116,13 @@ from ...retrieval.tokenizer import raw_tokens, tokenize
 from ...retrieval.values import value_like_tokens
 from .. import conversation, engine, talk, values
 from .. import episodes_bank as bank
+from ..length_balance import length_sequence_imbalance
 from ..primitives import GenerationError, article, assert_disjoint, derive_rng, dither
+from .arithmetic_bank import (  # noqa: F401 -- the banks are part of the declaration's API
+    PRICE_BANDS, TRADE_ITEMS, PRICE_BAND_OF, PLURAL_ITEMS, PURCHASE_ITEMS, ITEMS, PURCHASE_FRAMES,
+    PURCHASE_ROWS, PURCHASE_FOLLOW_FRAMES, PURCHASE_FOLLOWS, WHEN_PURCHASE, INTROS_PURCHASE,
+    QUOTE_INTROS, QUOTE_WHEN, QUOTE_REQUESTS, QUOTE_PREFIXES, DURATION_FRAMES, DURATION_ROWS,
+    DURATION_FOLLOWS, WHEN_DURATION, INTROS_DURATION)
 
 VERTICAL = "arithmetic"
 ABBREV = "ari"
@@ -176,349 +188,6 @@ SAME_UNIT_CAP = {"sums": 22, "deltas": 15}
 """Most values in the question's currency a haystack may hold (own purchases and competitors):
 past it the no-coincidence search (§2.3 rule 2, subsets up to G + 1) almost never has an answer,
 so asked-shop competitors beyond the cap name a shop of another currency instead (drawn)."""
-
-# --- banks ---------------------------------------------------------------------------------------
-
-PRICE_BANDS: dict[str, tuple[int, int]] = {"low": (10_000, 29_999), "mid": (20_000, 59_999),
-                                           "high": (45_000, 99_999)}
-"""Amount ranges, in cents, inside :data:`AMOUNT_CENTS` (so every amount keeps three whole
-digits): an object's price is drawn in its band (red team 25: drawn over the whole range, a
-showerhead cost 998.64 and a conservatory 108.44)."""
-_TRADE_BANDS: dict[str, dict[str, str]] = {
-    "Hardware": {"low": "vice stepladder sawhorse grindstone",
-                 "mid": "workbench anvil toolchest winch jackhammer",
-                 "high": "lathe generator jointer bandsaw"},
-    "Motors": {"low": "dashcam satnav battery",
-               "mid": "roofbox towbar alternator exhaust bumper spoiler carburettor",
-               "high": "gearbox clutch"},
-    "Joinery": {"low": "highchair hatstand",
-                "mid": "bookcase cabinet desk bedframe lectern cot cradle",
-                "high": "sideboard wardrobe dresser bureau credenza worktop mantelpiece"},
-    "Glazing": {"low": "mirror coldframe terrarium",
-                "mid": "aquarium showerscreen splashback fanlight",
-                "high": "skylight partition vitrine rooflight balustrade"},
-    "Plumbing": {"low": "cistern thermostat valve showerhead",
-                 "mid": "basin bidet pump manifold",
-                 "high": "bathtub softener macerator cylinder"},
-    "Roofing": {"low": "rainhead cowl downpipe weathervane aerial hatch louvre finial",
-                "mid": "gutter fascia soffit",
-                "high": "cupola"},
-    "Electrics": {"low": "microwave toaster kettle heater printer keyboard juicer doorbell",
-                  "mid": "monitor extractor speaker",
-                  "high": "cooker dishwasher chandelier camera"},
-    "Removals": {"low": "crate hamper trolley dolly holdall tarpaulin",
-                 "mid": "trunk footlocker chest coffer handcart portmanteau",
-                 "high": ""},
-    "Upholstery": {"low": "footstool pouffe beanbag",
-                   "mid": "ottoman futon headboard",
-                   "high": "armchair recliner settee divan chaise daybed loveseat"},
-    "Locksmiths": {"low": "padlock deadbolt keysafe lockbox peephole knocker lockset",
-                   "mid": "strongbox smartlock intercom keypad",
-                   "high": "safe"},
-}
-"""Objects sold by each trade, by price band: only objects a shop of that trade could plausibly
-sell for 100-999 in any currency (a crowbar, a plunger, a porch or a conservatory could not)."""
-TRADE_ITEMS: dict[str, tuple[str, ...]] = {
-    trade: tuple(item for band in bands.values() for item in band.split())
-    for trade, bands in _TRADE_BANDS.items()}
-"""Objects bought, by the trade of the shop that sells them (a shop is a stem and a trade word,
-:data:`..values.TRADES`): every statement at a shop, own or competitor, is dealt from one deck of
-its trade, so an object says what a shop sells and nothing about who bought it."""
-PRICE_BAND_OF: dict[str, str] = {item: band for bands in _TRADE_BANDS.values()
-                                 for band, items in bands.items() for item in items.split()}
-PLURAL_ITEMS = frozenset({"skis"})
-"""Lent or repaired objects named in the plural: "were the skis away" (red team 23)."""
-PURCHASE_ITEMS = tuple(sorted({item for items in TRADE_ITEMS.values() for item in items}))
-ITEMS = tuple("""ladder tent projector trailer sander wheelbarrow chainsaw scooter kayak canoe tripod
-amplifier microscope compressor grinder router vacuum dehumidifier blender mixer accordion trombone
-saxophone clarinet banjo harp mandolin typewriter gramophone turntable snowboard surfboard
-paddleboard wetsuit dinghy caravan campervan motorbike moped treadmill rotavator gazebo hoover
-planer welder toolbox pushchair sledge skis metronome stroller""".split())
-"""Objects lent out or sent for repair: one list; which of a haystack's items is asked is drawn."""
-
-# --- frames: one bank of shapes for every role (episode view) ------------------------------------
-
-PURCHASE_ROWS: tuple[tuple[str, str, str, str], ...] = (
-    ("So I finally ordered {a} from {shop} for {v} after some thought.",
-     "So {i} later ordered {a} from {shop} for {v} after some thought.",
-     "So I nearly ordered {a} from {shop} for {v} after some thought.",
-     "So {shop} would happily sell you {a} for just {v} straight away."),
-    ("In the end I bought {a} from {shop} for {v}, as wanted.",
-     "In the end {i} chose {a} from {shop} for {v}, worth it.",
-     "In the end I skipped {a} from {shop} at {v}, too pricey.",
-     "Right now {shop} has {a} on offer at {v}, in stock too."),
-    ("Quick update: {shop} sold me {a} for {v}, with delivery included too.",
-     "Quick update: {shop} sold {me} {a} for {v}, with postage included too.",
-     "Quick update: {shop} estimated {v} for {a}, which I then turned down.",
-     "Quick answer: {shop} sells you {a} for {v}, with postage included too."),
-    ("After weeks of dithering I went for {a} from {shop} at {v}.",
-     "After weeks of debating {i} went for {a} from {shop} at {v}.",
-     "After weeks of dithering I passed on {a} from {shop} at {v}.",
-     "After a careful search {shop} turned up {a} for you at {v}."),
-    ("Well, {shop} charged me {v} for {a}, and I paid it gladly.",
-     "Well, {shop} billed {me} {v} for {a}, and {i} paid it fast.",
-     "Well, {shop} wanted {v} for {a}, and so I flatly said no.",
-     "Well, {shop} is charging {v} for {a}, and it is in stock."),
-    ("Then I almost walked out, but paid {v} for {a} at {shop}.",
-     "Then {i} almost held off, but paid {v} for {a} at {shop}.",
-     "Then I almost paid {v} for {a} at {shop}, but walked out.",
-     "So there is {shop}, which asks {v} for {a} at the moment."),
-    ("Eventually I paid {shop} {v} for {a} after I thought about it.",
-     "Eventually {i} paid {shop} {v} for {a} after a week of thought.",
-     "Eventually I refused to pay {shop} {v} for {a} after all that.",
-     "Elsewhere {shop} lists {a} at {v} if you can fetch it yourself."),
-    ("So {shop} had {a} I liked, and I paid {v} for it.",
-     "So {shop} had {a} {i} saw, and {i} paid {v} for it.",
-     "So {shop} had {a} I liked, but {v} was a bit steep.",
-     "So {shop} has {a} in stock, and it is {v} or so."),
-    ("Also I nearly missed out, but got {a} at {shop} for {v}.",
-     "Also {i} nearly lost out, but got {a} at {shop} for {v}.",
-     "Also I nearly got {a} at {shop} for {v}, but missed out.",
-     "Also {shop} is having a sale, and {a} costs just {v} now."),
-    ("Yesterday {shop} finally delivered {a} that I had paid {v} for online.",
-     "Yesterday {shop} kindly delivered {a} that {i} had paid {v} for online.",
-     "Yesterday {shop} rang about {a} at {v} and I declined it courteously.",
-     "Currently {shop} advertises {a} at {v} with free fitting in your home."),
-    ("And {shop} took {v} off my card for {a}, just as planned.",
-     "And {shop} took {v} off {my} card for {a}, just as agreed.",
-     "And {shop} had {a} in the window at {v}, but I declined.",
-     "And {shop} has {a} in its catalogue at {v}, as it happens."),
-    ("Anyway, I settled on {a} from {shop} and paid {v} for it.",
-     "Anyway, {i} opted for {a} from {shop} and paid {v} for it.",
-     "Anyway, I turned down {a} from {shop} that was set at {v}.",
-     "Anyway, {shop} sells {a} to you at {v} for the time being."),
-)
-"""Per row: the user's own purchase, a relation's (the holder competitor; {i}, {me}, {my} are the
-relation's pronouns), the user's declined near-purchase and the assistant's quote. The four of a
-row hold the same number of words, commas, other punctuation and value-like tokens and as many
-letters give or take one, and no version opens on its actor (an opening "She" would count as a
-value-like token where "I" does not), so which role a statement plays is said by its words, never
-by its length or punctuation (:func:`_assert_banks`)."""
-
-PURCHASE_FOLLOWS: tuple[tuple[str, str, str, str], ...] = (
-    ("Fingers crossed the {item} fits the spot I had in mind.",
-     "Fingers crossed the {item} fits the spot {i} has in mind.",
-     "Sadly the {item} never fitted the spot I had in mind.",
-     "Worth checking the {item} fits the spot you have in mind."),
-    ("Honestly, I had been eyeing that {item} for ages.",
-     "Honestly, {i} had been eyeing that {item} for ages.",
-     "Honestly, I had been eyeing that {item} for ages.",
-     "Honestly, that {item} has been in demand for ages."),
-    ("Needless to say, I was thrilled with the {item}.",
-     "Needless to say, {i} was thrilled with the {item}.",
-     "Needless to say, I was sorry about the {item}.",
-     "Needless to say, {item} deals like that go fast."),
-    ("Frankly that {item} was a bargain.",
-     "Frankly that {item} was a steal.",
-     "Frankly that {item} was a swindle.",
-     "Frankly that {item} is a bargain."),
-    ("Looking back, I have no regrets at all about the {item}.",
-     "Looking back, {i} has no regrets at all about the {item}.",
-     "Looking back, I have no regrets at all about that {item}.",
-     "Looking around, that is about the going rate for a {item}."),
-    ("Delivery of the {item} took a while, but it arrived safely.",
-     "Delivery of the {item} took a while, but it arrived safely.",
-     "Budget matters, and the {item} was well over what I planned.",
-     "Delivery of the {item} takes a while, but it arrives safely."),
-    ("The old {item} had finally given up, so it was time.",
-     "The old {item} had finally given up, so it was time.",
-     "My old {item} still works, so it can wait a while.",
-     "An old {item} can last for years, so take your time."),
-    ("The {item} should serve well for years, I think.",
-     "The {item} should serve well for years, I think.",
-     "The {item} would have served for years, I admit.",
-     "The {item} should serve well for years, I think."),
-)
-"""A value-free sentence after a purchase statement (drawn alike for every role,
-:data:`FOLLOW_SHARE`), naming the object (so the sentences rarely repeat) but never the shop or
-the amount; the versions of a row match as the statement rows' do."""
-
-WHEN_PURCHASE: tuple[str, ...] = (
-    "yesterday", "this morning", "at the weekend", "after work yesterday", "the other day",
-    "yesterday afternoon", "on my day off", "earlier today", "last weekend", "after lunch",
-    "late yesterday", "over the weekend", "last night", "on my lunch break", "before work",
-    "this afternoon", "on the way home", "after the school run", "late this morning",
-    "early this morning", "on my way back from work", "before the rain came", "during my lunch hour",
-    "on a rainy afternoon")
-INTROS_PURCHASE: tuple[str, ...] = (
-    "I went round the shops with my {rel} {when}.",
-    "My {rel} and I had a look round town {when}.",
-    "My {rel} dragged me to the retail park {when}.",
-    "I met my {rel} in town {when}.",
-    "My {rel} and I did a bit of shopping {when}.",
-    "I spent a few hours in town with my {rel} {when}.",
-    "My {rel} came along with me to the high street {when}.",
-    "I took my {rel} to the shops {when}.",
-    "My {rel} and I went out browsing {when}.",
-    "I popped into town with my {rel} {when}.",
-    "My {rel} gave me a lift into town {when}.",
-    "I had a wander round the shops with my {rel} {when}.",
-    "My {rel} and I hit the shops {when}.",
-    "I went browsing online with my {rel} {when}.",
-    "My {rel} and I looked at furnishings {when}.",
-    "I did some errands with my {rel} {when}.",
-)
-"""Every purchase statement opens on one of these, the user's own, a relation's and a declined one
-alike, naming one of the persona's relations: the relation who then buys (a holder competitor,
-"she duly ordered ...") or one who came along ("I finally ordered ..."). Composed with
-:data:`WHEN_PURCHASE`, so the sentences rarely repeat."""
-QUOTE_INTROS: tuple[str, ...] = (
-    "Here is a place your {rel} could visit {when}.",
-    "You and your {rel} may want to see it {when}.",
-    "This is worth a visit with your {rel} {when}.",
-    "So go in with your {rel} {when}.",
-    "Your {rel} may want to go and see it {when}.",
-    "Here is a shop you can see with your {rel} {when}.",
-    "This could well be worth a trip with your {rel} {when}.",
-    "Go and see it with your {rel} {when}.",
-    "Your {rel} could look at this too {when}.",
-    "Do take a look with your {rel} {when}.",
-    "Here is a shop your {rel} could try {when}.",
-    "It may be worth a good browse with your {rel} {when}.",
-    "Do have a look with your {rel} {when}.",
-    "Check this place out with your {rel} {when}.",
-    "Your {rel} could look into this shop {when}.",
-    "Your {rel} may like this shop too {when}.",
-)
-QUOTE_WHEN: tuple[str, ...] = (
-    "tomorrow", "this week", "at the weekend", "after work tomorrow", "some time soon",
-    "tomorrow afternoon", "on your day off", "later today", "next weekend", "after lunch",
-    "early tomorrow", "over the weekend", "this evening", "on your lunch break", "before work",
-    "this afternoon", "on the way home", "after the school run", "later this week",
-    "early next week", "on your way back from work", "before the shops close",
-    "during your lunch hour", "on a quiet afternoon")
-"""The quote opener's time, index by index as many words as :data:`WHEN_PURCHASE`, looking
-ahead in the assistant's voice (red team 23: the openers recalled what no user turn had said,
-"You told me your cousin wanted a look yesterday.", and echoed the user's "on my day off")."""
-"""The assistant's lead-in to a quote, row by row as many words as :data:`INTROS_PURCHASE` and
-as many letters give or take :data:`LETTER_SLACK`: it points to the shop the next sentence names
-and the persona relation who might go along, never a recollection. Red team 25: the lead-ins were
-unrelated suggestions ("You can shop for it with your neighbour this evening.") opening 42 of 125
-price answers before the price; moving them after the price instead made a quote's sentence
-before its core shorter than every user statement's (episode view: before-words z 4.16)."""
-QUOTE_REQUESTS: tuple[str, ...] = (
-    "Do you know what {a} goes for these days?", "What would {a} come to, roughly?",
-    "Any idea where I could get {a}?")
-QUOTE_PREFIXES: tuple[tuple[str, ...], tuple[str, ...]] = (
-    ("Sure.", "Of course.", "Good question.", "Right.", "Ah, yes.", "Happy to help."),
-    ("Let me have a look for you.", "Here is what I found.", "I checked the current listings.",
-     "Prices move around, but here goes.", "I had a quick look.", "This is what turned up."))
-"""Two short sentences the assistant may open a quote with, on the share of quotes
-:data:`PREFIX_SHARE` (a user statement opens on an acknowledgement and a change of subject unless
-it opens its session; the quote's request takes that opener, so its answer takes one of its own)."""
-
-DURATION_ROWS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
-    "loan": (
-        ("Today I put the {item} out on loan to a friend.",
-         "Today I got the {item} back from its loan at last.",
-         "Today I nearly put the {item} on loan to a pal.",
-         "Today {i} put {the} {item} out on loan to a pal.",
-         "Today {i} got {the} {item} back from its loan at last."),
-        ("So I let a neighbour have the {item} on loan today.",
-         "So I had the {item} back from its loan today intact.",
-         "So I refused a neighbour a loan of the {item} today.",
-         "So {i} let a neighbour have {the} {item} on loan today.",
-         "So {i} had {the} {item} back from its loan today intact."),
-        ("Well, the {item} went out on loan to a colleague today.",
-         "Well, the {item} came back from its loan to me today.",
-         "Well, I refused a colleague a loan of the {item} today.",
-         "Well, {the} {item} went out on loan to a colleague today.",
-         "Well, {the} {item} came back from its loan to {me} today."),
-        ("Meanwhile I sent the {item} out on loan for a project today.",
-         "Meanwhile I collected the {item} from its loan across the town today.",
-         "Meanwhile I refused a friend who wanted the {item} on loan today.",
-         "Meanwhile {i} sent {the} {item} out on loan for a project today.",
-         "Meanwhile {i} collected {the} {item} from its loan across the town today."),
-        ("And the {item} is out on loan to someone from the village as of today.",
-         "And the {item} is back from loan to someone in the village as of today.",
-         "And someone in the street wanted the {item} on loan today but I kept it.",
-         "And {the} {item} is out on loan to someone from the village as of today.",
-         "And {the} {item} is back from loan to someone in the village as of today."),
-        ("Also I handed over the {item} on loan to a cousin of a friend today.",
-         "Also I had the {item} returned from loan by a cousin of a friend today.",
-         "Also I almost handed over the {item} on loan today but kept it at home.",
-         "Also {i} handed over {the} {item} on loan to a cousin of a friend today.",
-         "Also {i} had {the} {item} returned from loan by a cousin of a friend today."),
-    ),
-    "repair": (
-        ("Today I took the {item} in for repair.",
-         "Today I collected the {item} back from repair.",
-         "Today I almost sent the {item} for repair.",
-         "Today {i} took {the} {item} in for repair.",
-         "Today {i} collected {the} {item} back from repair."),
-        ("So I dropped the {item} off for repair today.",
-         "So I picked the {item} up from repair today.",
-         "So I nearly sent the {item} for repair today.",
-         "So {i} dropped {the} {item} off for repair today.",
-         "So {i} picked {the} {item} up from repair today."),
-        ("Well, the {item} went to the repair shop today, playing up as usual.",
-         "Well, the {item} came back from the repair shop today, working like new.",
-         "Well, the {item} nearly went to the repair shop today, but it recovered.",
-         "Well, {the} {item} went to the repair shop today, playing up as usual.",
-         "Well, {the} {item} came back from the repair shop today, working like new."),
-        ("Meanwhile I finally got the {item} down to the repair shop today.",
-         "Meanwhile I finally fetched the {item} back from the repair shop today.",
-         "Meanwhile I nearly dragged the {item} down to the repair shop today.",
-         "Meanwhile {i} finally got {the} {item} down to the repair shop today.",
-         "Meanwhile {i} finally fetched {the} {item} back from the repair shop today."),
-        ("And the {item} is in for repair as of today, after weeks of trouble.",
-         "And the {item} is back from repair as of today, fixed and working again.",
-         "And the {item} was spared a trip for repair today, as it works again.",
-         "And {the} {item} is in for repair as of today, after weeks of trouble.",
-         "And {the} {item} is back from repair as of today, fixed and working again."),
-        ("Also I left the {item} with the repair shop this afternoon, as planned.",
-         "Also I fetched the {item} from the repair shop this afternoon, as planned.",
-         "Also I cancelled the repair slot for the {item} this afternoon, no need.",
-         "Also {i} left {the} {item} with the repair shop this afternoon, as planned.",
-         "Also {i} fetched {the} {item} from the repair shop this afternoon, as planned."),
-    ),
-}
-"""Per domain and row: the user's item sent away, the user's item back, the user's declined loan
-or repair, and a relation's item sent away and back ({i}, {the}, {me} the relation's pronouns),
-each naming the item and the domain word the question asks ("loan", "repair"); the five of a row
-match as the purchase rows' do."""
-
-DURATION_FOLLOWS: tuple[tuple[str, str, str], ...] = (
-    ("Fingers crossed it comes home intact.",
-     "Lovely to have it home intact.",
-     "Better to be careful than sorry."),
-    ("Hopefully it will not be gone long.",
-     "Nice to see it back home again.",
-     "Maybe another time if it comes up."),
-    ("Time will tell how that goes.",
-     "Time will tell if it lasts.",
-     "Time will tell if it mattered."),
-    ("Still, it should be in good hands.",
-     "Still, it looks none the worse now.",
-     "Still, it could be worth doing soon."),
-    ("The house feels emptier without it.",
-     "The house feels complete with it.",
-     "The house will manage without it."),
-    ("Anyway, that is sorted for now.",
-     "Anyway, that is sorted for good.",
-     "Anyway, that can wait for now."),
-)
-"""A value-free sentence after a duration statement, drawn alike for every role; per row the
-versions (sent away, back, declined) match as the rows' do (a relation's take the first two)."""
-
-WHEN_DURATION: tuple[str, ...] = (
-    "this morning", "over breakfast", "at lunchtime", "after work", "this afternoon",
-    "over coffee", "earlier on", "this evening", "over a cup of tea", "on the doorstep",
-    "at the garden gate", "on my way out", "before lunch", "after dinner", "at the front door",
-    "on the phone")
-INTROS_DURATION: tuple[str, ...] = (
-    "I had a long chat with my {rel} {when}.",
-    "My {rel} popped round {when}.",
-    "I caught up with my {rel} {when}.",
-    "My {rel} rang me {when}.",
-    "I saw my {rel} {when}.",
-    "My {rel} and I got talking {when}.",
-    "I bumped into my {rel} {when}.",
-    "My {rel} dropped by {when}.",
-    "I spent a while with my {rel} {when}.",
-    "My {rel} messaged me {when}.",
-)
-"""Every duration statement opens on one of these, whoever's item it is."""
 
 FOLLOW_SHARE = 0.5
 """Share of statements, of every role alike, that a value-free sentence follows
@@ -628,7 +297,7 @@ def format_amount(cents: int, currency: str) -> str:
 def _actor(relation: bank.Relation | None) -> dict[str, str]:
     """Slots naming who acts, never at a sentence's start: the user, or a relation's pronouns."""
     if relation is None:
-        return {"i": "I", "me": "me", "my": "my", "the": "the"}
+        return {"i": "I", "me": "me", "my": "my", "the": "my"}
     return {"i": relation.subj, "me": relation.obj, "my": relation.poss, "the": relation.poss}
 
 
@@ -737,6 +406,18 @@ def form_profile(sentence: str) -> tuple[int, int, int, int]:
             len(value_like_tokens("So. " + sentence)) )
 
 
+OWN_TWIN = {1: 0, 3: 0, 4: 1}
+"""A relation's column -> the user's column whose template it is (:data:`PURCHASE_COLUMN`,
+:data:`DURATION_COLUMN`)."""
+_HOLDER_WORDS = re.compile(r"\b(?:I|me|my|she|he|her|him|his)\b")
+
+
+def mask_holder(sentence: str) -> str:
+    """The sentence with every holder word ("I", "she", "my", "her", ...) as "P": red team 32's
+    view, under which the user's own and a relation's statements must read the same."""
+    return _HOLDER_WORDS.sub("P", sentence)
+
+
 def letters(sentence: str) -> int:
     return sum(c.isalpha() for c in sentence)
 
@@ -767,21 +448,73 @@ def _assert_forms() -> None:
             versions = row_versions(row, holder_columns)
             assert len({form_profile(text) for _, text in versions}) == 1, versions
             assert not any(t.split()[0] == "I" or t.startswith("{") for t in row), row
+            for col in holder_columns:
+                assert row[col] == row[OWN_TWIN[col]], (row[col], row[OWN_TWIN[col]])
             own = {col: letters(text) for col, text in versions if col not in holder_columns}
             for col, text in versions:
-                if kind == "purchase":
-                    reference = float(own[0])
+                if col in holder_columns:
+                    continue  # the own version's template: only the holder words differ
+                if kind == "purchase" or (kind == "duration5" and col == 2):
+                    reference = float(own[0])  # a declined duration: the sent-away's twin
                 elif col == 2:
                     reference = (own[0] + own[1]) / 2
                 else:
                     reference = float(own[{3: 0, 4: 1}.get(col, col)])
                 assert abs(letters(text) - reference) <= LETTER_SLACK, (text, reference)
+    for rows, holder_columns in ((PURCHASE_ROWS, (1,)), (PURCHASE_FOLLOWS, (1,)),
+                                 *((rows, (3, 4)) for rows in DURATION_ROWS.values())):
+        acted = {"own": [mask_holder(row[OWN_TWIN[c]].format(**_actor(None), **_SAMPLE))
+                         for row in rows for c in holder_columns],
+                 **{f"holder {r.subj}": [mask_holder(row[c].format(**_actor(r), **_SAMPLE))
+                                         for row in rows for c in holder_columns]
+                    for r in _PRONOUN_SETS}}
+        assert not length_sequence_imbalance(acted), length_sequence_imbalance(acted)
+        assert len({tuple(lines) for lines in acted.values()}) == 1, acted
+    _assert_stance_twins()
     core = {len(t.format(**_actor(None), **_SAMPLE).split()) for row in PURCHASE_ROWS for t in row}
     assert len(core) == 1, f"purchase cores of {sorted(core)} words: one length for every row"
     for user, quote in zip(INTROS_PURCHASE, QUOTE_INTROS, strict=True):
         a, b = user.format(rel="", when=""), quote.format(rel="", when="")
         assert len(user.split()) == len(quote.split()) and \
             abs(letters(a) - letters(b)) <= LETTER_SLACK, (user, quote)
+
+
+STANCE_TWIN = {"purchase": (PURCHASE_COLUMN["own"], PURCHASE_COLUMN["declined"]),
+               "duration": (DURATION_COLUMN[("own", "start")],
+                            DURATION_COLUMN[("declined", "refusal")])}
+"""Per bank, (acted column, declined column) whose frames must be word-length twins: a declined
+purchase the length twin of an acted purchase, a declined loan or repair that of an item sent
+away (:func:`_assert_stance_twins`)."""
+
+
+def table_length_frame(sentence: str) -> tuple[str, ...]:
+    """A sentence as the adversary gate's word-length table reads it
+    (:func:`.adversary_tables.length_tokens` of :func:`.adversary_tables.frame_tokens`), with
+    the item's and the shop's words as the subject: what must not tell a decline from a deed."""
+    subject = set(tokenize(_SAMPLE["shop"])) | set(tokenize(_SAMPLE["item"]))
+    return length_tokens(frame_tokens(sentence, subject))
+
+
+def _assert_stance_twins() -> None:
+    """Why: the gate's word-length frame table refused ``f6e3c44c…`` (pooled AUC 0.6503) because
+    the declined statements used frames whose word-length sequences no acted statement shared (12
+    competitor-only length frames), so the decline stance could be read from word lengths alone.
+    Every declined frame is now its acted twin with the stance words swapped for words of the same
+    lengths ("finally ordered" / "finally refused", "decided to loan" / "refused to loan"): the
+    stance stays readable as words, never as lengths. Checked two ways: exact word lengths
+    (:func:`.length_balance.length_sequence_imbalance`, every sequence the same share of the acted
+    and the declined bank) and the gate's own table view (:func:`table_length_frame`: holders,
+    values, subject and "a <noun>" masked)."""
+    banks = [("purchase", PURCHASE_ROWS),
+             *(("duration", rows) for rows in DURATION_ROWS.values())]
+    for kind, rows in banks:
+        acted_col, declined_col = STANCE_TWIN[kind]
+        rendered = {role: [row[col].format(**_actor(None), **_SAMPLE) for row in rows]
+                    for role, col in (("acted", acted_col), ("declined", declined_col))}
+        assert not length_sequence_imbalance(rendered), length_sequence_imbalance(rendered)
+        for acted, declined in zip(rendered["acted"], rendered["declined"], strict=True):
+            assert acted != declined and table_length_frame(acted) == table_length_frame(
+                declined), (acted, declined)
 
 
 def _reads_as(text: str, said: Said) -> bool:
