@@ -109,15 +109,17 @@ def test_generate_never_writes_into_the_installed_package(
 def test_generate_writes_to_the_current_directory_and_never_downgrades_a_measured_stamp(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Without the [dense] extra (simulated), a rebuild into the current directory that holds the
-    shipped sidecar (dense and hybrid measured) is refused in one line and writes nothing."""
+    shipped sidecar (dense and hybrid measured) is refused in one line and writes nothing. On
+    Forgetting: its bytes pass every release check, so the refusal is the stamp's (a corpus the
+    adversary gate refuses, tests/_support.py KNOWN_BEATEN, is refused by its release checks first)."""
     from pytest_typedmemeval.generate import registry
 
-    name = registry.corpus_id("prospective")
+    name = registry.corpus_id("forgetting")
     sidecar = registry.shipped_corpora_dir() / f"{name}.sidecar.json"
     (tmp_path / sidecar.name).write_bytes(sidecar.read_bytes())
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TYPEDMEMEVAL_DENSE", "0")
-    assert main(["generate", "--vertical", "prospective"]) == 1
+    assert main(["generate", "--vertical", "forgetting"]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert err.startswith(f"typedmemeval generate: not written: {tmp_path / sidecar.name} holds a measured "

@@ -182,7 +182,9 @@ def resolve_agent(request: pytest.FixtureRequest, session: TypedMemEvalSession) 
     except BaseException as error:  # noqa: BLE001 - anything else is one usage error for the run
         message = adapter_failure_message(session, error, request)
     else:
-        if agent is session.checked_agent:
+        if agent is not None and agent is session.checked_agent:
+            # ``checked_agent`` starts as None: a fixture returning None must still be checked
+            # (and refused), never mistaken for the instance already found usable.
             return agent
         try:
             check_agent(agent, adapter_origin(session, request))
